@@ -1,0 +1,153 @@
+//! JavaScript values ↔ the core's `ArgValue`, and `Outcome` → a JavaScript object.
+
+use std::ptr;
+
+use napi::bindgen_prelude::*;
+use napi::{sys, JsValue, ValueType};
+
+use super::Outcome;
+use crate::core::context::ToolContext;
+use crate::core::value::ArgValue;
+
+/// Deeper argument trees are refused (a cyclic object would otherwise never end).
+const MAX_DEPTH: u32 = 64;
+
+pub fn to_arg(value: &Unknown) -> Result<ArgValue> {
+    convert_in(value.value().env, value.value().value, 0)
+}
+
+/// Reads the live fields of a `ToolContext` object.
+pub fn read_context(value: &Unknown) -> Result<ToolContext> {
+    let env = value.value().env;
+    let raw = value.value().value;
+    let mut fields = Vec::new();
+    if value.get_type()? == ValueType::Object {
+        for key in ["workspaceRoot", "writeScope", "policy", "env"] {
+            let prop = get_named(env, raw, key)?;
+            fields.push((key.to_string(), convert_in(env, prop, 1)?));
+        }
+    }
+    Ok(ToolContext::from_value(&ArgValue::Object(fields)))
+}
+
+fn get_named(env: sys::napi_env, object: sys::napi_value, key: &str) -> Result<sys::napi_value> {
+    let key = std::ffi::CString::new(key).map_err(|e| Error::from_reason(e.to_string()))?;
+    let mut out = ptr::null_mut();
+    check_status!(unsafe { sys::napi_get_named_property(env, object, key.as_ptr(), &mut out) })?;
+    Ok(out)
+}
+
+fn convert_in(env: sys::napi_env, raw: sys::napi_value, depth: u32) -> Result<ArgValue> {
+    if depth > MAX_DEPTH {
+        return Err(Error::new(Status::InvalidArg, "argument nesting is too deep (more than 64 levels)"));
+    }
+    let value = unsafe { Unknown::from_raw_unchecked(env, raw) };
+    Ok(match value.get_type()? {
+        ValueType::Undefined => ArgValue::Undefined,
+        ValueType::Null => ArgValue::Null,
+        ValueType::Boolean => ArgValue::Bool(unsafe { value.cast::<bool>()? }),
+        ValueType::Number => ArgValue::Number(unsafe { value.cast::<f64>()? }),
+        ValueType::String => ArgValue::String(unsafe { value.cast::<String>()? }),
+        ValueType::Function => ArgValue::Function,
+        ValueType::Symbol => ArgValue::Other("symbol"),
+        ValueType::BigInt => ArgValue::Other("bigint"),
+        ValueType::Object | ValueType::External if value.is_array()? => {
+            let mut len = 0u32;
+            check_status!(unsafe { sys::napi_get_array_length(env, raw, &mut len) })?;
+            let mut items = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                let mut item = ptr::null_mut();
+                check_status!(unsafe { sys::napi_get_element(env, raw, i, &mut item) })?;
+                items.push(convert_in(env, item, depth + 1)?);
+            }
+            ArgValue::Array(items)
+        }
+        ValueType::Object => {
+            let mut names = ptr::null_mut();
+            check_status!(unsafe {
+                sys::napi_get_all_property_names(
+                    env,
+                    raw,
+                    sys::KeyCollectionMode::own_only,
+                    sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+                    sys::KeyConversion::numbers_to_strings,
+                    &mut names,
+                )
+            })?;
+            let mut len = 0u32;
+            check_status!(unsafe { sys::napi_get_array_length(env, names, &mut len) })?;
+            let mut entries = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                let mut key = ptr::null_mut();
+                check_status!(unsafe { sys::napi_get_element(env, names, i, &mut key) })?;
+                let mut prop = ptr::null_mut();
+                check_status!(unsafe { sys::napi_get_property(env, raw, key, &mut prop) })?;
+                let key = unsafe { String::from_napi_value(env, key)? };
+                entries.push((key, convert_in(env, prop, depth + 1)?));
+            }
+            ArgValue::Object(entries)
+        }
+        _ => ArgValue::Other("object"),
+    })
+}
+
+fn from_arg(env: sys::napi_env, value: &ArgValue) -> Result<sys::napi_value> {
+    let mut out = ptr::null_mut();
+    match value {
+        ArgValue::Undefined | ArgValue::Function | ArgValue::Other(_) => {
+            check_status!(unsafe { sys::napi_get_undefined(env, &mut out) })?
+        }
+        ArgValue::Null => check_status!(unsafe { sys::napi_get_null(env, &mut out) })?,
+        ArgValue::Bool(b) => return unsafe { bool::to_napi_value(env, *b) },
+        ArgValue::Number(n) => return unsafe { f64::to_napi_value(env, *n) },
+        ArgValue::String(s) => return unsafe { String::to_napi_value(env, s.clone()) },
+        ArgValue::Array(items) => {
+            check_status!(unsafe { sys::napi_create_array_with_length(env, items.len(), &mut out) })?;
+            for (i, item) in items.iter().enumerate() {
+                let v = from_arg(env, item)?;
+                check_status!(unsafe { sys::napi_set_element(env, out, i as u32, v) })?;
+            }
+        }
+        ArgValue::Object(entries) => {
+            check_status!(unsafe { sys::napi_create_object(env, &mut out) })?;
+            for (k, item) in entries {
+                set(env, out, k, from_arg(env, item)?)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn set(env: sys::napi_env, object: sys::napi_value, key: &str, value: sys::napi_value) -> Result<()> {
+    let key = unsafe { String::to_napi_value(env, key.to_string())? };
+    check_status!(unsafe { sys::napi_set_property(env, object, key, value) })?;
+    Ok(())
+}
+
+fn set_str(env: sys::napi_env, object: sys::napi_value, key: &str, value: &str) -> Result<()> {
+    set(env, object, key, unsafe { String::to_napi_value(env, value.to_string())? })
+}
+
+impl ToNapiValue for Outcome {
+    unsafe fn to_napi_value(env: sys::napi_env, outcome: Self) -> Result<sys::napi_value> {
+        let mut obj = ptr::null_mut();
+        check_status!(unsafe { sys::napi_create_object(env, &mut obj) })?;
+        let strings: Vec<(&str, &str)> = match &outcome {
+            Outcome::Ok(json) => vec![("kind", "ok"), ("json", json)],
+            Outcome::Prepared(_) => vec![("kind", "prepared")],
+            Outcome::InvokeError(code, message) => vec![("kind", "invoke_error"), ("code", code), ("message", message)],
+            Outcome::PlainError(message) => vec![("kind", "plain_error"), ("message", message)],
+            Outcome::ToolError(class, code, message) => vec![("kind", "tool_error"), ("name", class), ("code", code), ("message", message)],
+            Outcome::Denied(reason, message) => vec![("kind", "denied"), ("reason", reason), ("message", message)],
+            Outcome::Failure(message) => vec![("kind", "failure"), ("message", message)],
+            Outcome::Internal(message) => vec![("kind", "internal"), ("message", message)],
+        };
+        for (k, v) in strings {
+            set_str(env, obj, k, v)?;
+        }
+        if let Outcome::Prepared(args) = &outcome {
+            set(env, obj, "args", from_arg(env, &ArgValue::Array(args.clone()))?)?;
+        }
+        Ok(obj)
+    }
+}

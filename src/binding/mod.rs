@@ -1,0 +1,164 @@
+//! The napi binding: converts JavaScript values to the core's types and the core's results back,
+//! and moves file work off the JavaScript thread. No tool logic lives here.
+
+mod convert;
+
+use std::panic::AssertUnwindSafe;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::core::context::ToolContext;
+use crate::core::invoke::{self, CallSite, Denial, Rejection};
+use crate::core::registry;
+use crate::core::value::ArgValue;
+use convert::{read_context, to_arg};
+
+/// What a native call resolves with; the JavaScript wrapper turns it into a value, a
+/// `ToolResult` or the right error object.
+pub enum Outcome {
+    /// A handler's output as JSON text.
+    Ok(String),
+    /// The positional arguments for a user-replaced handler.
+    Prepared(Vec<ArgValue>),
+    /// `InvokeToolError` (code, raw message).
+    InvokeError(&'static str, String),
+    /// A plain `Error` (sandbox violation seen through `invoke`).
+    PlainError(String),
+    /// A tool's own error (class name, code, message).
+    ToolError(&'static str, &'static str, String),
+    /// A secure-wrapper denial (reason, message).
+    Denied(&'static str, String),
+    /// A secure-wrapper runtime failure before the handler ran.
+    Failure(String),
+    /// A panic inside native code, caught (message).
+    Internal(String),
+}
+
+#[napi(object)]
+pub struct CallSiteInput {
+    pub name: String,
+    pub registered: bool,
+    pub is_write_op: bool,
+    pub bypass: bool,
+}
+
+impl From<CallSiteInput> for CallSite {
+    fn from(c: CallSiteInput) -> Self {
+        CallSite {
+            name: c.name,
+            registered: c.registered,
+            is_write_op: c.is_write_op,
+            bypass: c.bypass,
+        }
+    }
+}
+
+/// Runs blocking work on the blocking pool; a panic becomes `Outcome::Internal`.
+fn off_thread<F>(env: &Env, work: F) -> Result<PromiseRaw<'_, Outcome>>
+where
+    F: FnOnce() -> Outcome + Send + 'static,
+{
+    env.spawn_future(async move {
+        let joined = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| Outcome::Internal(panic_message(&panic)))
+        })
+        .await;
+        Ok(joined.unwrap_or_else(|e| Outcome::Internal(e.to_string())))
+    })
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    format!("native panic: {text}")
+}
+
+fn ran(result: std::result::Result<String, crate::core::error::ToolError>) -> Outcome {
+    match result {
+        Ok(json) => Outcome::Ok(json),
+        Err(e) => Outcome::ToolError(e.class_name, e.code, e.message),
+    }
+}
+
+/// `TOOL_DEFINITIONS` as JSON text, in declaration order.
+#[napi(catch_unwind)]
+pub fn tool_definitions_json() -> &'static str {
+    registry::DEFINITIONS_JSON
+}
+
+/// `ToolCatalog` metadata as JSON text: `[{ name, isWriteOp, description }]` in catalog order.
+#[napi(catch_unwind)]
+pub fn catalog_json() -> String {
+    let entries: Vec<serde_json::Value> = registry::CATALOG
+        .iter()
+        .map(|t| serde_json::json!({"name": t.name, "isWriteOp": t.is_write_op, "description": t.description}))
+        .collect();
+    serde_json::Value::Array(entries).to_string()
+}
+
+/// The tool names `getAllowedTools()` returns for `context`, in declaration order.
+#[napi(catch_unwind, ts_args_type = "context: object")]
+pub fn allowed_tool_names(context: Unknown) -> Result<Vec<String>> {
+    Ok(registry::allowed_tool_names(&read_context(&context)?))
+}
+
+/// `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
+/// positional arguments for the caller's own handler).
+#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean", ts_return_type = "Promise<Outcome>")]
+pub fn invoke<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, args: Unknown, run_built_in: bool) -> Result<PromiseRaw<'env, Outcome>> {
+    let ctx = read_context(&context)?;
+    let args = to_arg(&args)?;
+    let call: CallSite = call.into();
+    off_thread(env, move || match invoke::prepare_invoke(&ctx, &call, &args) {
+        Err(Rejection::Invoke { code, raw_message }) => Outcome::InvokeError(code, raw_message),
+        Err(Rejection::Plain(message)) => Outcome::PlainError(message),
+        Err(Rejection::Tool(e)) => Outcome::ToolError(e.class_name, e.code, e.message),
+        Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
+        Ok(positional) => Outcome::Prepared(positional),
+    })
+}
+
+/// `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
+/// when `runBuiltIn`.
+#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean", ts_return_type = "Promise<Outcome>")]
+pub fn secure_call<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, args: Vec<Unknown>, run_built_in: bool) -> Result<PromiseRaw<'env, Outcome>> {
+    let ctx = read_context(&context)?;
+    let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
+    let call: CallSite = call.into();
+    off_thread(env, move || match invoke::prepare_secure(&ctx, &call, args) {
+        Err(Denial::Policy(m)) => Outcome::Denied("policy", m),
+        Err(Denial::Sandbox(m)) => Outcome::Denied("sandbox", m),
+        Err(Denial::Failure(m)) => Outcome::Failure(m),
+        Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
+        Ok(positional) => Outcome::Prepared(positional),
+    })
+}
+
+/// `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox.
+#[napi(catch_unwind, ts_args_type = "name: string, context: object, args: unknown[]", ts_return_type = "Promise<Outcome>")]
+pub fn run_handler<'env>(env: &'env Env, name: String, context: Unknown, args: Vec<Unknown>) -> Result<PromiseRaw<'env, Outcome>> {
+    let ctx = read_context(&context)?;
+    let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
+    off_thread(env, move || ran(invoke::run(&ctx, &name, &args, false)))
+}
+
+/// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
+/// (`"async"`), to prove that a panic never takes the host process down.
+#[napi(catch_unwind, ts_return_type = "Promise<Outcome> | void")]
+pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Outcome>>> {
+    if mode == "async" {
+        return off_thread(env, || panic!("debug panic on the worker pool")).map(Some);
+    }
+    panic!("debug panic on the JavaScript thread");
+}
+
+/// The workspace-independent context fields the core reads, for tests of the conversion.
+#[napi(catch_unwind, ts_args_type = "context: object")]
+pub fn debug_context(context: Unknown) -> Result<String> {
+    let ToolContext { workspace_root, write_scope, platform, .. } = read_context(&context)?;
+    Ok(format!("{workspace_root:?}|{write_scope:?}|{platform:?}"))
+}

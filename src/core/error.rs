@@ -1,0 +1,112 @@
+//! Errors a caller can see. Tool errors carry the contract's error class name (`ReadFileError`,
+//! ...), its code and its exact message; the binding turns them into JavaScript `Error`s.
+
+use std::io;
+
+/// An error thrown by a tool handler.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    /// The JavaScript error class name, e.g. `ReadFileError`.
+    pub class_name: &'static str,
+    /// The tool's error code, e.g. `NOT_FOUND`.
+    pub code: &'static str,
+    /// The full message, e.g. `NOT_FOUND: path not found: /ws/x`.
+    pub message: String,
+}
+
+impl ToolError {
+    /// The usual message form `"<CODE>: <text>"`.
+    pub fn coded(class_name: &'static str, code: &'static str, text: impl AsRef<str>) -> Self {
+        ToolError {
+            class_name,
+            code,
+            message: format!("{code}: {}", text.as_ref()),
+        }
+    }
+
+    /// apply_patch's form: the text alone, no code prefix.
+    pub fn bare(class_name: &'static str, code: &'static str, text: impl Into<String>) -> Self {
+        ToolError {
+            class_name,
+            code,
+            message: text.into(),
+        }
+    }
+}
+
+/// Node's wording for a failed fs call: `ENOTDIR: not a directory, lstat '/ws/a.txt/x'`.
+pub fn node_io_message(err: &io::Error, syscall: &str, path: &str) -> String {
+    match err.raw_os_error().map(rustix::io::Errno::from_raw_os_error) {
+        Some(errno) => {
+            let (code, text) = errno_words(errno);
+            format!("{code}: {text}, {syscall} '{path}'")
+        }
+        None => format!("{err}, {syscall} '{path}'"),
+    }
+}
+
+/// libuv's error names and descriptions for the errors a file tool can meet.
+fn errno_words(errno: rustix::io::Errno) -> (String, String) {
+    use rustix::io::Errno as E;
+    let known: &[(E, &str, &str)] = &[
+        (E::NOENT, "ENOENT", "no such file or directory"),
+        (E::NOTDIR, "ENOTDIR", "not a directory"),
+        (E::ISDIR, "EISDIR", "illegal operation on a directory"),
+        (E::ACCESS, "EACCES", "permission denied"),
+        (E::PERM, "EPERM", "operation not permitted"),
+        (E::LOOP, "ELOOP", "too many symbolic links encountered"),
+        (E::NAMETOOLONG, "ENAMETOOLONG", "name too long"),
+        (E::EXIST, "EEXIST", "file already exists"),
+        (E::NOSPC, "ENOSPC", "no space left on device"),
+        (E::ROFS, "EROFS", "read-only file system"),
+        (E::MFILE, "EMFILE", "too many open files"),
+        (E::NFILE, "ENFILE", "file table overflow"),
+        (E::INVAL, "EINVAL", "invalid argument"),
+        (E::BUSY, "EBUSY", "resource busy or locked"),
+        (E::XDEV, "EXDEV", "cross-device link not permitted"),
+        (E::IO, "EIO", "i/o error"),
+        (E::NXIO, "ENXIO", "no such device or address"),
+        (E::TXTBSY, "ETXTBSY", "text file is busy"),
+        (E::NOTEMPTY, "ENOTEMPTY", "directory not empty"),
+    ];
+    match known.iter().find(|(e, _, _)| *e == errno) {
+        Some((_, code, text)) => (code.to_string(), text.to_string()),
+        None => {
+            let io_err = io::Error::from_raw_os_error(errno.raw_os_error());
+            (format!("E{}", errno.raw_os_error()), io_err.to_string())
+        }
+    }
+}
+
+/// True for `ENOENT`.
+pub fn is_not_found(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::NotFound
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_follow_node() {
+        let err = io::Error::from_raw_os_error(rustix::io::Errno::NOTDIR.raw_os_error());
+        assert_eq!(
+            node_io_message(&err, "lstat", "/ws/a.txt/x"),
+            "ENOTDIR: not a directory, lstat '/ws/a.txt/x'"
+        );
+        let err = io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error());
+        assert_eq!(
+            node_io_message(&err, "open", "/ws/d"),
+            "EISDIR: illegal operation on a directory, open '/ws/d'"
+        );
+    }
+
+    #[test]
+    fn coded_and_bare_forms() {
+        let e = ToolError::coded("ReadFileError", "NOT_FOUND", "path not found: /ws/x");
+        assert_eq!(e.message, "NOT_FOUND: path not found: /ws/x");
+        let e = ToolError::bare("ApplyPatchError", "NOT_FOUND", "file not found: /ws/x");
+        assert_eq!(e.message, "file not found: /ws/x");
+    }
+}

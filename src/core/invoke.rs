@@ -1,0 +1,266 @@
+//! The two front doors, each with the contract's exact order of checks:
+//! `toolkit.invoke(name, args)` (README §7) and `toolkit.tools.<name>(...)` (README §6.2).
+//! Both end in `prepare_*` returning the handler's positional arguments; `run` then calls the
+//! built-in handler (the JavaScript side calls a user-replaced handler itself).
+
+use super::context::ToolContext;
+use super::error::ToolError;
+use super::policy;
+use super::registry::{self, InvokeArgs, RunContext};
+use super::sandbox::{self, Confinement};
+use super::value::ArgValue;
+
+/// Facts about the call that live in JavaScript: the mutable `ToolCatalog` and the bypass scope.
+#[derive(Debug, Clone)]
+pub struct CallSite {
+    pub name: String,
+    /// `Object.hasOwn(ToolCatalog, name)` at call time.
+    pub registered: bool,
+    /// `ToolCatalog[name].metadata.isWriteOp === true` at call time.
+    pub is_write_op: bool,
+    /// `SecurityBypass.isEnabled()` at call time.
+    pub bypass: bool,
+}
+
+/// Why `invoke` rejects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rejection {
+    /// An `InvokeToolError` with one of the `InvokeToolErrorCode`s.
+    Invoke {
+        code: &'static str,
+        raw_message: String,
+    },
+    /// A plain `Error` (sandbox violations, README §7.1 step 6).
+    Plain(String),
+    /// The handler's own error, unchanged.
+    Tool(ToolError),
+}
+
+/// Why a secure-wrapper call did not succeed (before the handler's own errors).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Denial {
+    Policy(String),
+    Sandbox(String),
+    /// `status: "failure"` (e.g. `Invalid path argument`).
+    Failure(String),
+}
+
+/// README §7.1 steps 1–6: the positional arguments for `ToolCatalog[name].handler`.
+pub fn prepare_invoke(
+    ctx: &ToolContext,
+    call: &CallSite,
+    args: &ArgValue,
+) -> Result<Vec<ArgValue>, Rejection> {
+    let invoke_error = |code, raw_message: String| Rejection::Invoke { code, raw_message };
+    if !call.registered {
+        return Err(invoke_error(
+            "TOOL_NOT_FOUND",
+            format!("tool is not registered: {}", call.name),
+        ));
+    }
+    policy::authorize(ctx, &call.name, call.bypass)
+        .map_err(|m| invoke_error("TOOL_NOT_ALLOWED", m))?;
+    if !args.is_plain_object() {
+        return Err(invoke_error(
+            "INVALID_TOOL_ARGUMENTS_TYPE",
+            "args must be an object".to_string(),
+        ));
+    }
+    policy::check_write_scope(ctx, call.is_write_op)
+        .map_err(|m| invoke_error("TOOL_NOT_ALLOWED", m))?;
+
+    let mapping = registry::find(&call.name)
+        .map(|t| t.invoke_args)
+        .unwrap_or(InvokeArgs::Object(None));
+    let sandboxed = |v: &ArgValue| -> Result<ArgValue, Rejection> {
+        match v {
+            ArgValue::String(p) => resolve(ctx, p).map(ArgValue::String).map_err(Rejection::Plain),
+            other => Ok(other.clone()),
+        }
+    };
+    Ok(match mapping {
+        InvokeArgs::PathAndField(path, second) => {
+            vec![sandboxed(args.get(path))?, args.get(second).clone()]
+        }
+        InvokeArgs::PathAndOptions(path, keys) => vec![sandboxed(args.get(path))?, args.pick(keys)],
+        InvokeArgs::OptionalPath(path) => vec![sandboxed(args.get(path))?],
+        InvokeArgs::Object(Some(field)) => match args.get(field) {
+            ArgValue::String(_) => vec![args.with_field(field, sandboxed(args.get(field))?)],
+            _ => vec![args.clone()],
+        },
+        InvokeArgs::Object(None) => vec![args.clone()],
+    })
+}
+
+/// Object fields the secure wrapper sandboxes, each one that is a string (quirks #2: all of them,
+/// not only the first found).
+const OBJECT_PATH_FIELDS: [&str; 2] = ["cwd", "root_path"];
+
+/// README §6.2 steps 1–4 for `toolkit.tools.<name>(...args)`.
+pub fn prepare_secure(
+    ctx: &ToolContext,
+    call: &CallSite,
+    mut args: Vec<ArgValue>,
+) -> Result<Vec<ArgValue>, Denial> {
+    // quirks #13: an explicit trailing `undefined` is the same as an omitted argument.
+    while args.last() == Some(&ArgValue::Undefined) {
+        args.pop();
+    }
+    if let Some(first) = args.first() {
+        if !matches!(first, ArgValue::String(_) | ArgValue::Object(_)) {
+            return Err(Denial::Failure("Invalid path argument".to_string()));
+        }
+    }
+    policy::authorize(ctx, &call.name, call.bypass).map_err(Denial::Policy)?;
+    policy::check_write_scope(ctx, call.is_write_op).map_err(Denial::Sandbox)?;
+    if let Some(first) = args.first_mut() {
+        match first {
+            ArgValue::String(p) => *p = resolve(ctx, p).map_err(Denial::Sandbox)?,
+            ArgValue::Object(_) => {
+                for field in OBJECT_PATH_FIELDS {
+                    if let ArgValue::String(p) = first.get(field) {
+                        let resolved = resolve(ctx, p).map_err(Denial::Sandbox)?;
+                        *first = first.with_field(field, ArgValue::String(resolved));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(args)
+}
+
+fn resolve(ctx: &ToolContext, path: &str) -> Result<String, String> {
+    let root = ctx.root()?;
+    sandbox::resolve_in_workspace(path, root).map_err(|v| v.message)
+}
+
+/// Runs the built-in handler of `name`. `confined` is true for calls that passed a front door.
+pub fn run(
+    ctx: &ToolContext,
+    name: &str,
+    positional: &[ArgValue],
+    confined: bool,
+) -> Result<String, ToolError> {
+    let spec = registry::find(name).ok_or_else(|| {
+        ToolError::coded("Error", "INTERNAL", format!("no built-in handler for tool: {name}"))
+    })?;
+    let confinement = match (confined, ctx.workspace_root.as_deref()) {
+        (true, Some(root)) => Some(Confinement::new(root).map_err(|e| {
+            ToolError::coded(spec.error_class, "INTERNAL", e.to_string())
+        })?),
+        _ => None,
+    };
+    let rc = RunContext { ctx, confinement };
+    (spec.handler)(&rc, positional)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx(default_policy: &str) -> ToolContext {
+        ToolContext::from_value(&ArgValue::from(&json!({
+            "workspaceRoot": "/ws", "writeScope": "workspace-write",
+            "policy": {"tools": {}, "defaultPolicy": default_policy},
+            "env": {"platform": "linux", "osRelease": "6"}
+        })))
+    }
+
+    fn site(name: &str) -> CallSite {
+        let spec = registry::find(name);
+        CallSite {
+            name: name.to_string(),
+            registered: spec.is_some(),
+            is_write_op: spec.is_some_and(|s| s.is_write_op),
+            bypass: false,
+        }
+    }
+
+    fn args(v: serde_json::Value) -> ArgValue {
+        ArgValue::from(&v)
+    }
+
+    #[test]
+    fn invoke_checks_run_in_contract_order() {
+        let deny = ctx("deny");
+        let err = prepare_invoke(&deny, &site("nope"), &ArgValue::Null).unwrap_err();
+        assert!(matches!(err, Rejection::Invoke { code: "TOOL_NOT_FOUND", ref raw_message } if raw_message == "tool is not registered: nope"));
+        // policy before the args type check
+        let err = prepare_invoke(&deny, &site("read_file"), &ArgValue::Null).unwrap_err();
+        assert!(matches!(err, Rejection::Invoke { code: "TOOL_NOT_ALLOWED", .. }));
+        // args type check before the write scope
+        let mut ro = ctx("allow");
+        ro.write_scope = "read-only".into();
+        let err = prepare_invoke(&ro, &site("write_file"), &args(json!([1]))).unwrap_err();
+        assert!(matches!(err, Rejection::Invoke { code: "INVALID_TOOL_ARGUMENTS_TYPE", .. }));
+        let err = prepare_invoke(&ro, &site("write_file"), &args(json!({}))).unwrap_err();
+        assert_eq!(
+            err,
+            Rejection::Invoke {
+                code: "TOOL_NOT_ALLOWED",
+                raw_message: "[Sandbox Violation] Write operation denied. Current mode: \"read-only\"".into()
+            }
+        );
+        let mut bypassed = site("read_file");
+        bypassed.bypass = true;
+        assert!(prepare_invoke(&deny, &bypassed, &args(json!({"path": "a"}))).is_ok());
+    }
+
+    #[test]
+    fn invoke_maps_arguments() {
+        let c = ctx("allow");
+        let out = prepare_invoke(&c, &site("read_file"), &args(json!({"path": "src/main.ts", "x": 1}))).unwrap();
+        assert_eq!(out[0], ArgValue::from("/ws/src/main.ts"));
+        assert_eq!(
+            out[1],
+            ArgValue::Object(vec![
+                ("start_line".into(), ArgValue::Undefined),
+                ("max_lines".into(), ArgValue::Undefined)
+            ])
+        );
+        let out = prepare_invoke(&c, &site("git_status_summary"), &args(json!({}))).unwrap();
+        assert_eq!(out, vec![ArgValue::Undefined]);
+        let out = prepare_invoke(&c, &site("regexp_search"), &args(json!({"pattern": "TODO", "root_path": "src\\nested\\..", "cwd": "../.."}))).unwrap();
+        assert_eq!(out[0], args(json!({"pattern": "TODO", "root_path": "/ws/src", "cwd": "../.."})));
+        let out = prepare_invoke(&c, &site("task_list"), &args(json!({"cwd": "../.."}))).unwrap();
+        assert_eq!(out[0], args(json!({"cwd": "../.."})));
+        let err = prepare_invoke(&c, &site("read_file"), &args(json!({"path": "..\\x"}))).unwrap_err();
+        assert_eq!(
+            err,
+            Rejection::Plain("[Sandbox Violation] Attempted to access path outside of workspace: \"../x\"".into())
+        );
+    }
+
+    #[test]
+    fn secure_wrapper_order_and_classification() {
+        let deny = ctx("deny");
+        assert_eq!(
+            prepare_secure(&deny, &site("read_file"), vec![ArgValue::Number(5.0)]).unwrap_err(),
+            Denial::Failure("Invalid path argument".into())
+        );
+        assert!(matches!(
+            prepare_secure(&deny, &site("read_file"), vec!["a".into()]).unwrap_err(),
+            Denial::Policy(_)
+        ));
+        let allow = ctx("allow");
+        // quirks #7: classified by kind, not by the word "Policy" in the message
+        assert!(matches!(
+            prepare_secure(&allow, &site("read_file"), vec!["../Policy".into()]).unwrap_err(),
+            Denial::Sandbox(_)
+        ));
+        // quirks #13: explicit undefined is an omitted argument
+        assert_eq!(
+            prepare_secure(&allow, &site("git_status_summary"), vec![ArgValue::Undefined]).unwrap(),
+            Vec::<ArgValue>::new()
+        );
+        // quirks #2: every path field is checked
+        assert!(matches!(
+            prepare_secure(&allow, &site("regexp_search"), vec![args(json!({"pattern": "x", "cwd": "src", "root_path": "../.."}))]).unwrap_err(),
+            Denial::Sandbox(_)
+        ));
+        let out = prepare_secure(&allow, &site("exec_command"), vec![args(json!({"cwd": "src", "command": ["ls"]}))]).unwrap();
+        assert_eq!(out[0], args(json!({"cwd": "/ws/src", "command": ["ls"]})));
+    }
+}

@@ -1,0 +1,204 @@
+//! The one list of tools. Dispatch, the catalog metadata, the invoke argument mapping and the
+//! TypeScript name maps all come from `CATALOG`; nothing else lists tools.
+
+use super::context::ToolContext;
+use super::error::ToolError;
+use super::sandbox::Confinement;
+use super::tools;
+use super::value::ArgValue;
+
+/// What a handler sees besides its positional arguments.
+pub struct RunContext<'a> {
+    pub ctx: &'a ToolContext,
+    /// `Some` when the call came through `invoke` or `toolkit.tools.*` (sandboxed); `None` for a
+    /// direct `ToolCatalog[name].handler(...)` call, which the contract leaves unchecked.
+    pub confinement: Option<Confinement>,
+}
+
+/// A handler: positional arguments in, the output as JSON text out.
+pub type Handler = fn(&RunContext, &[ArgValue]) -> Result<String, ToolError>;
+
+/// How `invoke(name, args)` turns `args` into the handler's positional arguments (README §7.2).
+#[derive(Debug, Clone, Copy)]
+pub enum InvokeArgs {
+    /// `[args[path], args[second]]`, path sandboxed.
+    PathAndField(&'static str, &'static str),
+    /// `[args[path], { k: args[k] for k in keys }]`, path sandboxed.
+    PathAndOptions(&'static str, &'static [&'static str]),
+    /// `[args[path]]` (`undefined` when absent), path sandboxed.
+    OptionalPath(&'static str),
+    /// `[args]`, with `field` sandboxed in a shallow copy when it is a string.
+    Object(Option<&'static str>),
+}
+
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub is_write_op: bool,
+    /// `ToolCatalog[name].metadata.description` (may differ from the definition's, quirks #47).
+    pub description: &'static str,
+    /// The JavaScript class name of this tool's errors.
+    pub error_class: &'static str,
+    pub invoke_args: InvokeArgs,
+    pub handler: Handler,
+}
+
+/// The tools in `ToolCatalog` / `toolkit.tools` key order.
+pub static CATALOG: [ToolSpec; 13] = [
+    ToolSpec {
+        name: "apply_patch",
+        is_write_op: true,
+        description: "Applies a unified diff patch to a file within the workspace.",
+        error_class: "ApplyPatchError",
+        invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
+        handler: tools::pending::apply_patch,
+    },
+    ToolSpec {
+        name: "exec_command",
+        is_write_op: false,
+        description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
+        error_class: "ExecCommandError",
+        invoke_args: InvokeArgs::Object(Some("cwd")),
+        handler: tools::pending::exec_command,
+    },
+    ToolSpec {
+        name: "write_file",
+        is_write_op: true,
+        description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
+        error_class: tools::write_file::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndField("path", "content"),
+        handler: tools::write_file::run,
+    },
+    ToolSpec {
+        name: "tree",
+        is_write_op: false,
+        description: "Returns a workspace tree: directories only or directories with files.",
+        error_class: tools::tree::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndOptions(
+            "path",
+            &["entry_kind", "max_depth", "max_entries", "include_hidden", "exclude"],
+        ),
+        handler: tools::tree::run,
+    },
+    ToolSpec {
+        name: "read_file",
+        is_write_op: false,
+        description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
+        error_class: tools::read_file::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
+        handler: tools::read_file::run,
+    },
+    ToolSpec {
+        name: "regexp_search",
+        is_write_op: false,
+        description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
+        error_class: "RegexpSearchError",
+        invoke_args: InvokeArgs::Object(Some("root_path")),
+        handler: tools::pending::regexp_search,
+    },
+    ToolSpec {
+        name: "ast_grep_search",
+        is_write_op: false,
+        description: "Searches source files with ast-grep and returns raw structured matches.",
+        error_class: "AstGrepSearchError",
+        invoke_args: InvokeArgs::Object(Some("root_path")),
+        handler: tools::pending::ast_grep_search,
+    },
+    ToolSpec {
+        name: "git_status_summary",
+        is_write_op: false,
+        description: "Returns current git branch and raw porcelain status output for a workspace directory.",
+        error_class: "GitStatusSummaryError",
+        invoke_args: InvokeArgs::OptionalPath("cwd"),
+        handler: tools::pending::git_status_summary,
+    },
+    ToolSpec {
+        name: "task_create_many",
+        is_write_op: false,
+        description: "Creates initial task list for the current execution session.",
+        error_class: "TodoError",
+        invoke_args: InvokeArgs::Object(None),
+        handler: tools::pending::todo,
+    },
+    ToolSpec {
+        name: "task_list",
+        is_write_op: false,
+        description: "Returns all tasks in creation order for this session.",
+        error_class: "TodoError",
+        invoke_args: InvokeArgs::Object(None),
+        handler: tools::pending::todo,
+    },
+    ToolSpec {
+        name: "task_update",
+        is_write_op: false,
+        description: "Updates title or description of an existing session task.",
+        error_class: "TodoError",
+        invoke_args: InvokeArgs::Object(None),
+        handler: tools::pending::todo,
+    },
+    ToolSpec {
+        name: "task_update_status",
+        is_write_op: false,
+        description: "Updates status of an existing session task.",
+        error_class: "TodoError",
+        invoke_args: InvokeArgs::Object(None),
+        handler: tools::pending::todo,
+    },
+    ToolSpec {
+        name: "task_validate_completion",
+        is_write_op: false,
+        description: "Validates whether unfinished todo tasks remain in this session.",
+        error_class: "TodoError",
+        invoke_args: InvokeArgs::Object(None),
+        handler: tools::pending::todo,
+    },
+];
+
+/// `TOOL_DEFINITIONS` as a JSON array in declaration order (the order `getAllowedTools()` uses).
+/// Kept as data, byte-identical to the contract's blocks.
+pub const DEFINITIONS_JSON: &str = include_str!("definitions.json");
+
+pub fn find(name: &str) -> Option<&'static ToolSpec> {
+    CATALOG.iter().find(|t| t.name == name)
+}
+
+/// Tool names in definition (declaration) order.
+pub fn definition_order() -> Vec<String> {
+    let defs: serde_json::Value =
+        serde_json::from_str(DEFINITIONS_JSON).expect("definitions.json is valid JSON");
+    defs.as_array()
+        .expect("definitions.json is an array")
+        .iter()
+        .map(|d| d["function"]["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The names `getAllowedTools()` returns for this context, in declaration order.
+pub fn allowed_tool_names(ctx: &ToolContext) -> Vec<String> {
+    definition_order()
+        .into_iter()
+        .filter(|name| super::policy::is_allowed(ctx, name))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_cover_the_catalog() {
+        let mut defined = definition_order();
+        assert_eq!(defined.len(), 13);
+        assert_eq!(defined[0], "git_status_summary");
+        assert_eq!(defined[12], "ast_grep_search");
+        defined.sort();
+        let mut catalog: Vec<String> = CATALOG.iter().map(|t| t.name.to_string()).collect();
+        catalog.sort();
+        assert_eq!(defined, catalog);
+    }
+
+    #[test]
+    fn only_write_tools_are_write_ops() {
+        let writers: Vec<&str> = CATALOG.iter().filter(|t| t.is_write_op).map(|t| t.name).collect();
+        assert_eq!(writers, ["apply_patch", "write_file"]);
+    }
+}

@@ -1,0 +1,258 @@
+//! The workspace sandbox: the contract's lexical rule (README §3.3) plus symlink resolution
+//! (quirks #1): the real location of a path, following every symlink that exists, even a dangling
+//! one, must lie inside the real workspace root.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use super::paths;
+
+/// A denied path. The message is the contract's, quoting the `\`→`/` normalised input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct SandboxViolation {
+    pub message: String,
+}
+
+impl SandboxViolation {
+    fn outside(normalised: &str) -> Self {
+        SandboxViolation {
+            message: format!(
+                "[Sandbox Violation] Attempted to access path outside of workspace: \"{normalised}\""
+            ),
+        }
+    }
+}
+
+/// Maximum number of symlinks followed while resolving one path (Linux's MAXSYMLINKS).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// Resolves `target` (a user path, `\` already allowed) inside `root` and returns the absolute,
+/// lexically normalised path that tools receive. Denies paths that leave the root lexically or
+/// through symlinks.
+pub fn resolve_in_workspace(target: &str, root: &str) -> Result<String, SandboxViolation> {
+    let normalised = target.replace('\\', "/");
+    if normalised.contains('\0') {
+        // The OS cannot represent it; let the tool report its own error on the lexical path.
+        return lexical(&normalised, root);
+    }
+    let abs = lexical(&normalised, root)?;
+    let real_root = real_path(Path::new(&paths::absolute(root)));
+    let real_target = real_path(Path::new(&abs));
+    match (real_root, real_target) {
+        (Ok(r), Ok(t)) if t.starts_with(&r) => Ok(abs),
+        (Err(_), _) => Ok(abs), // the root itself cannot be resolved: the tool reports it
+        _ => Err(SandboxViolation::outside(&normalised)),
+    }
+}
+
+/// The contract's purely lexical check.
+fn lexical(normalised: &str, root: &str) -> Result<String, SandboxViolation> {
+    let abs_root = paths::absolute(root);
+    let abs = paths::resolve(&abs_root, normalised);
+    let rel = paths::relative(&abs_root, &abs);
+    if rel.starts_with("..") || rel.starts_with('/') {
+        return Err(SandboxViolation::outside(normalised));
+    }
+    Ok(abs)
+}
+
+/// The physical location of `path`: every existing symlink on the way is followed (also a
+/// dangling final one); components below the first missing one are appended as they are.
+pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+    let mut resolved = PathBuf::from("/");
+    let mut pending: Vec<std::ffi::OsString> = components_reversed(path);
+    let mut hops = 0;
+    let mut exists = true;
+    while let Some(part) = pending.pop() {
+        match part.to_str() {
+            Some(".") => continue,
+            Some("..") => {
+                resolved.pop();
+                continue;
+            }
+            _ => {}
+        }
+        let next = resolved.join(&part);
+        if !exists {
+            resolved = next;
+            continue;
+        }
+        match fs::symlink_metadata(&next) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(io::Error::from_raw_os_error(rustix::io::Errno::LOOP.raw_os_error()));
+                }
+                let link = fs::read_link(&next)?;
+                if link.is_absolute() {
+                    resolved = PathBuf::from("/");
+                }
+                pending.extend(components_reversed(&link));
+            }
+            Ok(_) => resolved = next,
+            Err(e) if e.kind() == io::ErrorKind::NotFound || is_not_a_directory(&e) => {
+                exists = false;
+                resolved = next;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(resolved)
+}
+
+fn components_reversed(path: &Path) -> Vec<std::ffi::OsString> {
+    let mut parts: Vec<std::ffi::OsString> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(p) => Some(p.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    parts.reverse();
+    parts
+}
+
+fn is_not_a_directory(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error())
+}
+
+/// Where a sandboxed call may touch the filesystem: the real workspace root. Tools that receive
+/// one re-check the objects they actually opened, which closes the window between the path check
+/// and the use (a directory swapped for a symlink in between).
+#[derive(Debug, Clone)]
+pub struct Confinement {
+    real_root: PathBuf,
+}
+
+impl Confinement {
+    pub fn new(workspace_root: &str) -> io::Result<Confinement> {
+        Ok(Confinement {
+            real_root: real_path(Path::new(&paths::absolute(workspace_root)))?,
+        })
+    }
+
+    /// True when the real path of an open file descriptor lies inside the root.
+    pub fn contains_fd<Fd: std::os::fd::AsFd>(&self, fd: Fd) -> bool {
+        match fd_path(fd) {
+            Some(path) => path.starts_with(&self.real_root),
+            None => false,
+        }
+    }
+}
+
+/// The path the kernel holds for an open descriptor.
+#[cfg(target_os = "linux")]
+fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd())).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
+    rustix::fs::getpath(fd).ok().map(|p| PathBuf::from(p.to_string_lossy().into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        root: String,
+        outside: String,
+    }
+
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("ws");
+        let outside = base.join("outside");
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("secret.txt"), "secret").unwrap();
+        Fixture {
+            root: root.to_string_lossy().into_owned(),
+            outside: outside.to_string_lossy().into_owned(),
+            _dir: dir,
+        }
+    }
+
+    #[test]
+    fn lexical_rules_follow_the_contract() {
+        let f = fixture();
+        let r = &f.root;
+        assert_eq!(resolve_in_workspace("src/main.ts", r).unwrap(), format!("{r}/src/main.ts"));
+        assert_eq!(resolve_in_workspace("", r).unwrap(), *r);
+        assert_eq!(resolve_in_workspace(".", r).unwrap(), *r);
+        assert_eq!(resolve_in_workspace("src\\tools", r).unwrap(), format!("{r}/src/tools"));
+        assert_eq!(resolve_in_workspace("C:\\work", r).unwrap(), format!("{r}/C:/work"));
+        for bad in ["../x", "../../etc/passwd", "/etc/shadow", "src/../../x", "..foo", "..."] {
+            assert!(resolve_in_workspace(bad, r).is_err(), "{bad} must be denied");
+        }
+        assert_eq!(
+            resolve_in_workspace("..\\x", r).unwrap_err().message,
+            "[Sandbox Violation] Attempted to access path outside of workspace: \"../x\""
+        );
+    }
+
+    #[test]
+    fn symlinks_out_of_the_root_are_denied() {
+        let f = fixture();
+        let r = &f.root;
+        symlink(&f.outside, format!("{r}/dlink")).unwrap();
+        symlink(format!("{}/secret.txt", f.outside), format!("{r}/flink")).unwrap();
+        symlink(format!("{}/missing.txt", f.outside), format!("{r}/dangling")).unwrap();
+        symlink("dlink", format!("{r}/chain")).unwrap();
+        symlink("../../outside", format!("{r}/src/rel")).unwrap();
+        for bad in ["dlink", "dlink/secret.txt", "dlink/new/deep.txt", "flink", "dangling", "chain/x", "src/rel/secret.txt"] {
+            assert!(resolve_in_workspace(bad, r).is_err(), "{bad} must be denied");
+        }
+    }
+
+    #[test]
+    fn symlinks_inside_the_root_are_allowed() {
+        let f = fixture();
+        let r = &f.root;
+        symlink("src", format!("{r}/srclink")).unwrap();
+        symlink(format!("{r}/src"), format!("{r}/abslink")).unwrap();
+        symlink("missing-inside", format!("{r}/dangling-in")).unwrap();
+        for ok in ["srclink/a.ts", "abslink", "dangling-in", "new/dir/file.txt"] {
+            assert!(resolve_in_workspace(ok, r).is_ok(), "{ok} must be allowed");
+        }
+        // The returned path stays lexical (the contract's messages quote it).
+        assert_eq!(resolve_in_workspace("srclink/a.ts", r).unwrap(), format!("{r}/srclink/a.ts"));
+    }
+
+    #[test]
+    fn symlinked_root_is_compared_by_its_real_path() {
+        let f = fixture();
+        let link_root = format!("{}/../wslink", f.root);
+        symlink(&f.root, &link_root).unwrap();
+        assert!(resolve_in_workspace("src/a.ts", &link_root).is_ok());
+        symlink(&f.outside, format!("{}/out", f.root)).unwrap();
+        assert!(resolve_in_workspace("out/secret.txt", &link_root).is_err());
+    }
+
+    #[test]
+    fn symlink_loops_are_denied_not_hung() {
+        let f = fixture();
+        let r = &f.root;
+        symlink("loop2", format!("{r}/loop1")).unwrap();
+        symlink("loop1", format!("{r}/loop2")).unwrap();
+        assert!(resolve_in_workspace("loop1/x", r).is_err());
+    }
+
+    #[test]
+    fn confinement_checks_open_descriptors() {
+        let f = fixture();
+        let c = Confinement::new(&f.root).unwrap();
+        let inside = fs::File::open(&f.root).unwrap();
+        let outside = fs::File::open(format!("{}/secret.txt", f.outside)).unwrap();
+        assert!(c.contains_fd(&inside));
+        assert!(!c.contains_fd(&outside));
+    }
+}

@@ -1,0 +1,81 @@
+//! One module per tool. A handler takes the raw positional arguments (as the contract's raw
+//! handler does), validates them in the contract's order and returns its output as JSON text.
+
+pub mod pending;
+pub mod read_file;
+pub mod tree;
+pub mod write_file;
+
+use serde::Serialize;
+
+use super::error::ToolError;
+use super::registry::RunContext;
+use super::value::{js_trim, ArgValue};
+
+/// The `path` argument: a string that is not blank after trimming.
+pub(crate) fn required_path<'a>(
+    args: &'a [ArgValue],
+    error_class: &'static str,
+) -> Result<&'a str, ToolError> {
+    match args.first() {
+        Some(ArgValue::String(p)) if !js_trim(p).is_empty() => Ok(p),
+        _ => Err(ToolError::coded(
+            error_class,
+            "INVALID_ARGUMENT",
+            "path must be a non-empty string",
+        )),
+    }
+}
+
+/// The `options` argument (default `{}`); `null` fails the way the engine does when the handler
+/// reads its first option.
+pub(crate) fn options_arg<'a>(
+    args: &'a [ArgValue],
+    error_class: &'static str,
+    first_option: &str,
+) -> Result<&'a ArgValue, ToolError> {
+    match args.get(1) {
+        Some(ArgValue::Null) => Err(ToolError::coded(
+            error_class,
+            "INTERNAL",
+            format!("null is not an object (evaluating 'options.{first_option}')"),
+        )),
+        Some(v) => Ok(v),
+        None => Ok(&ArgValue::Undefined),
+    }
+}
+
+/// An optional integer option: `undefined`/`null` → `default`, otherwise an integer in range.
+pub(crate) fn integer_option(
+    value: &ArgValue,
+    default: f64,
+    range: std::ops::RangeInclusive<f64>,
+) -> Option<f64> {
+    if value.is_nullish() {
+        return Some(default);
+    }
+    value.as_integer().filter(|n| range.contains(n))
+}
+
+/// The workspace root of the context, for output paths.
+pub(crate) fn workspace_root<'a>(
+    rc: &'a RunContext,
+    error_class: &'static str,
+) -> Result<&'a str, ToolError> {
+    rc.ctx
+        .root()
+        .map_err(|m| ToolError::coded(error_class, "INTERNAL", m))
+}
+
+pub(crate) fn to_json<T: Serialize>(value: &T, error_class: &'static str) -> Result<String, ToolError> {
+    serde_json::to_string(value)
+        .map_err(|e| ToolError::coded(error_class, "INTERNAL", e.to_string()))
+}
+
+/// Node's message for a path holding a NUL byte.
+pub(crate) fn nul_path_message(path: &str) -> String {
+    format!(
+        "The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received \"{}\"",
+        path.replace('\0', "\\u0000")
+    )
+}

@@ -1,0 +1,310 @@
+//! read_file (contract: read_file.md): a line window of a UTF-8 text file.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root};
+use crate::core::error::{is_not_found, node_io_message, ToolError};
+use crate::core::paths::workspace_relative;
+use crate::core::registry::RunContext;
+use crate::core::value::ArgValue;
+
+pub const ERROR_CLASS: &str = "ReadFileError";
+const SIZE_LIMIT: u64 = 1024 * 1024;
+const BINARY_SNIFF_BYTES: usize = 8192;
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct ReadFileInput {
+    pub path: String,
+    #[ts(optional)]
+    pub start_line: Option<f64>,
+    #[ts(optional)]
+    pub max_lines: Option<f64>,
+}
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct ReadFileOptions {
+    #[ts(optional)]
+    pub start_line: Option<f64>,
+    #[ts(optional)]
+    pub max_lines: Option<f64>,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct ReadFileOutput {
+    pub path: String,
+    pub content: String,
+    pub truncated: bool,
+    pub next_start_line: Option<u64>,
+    pub meta: ReadFileMeta,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct ReadFileMeta {
+    pub byte_length: u64,
+    pub line_count: u64,
+    pub returned_line_count: u64,
+    pub mtime_ms: f64,
+}
+
+fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
+    ToolError::coded(ERROR_CLASS, code, text)
+}
+
+pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+    let path = required_path(args, ERROR_CLASS)?;
+    let options = options_arg(args, ERROR_CLASS, "start_line")?;
+    let start_line = integer_option(options.get("start_line"), 1.0, 1.0..=f64::MAX)
+        .ok_or_else(|| fail("INVALID_ARGUMENT", "start_line must be an integer >= 1"))?;
+    let max_lines = integer_option(options.get("max_lines"), 200.0, 1.0..=500.0)
+        .ok_or_else(|| fail("INVALID_ARGUMENT", "max_lines must be an integer between 1 and 500"))?;
+    let root = workspace_root(rc, ERROR_CLASS)?;
+
+    let (bytes, meta) = read_checked(rc, path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let normalised = text.replace("\r\n", "\n");
+    let lines: Vec<&str> = if normalised.is_empty() {
+        Vec::new()
+    } else {
+        normalised.split('\n').collect()
+    };
+
+    let start = (start_line - 1.0) as usize;
+    let (content, truncated, next_start_line, returned) = if start >= lines.len() {
+        (String::new(), false, None, 0)
+    } else {
+        let end = lines.len().min(start.saturating_add(max_lines as usize));
+        let truncated = end < lines.len();
+        (
+            lines[start..end].join("\n"),
+            truncated,
+            truncated.then_some(end as u64 + 1),
+            end - start,
+        )
+    };
+    let output = ReadFileOutput {
+        path: workspace_relative(root, path),
+        content,
+        truncated,
+        next_start_line,
+        meta: ReadFileMeta {
+            byte_length: meta.size(),
+            line_count: lines.len() as u64,
+            returned_line_count: returned as u64,
+            mtime_ms: meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1e6,
+        },
+    };
+    to_json(&output, ERROR_CLASS)
+}
+
+/// The contract's checks (lstat, regular file, size, binary sniff), then the bytes. The file is
+/// opened without following a final symlink and checked through its descriptor, so what is read
+/// is exactly what was checked; a confined call also verifies where the descriptor really is.
+fn read_checked(rc: &RunContext, path: &str) -> Result<(Vec<u8>, fs::Metadata), ToolError> {
+    if path.contains('\0') {
+        return Err(fail("INTERNAL", nul_path_message(path)));
+    }
+    let link_meta = fs::symlink_metadata(path).map_err(|e| {
+        if is_not_found(&e) {
+            fail("NOT_FOUND", format!("path not found: {path}"))
+        } else {
+            fail("INTERNAL", node_io_message(&e, "lstat", path))
+        }
+    })?;
+    let not_a_file = || fail("NOT_FILE", format!("path is not a file: {path}"));
+    if !link_meta.file_type().is_file() {
+        return Err(not_a_file());
+    }
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
+        .open(path)
+        .map_err(|e| {
+            if is_not_found(&e) {
+                fail("NOT_FOUND", format!("path not found: {path}"))
+            } else if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+                not_a_file()
+            } else {
+                fail("INTERNAL", node_io_message(&e, "open", path))
+            }
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| fail("INTERNAL", node_io_message(&e, "fstat", path)))?;
+    if !meta.file_type().is_file() {
+        return Err(not_a_file());
+    }
+    if let Some(confinement) = &rc.confinement {
+        if !confinement.contains_fd(&file) {
+            return Err(fail(
+                "INTERNAL",
+                format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+            ));
+        }
+    }
+    if meta.size() > SIZE_LIMIT {
+        return Err(fail(
+            "SIZE_LIMIT_EXCEEDED",
+            format!("file size exceeds 1 MiB limit: {path}"),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.size() as usize);
+    (&mut file)
+        .take(SIZE_LIMIT)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail("INTERNAL", node_io_message(&e, "read", path)))?;
+    let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+    if sniff.contains(&0) {
+        return Err(fail(
+            "BINARY_NOT_SUPPORTED",
+            format!("binary file is not supported: {path}"),
+        ));
+    }
+    Ok((bytes, meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::context::ToolContext;
+    use serde_json::{json, Value};
+
+    struct Ws {
+        dir: tempfile::TempDir,
+        ctx: ToolContext,
+    }
+
+    fn ws() -> Ws {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().to_string_lossy().into_owned();
+        Ws { ctx: ToolContext::allow_all(&root), dir }
+    }
+
+    impl Ws {
+        fn root(&self) -> String {
+            self.ctx.workspace_root.clone().unwrap()
+        }
+        fn write(&self, name: &str, bytes: &[u8]) -> String {
+            let p = format!("{}/{name}", self.root());
+            fs::write(&p, bytes).unwrap();
+            p
+        }
+        fn read(&self, path: &str, options: Value) -> Result<Value, ToolError> {
+            let rc = RunContext { ctx: &self.ctx, confinement: None };
+            run(&rc, &[path.into(), ArgValue::from(&options)])
+                .map(|s| serde_json::from_str(&s).unwrap())
+        }
+    }
+
+    #[test]
+    fn windows_and_line_endings() {
+        let w = ws();
+        let p = w.write("a.txt", b"a\r\nb\r\nc");
+        let out = w.read(&p, json!({})).unwrap();
+        assert_eq!(out["content"], "a\nb\nc");
+        assert_eq!(out["meta"]["line_count"], 3);
+        assert_eq!(out["next_start_line"], Value::Null);
+        assert_eq!(out["path"], "a.txt");
+
+        let p = w.write("b.txt", b"a\nb\n");
+        assert_eq!(w.read(&p, json!({})).unwrap()["content"], "a\nb\n");
+        let out = w.read(&p, json!({"start_line": 3, "max_lines": 1})).unwrap();
+        assert_eq!((out["content"].clone(), out["meta"]["returned_line_count"].clone()), (json!(""), json!(1)));
+        let out = w.read(&p, json!({"start_line": 4})).unwrap();
+        assert_eq!(out["meta"]["returned_line_count"], 0);
+        let out = w.read(&p, json!({"start_line": 1, "max_lines": 2})).unwrap();
+        assert_eq!((out["content"].clone(), out["truncated"].clone(), out["next_start_line"].clone()), (json!("a\nb"), json!(true), json!(3)));
+
+        let p = w.write("c.txt", b"a\rb\r\nc\n");
+        assert_eq!(w.read(&p, json!({})).unwrap()["content"], "a\rb\nc\n");
+        let p = w.write("bom.txt", b"\xEF\xBB\xBFa\nb");
+        let out = w.read(&p, json!({})).unwrap();
+        assert_eq!((out["content"].clone(), out["meta"]["byte_length"].clone()), (json!("a\nb"), json!(6)));
+        let p = w.write("bad.txt", b"a\xFF\xFEb");
+        assert_eq!(w.read(&p, json!({})).unwrap()["content"], "a\u{FFFD}\u{FFFD}b");
+        let p = w.write("empty.txt", b"");
+        assert_eq!(w.read(&p, json!({})).unwrap()["meta"]["line_count"], 0);
+    }
+
+    #[test]
+    fn default_window_is_200_lines() {
+        let w = ws();
+        let text: Vec<String> = (1..=250).map(|i| format!("line-{i}")).collect();
+        let p = w.write("n.txt", text.join("\n").as_bytes());
+        let out = w.read(&p, json!(null)).unwrap_err();
+        assert_eq!(out.message, "INTERNAL: null is not an object (evaluating 'options.start_line')");
+        let out = w.read(&p, json!({"start_line": null, "max_lines": null})).unwrap();
+        assert_eq!(out["meta"]["returned_line_count"], 200);
+        assert_eq!(out["next_start_line"], 201);
+        let out = w.read(&p, json!({"start_line": 5, "max_lines": 3})).unwrap();
+        assert_eq!(out["content"], "line-5\nline-6\nline-7");
+    }
+
+    #[test]
+    fn validation_messages() {
+        let w = ws();
+        for bad in [json!(0), json!(1.5), json!("2"), json!(-1)] {
+            assert_eq!(
+                w.read("/nope", json!({"start_line": bad})).unwrap_err().message,
+                "INVALID_ARGUMENT: start_line must be an integer >= 1"
+            );
+        }
+        assert_eq!(
+            w.read("/nope", json!({"max_lines": 501})).unwrap_err().message,
+            "INVALID_ARGUMENT: max_lines must be an integer between 1 and 500"
+        );
+        let rc = RunContext { ctx: &w.ctx, confinement: None };
+        assert_eq!(
+            run(&rc, &["  ".into()]).unwrap_err().message,
+            "INVALID_ARGUMENT: path must be a non-empty string"
+        );
+    }
+
+    #[test]
+    fn file_checks() {
+        let w = ws();
+        let root = w.root();
+        assert_eq!(w.read(&format!("{root}/missing"), json!({})).unwrap_err().message, format!("NOT_FOUND: path not found: {root}/missing"));
+        assert_eq!(w.read(&root, json!({})).unwrap_err().message, format!("NOT_FILE: path is not a file: {root}"));
+        let target = w.write("t.txt", b"x");
+        std::os::unix::fs::symlink(&target, format!("{root}/link.txt")).unwrap();
+        assert_eq!(w.read(&format!("{root}/link.txt"), json!({})).unwrap_err().code, "NOT_FILE");
+        let big = w.write("big.txt", &vec![b'a'; 1024 * 1024]);
+        assert!(w.read(&big, json!({})).is_ok());
+        let bigger = w.write("bigger.txt", &vec![b'a'; 1024 * 1024 + 1]);
+        assert_eq!(w.read(&bigger, json!({})).unwrap_err().code, "SIZE_LIMIT_EXCEEDED");
+        let mut bin = vec![b'a'; 9000];
+        bin[8191] = 0;
+        let p = w.write("bin", &bin);
+        assert_eq!(w.read(&p, json!({})).unwrap_err().code, "BINARY_NOT_SUPPORTED");
+        bin[8191] = b'a';
+        bin[8500] = 0;
+        let p = w.write("late-nul", &bin);
+        assert!(w.read(&p, json!({})).is_ok());
+        let err = w.read(&format!("{target}/x"), json!({})).unwrap_err();
+        assert_eq!(err.message, format!("INTERNAL: ENOTDIR: not a directory, lstat '{target}/x'"));
+        let _ = &w.dir;
+    }
+
+    #[test]
+    fn confined_read_refuses_descriptor_outside_root() {
+        let w = ws();
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret.txt");
+        fs::write(&secret, "s").unwrap();
+        let mut ctx = w.ctx.clone();
+        let inner = format!("{}/inner", w.root());
+        fs::create_dir(&inner).unwrap();
+        ctx.workspace_root = Some(inner.clone());
+        let rc = RunContext { ctx: &ctx, confinement: Some(crate::core::sandbox::Confinement::new(&inner).unwrap()) };
+        let err = run(&rc, &[secret.to_string_lossy().as_ref().into()]).unwrap_err();
+        assert!(err.message.contains("Sandbox Violation"), "{}", err.message);
+    }
+}

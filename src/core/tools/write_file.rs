@@ -1,0 +1,229 @@
+//! write_file (contract: write_file.md), made atomic: the content goes to a temporary file in the
+//! target's directory which then replaces the target by rename, so a crash leaves the old or the
+//! new content, never a mix. The existing file's mode is kept.
+
+use std::fs;
+use std::io::Write;
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustix::fs::{Mode, OFlags};
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{nul_path_message, required_path, to_json, workspace_root};
+use crate::core::error::{is_not_found, node_io_message, ToolError};
+use crate::core::paths::workspace_relative;
+use crate::core::registry::RunContext;
+use crate::core::sandbox::real_path;
+use crate::core::value::ArgValue;
+
+pub const ERROR_CLASS: &str = "WriteFileError";
+
+/// Prefix of temporary files; a leftover one (after a crash) is recognisable by it.
+pub const TEMP_PREFIX: &str = ".atn-write-";
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct WriteFileInput {
+    pub path: String,
+    pub content: String,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct WriteFileOutput {
+    pub path: String,
+    pub created: bool,
+    pub bytes_written: u64,
+}
+
+fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
+    ToolError::coded(ERROR_CLASS, code, text)
+}
+
+fn internal(e: &std::io::Error, syscall: &str, path: &str) -> ToolError {
+    fail("INTERNAL", node_io_message(e, syscall, path))
+}
+
+pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+    let path = required_path(args, ERROR_CLASS)?;
+    let content = match args.get(1) {
+        Some(ArgValue::String(s)) => s.as_str(),
+        _ => return Err(fail("INVALID_ARGUMENT", "content must be a string")),
+    };
+    let root = workspace_root(rc, ERROR_CLASS)?;
+    if path.contains('\0') {
+        return Err(fail("INTERNAL", nul_path_message(path)));
+    }
+
+    let existed = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(fail("NOT_FILE", format!("path is a directory: {path}")))
+        }
+        Ok(meta) => meta.file_type().is_file(),
+        Err(e) if is_not_found(&e) => false,
+        Err(e) => return Err(internal(&e, "lstat", path)),
+    };
+    let parent = Path::new(path).parent().unwrap_or(Path::new("/"));
+    fs::create_dir_all(parent)
+        .map_err(|e| internal(&e, "mkdir", &parent.to_string_lossy()))?;
+
+    // Write through a final symlink, as the contract does: the target is the link's real path.
+    let target = real_path(Path::new(path)).map_err(|e| internal(&e, "open", path))?;
+    if target.is_dir() {
+        return Err(internal(
+            &std::io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()),
+            "open",
+            path,
+        ));
+    }
+    let dir_path = target.parent().unwrap_or(Path::new("/"));
+    let file_name = target
+        .file_name()
+        .ok_or_else(|| fail("NOT_FILE", format!("path is a directory: {path}")))?;
+    let dir = rustix::fs::open(
+        dir_path,
+        OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| internal(&e.into(), "open", &dir_path.to_string_lossy()))?;
+    if let Some(confinement) = &rc.confinement {
+        if !confinement.contains_fd(&dir) {
+            return Err(fail(
+                "INTERNAL",
+                format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+            ));
+        }
+    }
+    let mode = fs::metadata(&target)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions().mode() & 0o7777);
+    replace_atomically(&dir, file_name, content.as_bytes(), mode)
+        .map_err(|e| internal(&e, "open", path))?;
+
+    to_json(
+        &WriteFileOutput {
+            path: workspace_relative(root, path),
+            created: !existed,
+            bytes_written: content.len() as u64,
+        },
+        ERROR_CLASS,
+    )
+}
+
+/// Writes `bytes` to a fresh temporary file in `dir` and renames it over `name`. On any error
+/// the temporary file is removed and `name` is untouched.
+fn replace_atomically(
+    dir: &OwnedFd,
+    name: &std::ffi::OsStr,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let temp_name = format!(
+        "{TEMP_PREFIX}{}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
+    let fd = rustix::fs::openat(
+        dir,
+        temp_name.as_str(),
+        OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )?;
+    let result = (|| {
+        if let Some(mode) = mode {
+            rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
+        }
+        let mut file = fs::File::from(fd);
+        file.write_all(bytes)?;
+        drop(file);
+        rustix::fs::renameat(dir, temp_name.as_str(), dir, name)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = rustix::fs::unlinkat(dir, temp_name.as_str(), rustix::fs::AtFlags::empty());
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::context::ToolContext;
+    use serde_json::{json, Value};
+
+    fn setup() -> (tempfile::TempDir, ToolContext) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().to_string_lossy().into_owned();
+        (dir, ToolContext::allow_all(&root))
+    }
+
+    fn write(ctx: &ToolContext, path: &str, content: ArgValue) -> Result<Value, ToolError> {
+        let rc = RunContext { ctx, confinement: None };
+        run(&rc, &[path.into(), content]).map(|s| serde_json::from_str(&s).unwrap())
+    }
+
+    #[test]
+    fn creates_parents_then_overwrites() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        let p = format!("{root}/a/b/c.txt");
+        assert_eq!(write(&ctx, &p, "héllo".into()).unwrap(), json!({"path": "a/b/c.txt", "created": true, "bytes_written": 6}));
+        assert_eq!(fs::read_to_string(&p).unwrap(), "héllo");
+        assert_eq!(write(&ctx, &p, "".into()).unwrap(), json!({"path": "a/b/c.txt", "created": false, "bytes_written": 0}));
+        assert_eq!(fs::read_to_string(&p).unwrap(), "");
+        assert_eq!(write(&ctx, &p, "😀\r\n".into()).unwrap()["bytes_written"], 6);
+        let leftovers: Vec<_> = fs::read_dir(format!("{root}/a/b")).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn errors_follow_the_contract() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        assert_eq!(write(&ctx, &root, "x".into()).unwrap_err().message, format!("NOT_FILE: path is a directory: {root}"));
+        assert_eq!(write(&ctx, &format!("{root}/n.txt"), ArgValue::Number(5.0)).unwrap_err().message, "INVALID_ARGUMENT: content must be a string");
+        assert_eq!(write(&ctx, &format!("{root}/n.txt"), ArgValue::Null).unwrap_err().code, "INVALID_ARGUMENT");
+        fs::write(format!("{root}/afile"), "x").unwrap();
+        assert_eq!(
+            write(&ctx, &format!("{root}/afile/x.txt"), "y".into()).unwrap_err().message,
+            format!("INTERNAL: ENOTDIR: not a directory, lstat '{root}/afile/x.txt'")
+        );
+    }
+
+    #[test]
+    fn keeps_mode_and_writes_through_symlinks() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        let p = format!("{root}/script.sh");
+        fs::write(&p, "old").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o750)).unwrap();
+        write(&ctx, &p, "new".into()).unwrap();
+        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o750);
+        std::os::unix::fs::symlink("script.sh", format!("{root}/link")).unwrap();
+        let out = write(&ctx, &format!("{root}/link"), "via link".into()).unwrap();
+        assert_eq!(out["created"], true, "a symlink counts as not existing");
+        assert!(fs::symlink_metadata(format!("{root}/link")).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&p).unwrap(), "via link");
+        fs::create_dir(format!("{root}/d")).unwrap();
+        std::os::unix::fs::symlink("d", format!("{root}/dlink")).unwrap();
+        assert_eq!(
+            write(&ctx, &format!("{root}/dlink"), "x".into()).unwrap_err().message,
+            format!("INTERNAL: EISDIR: illegal operation on a directory, open '{root}/dlink'")
+        );
+    }
+
+    #[test]
+    fn trailing_slash_path_creates_a_file() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        // the sandbox resolves "newdir/" to "<root>/newdir"
+        let out = write(&ctx, &format!("{root}/newdir"), "x".into()).unwrap();
+        assert_eq!(out["path"], "newdir");
+        assert!(fs::metadata(format!("{root}/newdir")).unwrap().is_file());
+    }
+}

@@ -1,0 +1,171 @@
+//! A faithful mirror of the JavaScript values a caller passes in.
+//!
+//! The contract validates arguments with JavaScript semantics (`typeof`, `Number.isInteger`,
+//! `null` vs `undefined`), which JSON cannot express, so the binding converts every argument into
+//! this tree and the core validates against it.
+
+/// One JavaScript value. Objects keep their own enumerable string keys in insertion order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgValue {
+    Undefined,
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Array(Vec<ArgValue>),
+    Object(Vec<(String, ArgValue)>),
+    /// A function: kept as a marker, it has no data.
+    Function,
+    /// A symbol or bigint: kept as a marker with its `typeof` name.
+    Other(&'static str),
+}
+
+impl ArgValue {
+    /// Property read with JavaScript semantics: a missing key (or a non-object) gives `undefined`.
+    pub fn get(&self, key: &str) -> &ArgValue {
+        match self {
+            ArgValue::Object(entries) => entries
+                .iter()
+                .rev()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v)
+                .unwrap_or(&ArgValue::Undefined),
+            _ => &ArgValue::Undefined,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            ArgValue::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_nullish(&self) -> bool {
+        matches!(self, ArgValue::Undefined | ArgValue::Null)
+    }
+
+    /// `typeof v === "object" && v !== null && !Array.isArray(v)`.
+    pub fn is_plain_object(&self) -> bool {
+        matches!(self, ArgValue::Object(_))
+    }
+
+    /// `Number.isInteger(v)` (finite, no fraction), returning the value.
+    pub fn as_integer(&self) -> Option<f64> {
+        match self {
+            ArgValue::Number(n) if n.is_finite() && n.fract() == 0.0 => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// A shallow copy of an object with `key` set (replaced in place, or appended).
+    pub fn with_field(&self, key: &str, value: ArgValue) -> ArgValue {
+        let mut entries = match self {
+            ArgValue::Object(entries) => entries.clone(),
+            _ => Vec::new(),
+        };
+        match entries.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => entries.push((key.to_string(), value)),
+        }
+        ArgValue::Object(entries)
+    }
+
+    /// Builds an object holding exactly `keys`, each read from `self` (missing → `undefined`).
+    pub fn pick(&self, keys: &[&str]) -> ArgValue {
+        ArgValue::Object(
+            keys.iter()
+                .map(|k| (k.to_string(), self.get(k).clone()))
+                .collect(),
+        )
+    }
+}
+
+impl From<&str> for ArgValue {
+    fn from(s: &str) -> Self {
+        ArgValue::String(s.to_string())
+    }
+}
+
+/// Converts JSON into an argument tree (tests, demos and JSON-speaking callers).
+impl From<&serde_json::Value> for ArgValue {
+    fn from(v: &serde_json::Value) -> Self {
+        use serde_json::Value;
+        match v {
+            Value::Null => ArgValue::Null,
+            Value::Bool(b) => ArgValue::Bool(*b),
+            Value::Number(n) => ArgValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) => ArgValue::String(s.clone()),
+            Value::Array(items) => ArgValue::Array(items.iter().map(ArgValue::from).collect()),
+            Value::Object(map) => ArgValue::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), ArgValue::from(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Length of a string in UTF-16 code units, as JavaScript's `string.length`.
+pub fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn get_reads_like_javascript() {
+        let v = ArgValue::from(&json!({"a": 1, "b": null}));
+        assert_eq!(v.get("a"), &ArgValue::Number(1.0));
+        assert_eq!(v.get("b"), &ArgValue::Null);
+        assert_eq!(v.get("c"), &ArgValue::Undefined);
+        assert_eq!(ArgValue::Number(1.0).get("a"), &ArgValue::Undefined);
+    }
+
+    #[test]
+    fn integers_follow_number_is_integer() {
+        assert_eq!(ArgValue::Number(2.0).as_integer(), Some(2.0));
+        assert_eq!(ArgValue::Number(1.5).as_integer(), None);
+        assert_eq!(ArgValue::Number(f64::NAN).as_integer(), None);
+        assert_eq!(ArgValue::Number(f64::INFINITY).as_integer(), None);
+        assert_eq!(ArgValue::from("2").as_integer(), None);
+    }
+
+    #[test]
+    fn with_field_and_pick_keep_order() {
+        let v = ArgValue::from(&json!({"cwd": ".", "command": ["ls"]}));
+        let copy = v.with_field("cwd", "/ws".into());
+        assert_eq!(copy, ArgValue::from(&json!({"cwd": "/ws", "command": ["ls"]})));
+        let picked = v.pick(&["x", "cwd"]);
+        assert_eq!(
+            picked,
+            ArgValue::Object(vec![
+                ("x".into(), ArgValue::Undefined),
+                ("cwd".into(), ".".into())
+            ])
+        );
+    }
+
+    #[test]
+    fn utf16_length_counts_surrogate_pairs() {
+        assert_eq!(utf16_len("abc"), 3);
+        assert_eq!(utf16_len("😀"), 2);
+        assert_eq!(utf16_len("é"), 1);
+    }
+}
+
+/// JavaScript's `String.prototype.trim()` whitespace set.
+pub fn js_trim(s: &str) -> &str {
+    fn is_js_space(c: char) -> bool {
+        matches!(
+            c,
+            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}'
+                | '\u{2000}'..='\u{200a}'
+                | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+        )
+    }
+    s.trim_matches(is_js_space)
+}
