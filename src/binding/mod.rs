@@ -108,7 +108,7 @@ pub fn allowed_tool_names(context: Unknown) -> Result<Vec<String>> {
 
 /// `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
 /// positional arguments for the caller's own handler).
-#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean", ts_return_type = "Promise<Outcome>")]
+#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean", ts_return_type = "Promise<Record<string, unknown>>")]
 pub fn invoke<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, args: Unknown, run_built_in: bool) -> Result<PromiseRaw<'env, Outcome>> {
     let ctx = read_context(&context)?;
     let args = to_arg(&args)?;
@@ -124,7 +124,7 @@ pub fn invoke<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, args:
 
 /// `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
 /// when `runBuiltIn`.
-#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean", ts_return_type = "Promise<Outcome>")]
+#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean", ts_return_type = "Promise<Record<string, unknown>>")]
 pub fn secure_call<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, args: Vec<Unknown>, run_built_in: bool) -> Result<PromiseRaw<'env, Outcome>> {
     let ctx = read_context(&context)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
@@ -139,7 +139,7 @@ pub fn secure_call<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, 
 }
 
 /// `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox.
-#[napi(catch_unwind, ts_args_type = "name: string, context: object, args: unknown[]", ts_return_type = "Promise<Outcome>")]
+#[napi(catch_unwind, ts_args_type = "name: string, context: object, args: unknown[]", ts_return_type = "Promise<Record<string, unknown>>")]
 pub fn run_handler<'env>(env: &'env Env, name: String, context: Unknown, args: Vec<Unknown>) -> Result<PromiseRaw<'env, Outcome>> {
     let ctx = read_context(&context)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
@@ -148,7 +148,7 @@ pub fn run_handler<'env>(env: &'env Env, name: String, context: Unknown, args: V
 
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
 /// (`"async"`), to prove that a panic never takes the host process down.
-#[napi(catch_unwind, ts_return_type = "Promise<Outcome> | void")]
+#[napi(catch_unwind, ts_return_type = "Promise<Record<string, unknown>> | void")]
 pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Outcome>>> {
     if mode == "async" {
         return off_thread(env, || panic!("debug panic on the worker pool")).map(Some);

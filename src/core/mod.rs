@@ -10,4 +10,5 @@ pub mod policy;
 pub mod registry;
 pub mod sandbox;
 pub mod tools;
+pub mod typegen;
 pub mod value;

@@ -5,6 +5,8 @@ use super::context::ToolContext;
 use super::error::ToolError;
 use super::sandbox::Confinement;
 use super::tools;
+use super::tools::{apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, todo, tree, write_file};
+use super::typegen::{ts, TsType};
 use super::value::ArgValue;
 
 /// What a handler sees besides its positional arguments.
@@ -40,6 +42,9 @@ pub struct ToolSpec {
     pub error_class: &'static str,
     pub invoke_args: InvokeArgs,
     pub handler: Handler,
+    /// The TypeScript types of `ToolArgsByName[name]` and `ToolResultByName[name]`.
+    pub ts_args: TsType,
+    pub ts_result: TsType,
 }
 
 /// The tools in `ToolCatalog` / `toolkit.tools` key order.
@@ -51,6 +56,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "ApplyPatchError",
         invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
         handler: tools::pending::apply_patch,
+        ts_args: ts::<apply_patch::ApplyPatchInput>(),
+        ts_result: ts::<apply_patch::ApplyPatchOutput>(),
     },
     ToolSpec {
         name: "exec_command",
@@ -59,6 +66,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "ExecCommandError",
         invoke_args: InvokeArgs::Object(Some("cwd")),
         handler: tools::pending::exec_command,
+        ts_args: ts::<exec_command::ExecCommandInput>(),
+        ts_result: ts::<exec_command::ExecCommandOutput>(),
     },
     ToolSpec {
         name: "write_file",
@@ -67,6 +76,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::write_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndField("path", "content"),
         handler: tools::write_file::run,
+        ts_args: ts::<write_file::WriteFileInput>(),
+        ts_result: ts::<write_file::WriteFileOutput>(),
     },
     ToolSpec {
         name: "tree",
@@ -78,6 +89,8 @@ pub static CATALOG: [ToolSpec; 13] = [
             &["entry_kind", "max_depth", "max_entries", "include_hidden", "exclude"],
         ),
         handler: tools::tree::run,
+        ts_args: ts::<tree::TreeInput>(),
+        ts_result: ts::<tree::TreeOutput>(),
     },
     ToolSpec {
         name: "read_file",
@@ -86,6 +99,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::read_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
         handler: tools::read_file::run,
+        ts_args: ts::<read_file::ReadFileInput>(),
+        ts_result: ts::<read_file::ReadFileOutput>(),
     },
     ToolSpec {
         name: "regexp_search",
@@ -94,6 +109,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "RegexpSearchError",
         invoke_args: InvokeArgs::Object(Some("root_path")),
         handler: tools::pending::regexp_search,
+        ts_args: ts::<regexp_search::RegexpSearchInput>(),
+        ts_result: ts::<regexp_search::RegexpSearchOutput>(),
     },
     ToolSpec {
         name: "ast_grep_search",
@@ -102,6 +119,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "AstGrepSearchError",
         invoke_args: InvokeArgs::Object(Some("root_path")),
         handler: tools::pending::ast_grep_search,
+        ts_args: ts::<ast_grep_search::AstGrepSearchInput>(),
+        ts_result: ts::<ast_grep_search::AstGrepSearchOutput>(),
     },
     ToolSpec {
         name: "git_status_summary",
@@ -110,6 +129,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "GitStatusSummaryError",
         invoke_args: InvokeArgs::OptionalPath("cwd"),
         handler: tools::pending::git_status_summary,
+        ts_args: ts::<git_status_summary::GitStatusSummaryInput>(),
+        ts_result: ts::<git_status_summary::GitStatusSummaryOutput>(),
     },
     ToolSpec {
         name: "task_create_many",
@@ -118,6 +139,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "TodoError",
         invoke_args: InvokeArgs::Object(None),
         handler: tools::pending::todo,
+        ts_args: ts::<todo::TaskCreateManyInput>(),
+        ts_result: ts::<todo::TaskListOutput>(),
     },
     ToolSpec {
         name: "task_list",
@@ -126,6 +149,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "TodoError",
         invoke_args: InvokeArgs::Object(None),
         handler: tools::pending::todo,
+        ts_args: ts::<todo::TaskListInput>(),
+        ts_result: ts::<todo::TaskListOutput>(),
     },
     ToolSpec {
         name: "task_update",
@@ -134,6 +159,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "TodoError",
         invoke_args: InvokeArgs::Object(None),
         handler: tools::pending::todo,
+        ts_args: ts::<todo::TaskUpdateInput>(),
+        ts_result: ts::<todo::TaskUpdateOutput>(),
     },
     ToolSpec {
         name: "task_update_status",
@@ -142,6 +169,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "TodoError",
         invoke_args: InvokeArgs::Object(None),
         handler: tools::pending::todo,
+        ts_args: ts::<todo::TaskUpdateStatusInput>(),
+        ts_result: ts::<todo::TaskUpdateOutput>(),
     },
     ToolSpec {
         name: "task_validate_completion",
@@ -150,6 +179,8 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: "TodoError",
         invoke_args: InvokeArgs::Object(None),
         handler: tools::pending::todo,
+        ts_args: ts::<todo::TaskValidateCompletionInput>(),
+        ts_result: ts::<todo::TaskValidateCompletionOutput>(),
     },
 ];
 

@@ -1,8 +1,14 @@
 //! One module per tool. A handler takes the raw positional arguments (as the contract's raw
 //! handler does), validates them in the contract's order and returns its output as JSON text.
 
+pub mod apply_patch;
+pub mod ast_grep_search;
+pub mod exec_command;
+pub mod git_status_summary;
 pub mod pending;
 pub mod read_file;
+pub mod regexp_search;
+pub mod todo;
 pub mod tree;
 pub mod write_file;
 
