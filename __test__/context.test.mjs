@@ -1,0 +1,103 @@
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import * as esm from "agent-tools-native";
+import { createToolContext, createAgentToolkit } from "agent-tools-native";
+import { workspace, rejection } from "./helpers.mjs";
+
+describe("module surface", () => {
+  test("exactly the four runtime exports, from ESM and CommonJS alike", () => {
+    assert.deepEqual(Object.keys(esm).sort(), ["SecurityBypass", "ToolCatalog", "createAgentToolkit", "createToolContext"]);
+    const cjs = createRequire(import.meta.url)("agent-tools-native");
+    assert.deepEqual(Object.keys(cjs), ["createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass"]);
+    assert.equal(cjs.ToolCatalog, esm.ToolCatalog, "one module instance for both entry points");
+  });
+});
+
+describe("createToolContext", () => {
+  test("returns a plain object with defaults, in the contract's key order", () => {
+    const ctx = createToolContext({ workspaceRoot: "rel/root" });
+    assert.deepEqual(Object.keys(ctx), ["workspaceRoot", "writeScope", "policy", "env"]);
+    assert.equal(ctx.workspaceRoot, "rel/root", "stored as given, not resolved");
+    assert.equal(ctx.writeScope, "workspace-write");
+    assert.deepEqual(ctx.policy, { tools: {}, defaultPolicy: "deny" });
+    assert.deepEqual(ctx.env, { platform: os.platform(), osRelease: os.release() });
+    assert.equal("todo" in ctx, false);
+  });
+
+  test("keeps the given policy object by reference", () => {
+    const policy = { tools: { read_file: "allow" }, defaultPolicy: "deny" };
+    const ctx = createToolContext({ workspaceRoot: "/ws", writeScope: "read-only", policy });
+    assert.equal(ctx.policy, policy);
+    assert.equal(ctx.writeScope, "read-only");
+  });
+
+  test("toolkit keys and tool names are in the contract's order", () => {
+    const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: "/ws" }));
+    assert.deepEqual(Object.keys(toolkit), ["tools", "invoke", "getAllowedTools"]);
+    assert.deepEqual(Object.keys(toolkit.tools), [
+      "apply_patch", "exec_command", "write_file", "tree", "read_file", "regexp_search", "ast_grep_search",
+      "git_status_summary", "task_create_many", "task_list", "task_update", "task_update_status", "task_validate_completion",
+    ]);
+  });
+});
+
+describe("liveness", () => {
+  test("policy, writeScope and workspaceRoot are re-read on every call", async () => {
+    const ws = workspace({ tools: {}, defaultPolicy: "deny" });
+    try {
+      fs.writeFileSync(path.join(ws.root, "a.txt"), "A");
+      const denied = await ws.toolkit.tools.read_file("a.txt");
+      assert.equal(denied.status, "denied");
+      ws.context.policy.defaultPolicy = "allow";
+      assert.equal((await ws.toolkit.tools.read_file("a.txt")).status, "success");
+      ws.context.policy = { tools: { read_file: "deny" }, defaultPolicy: "allow" };
+      assert.equal((await ws.toolkit.tools.read_file("a.txt")).reason, "policy");
+      assert.deepEqual(ws.toolkit.getAllowedTools().map((d) => d.function.name).includes("read_file"), false);
+
+      ws.context.policy = { tools: {}, defaultPolicy: "allow" };
+      ws.context.writeScope = "read-only";
+      assert.equal((await ws.toolkit.tools.write_file("b.txt", "x")).reason, "sandbox");
+      ws.context.writeScope = "workspace-write";
+      assert.equal((await ws.toolkit.tools.write_file("b.txt", "x")).status, "success");
+
+      const other = path.join(ws.base, "outside");
+      ws.context.workspaceRoot = other;
+      const read = await ws.toolkit.invoke("read_file", { path: "canary.txt" });
+      assert.equal(read.content.content, "CANARY");
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("a relative workspaceRoot is resolved against the process cwd at each call", async () => {
+    const ws = workspace();
+    const cwd = process.cwd();
+    try {
+      fs.writeFileSync(path.join(ws.root, "a.txt"), "A");
+      process.chdir(ws.base);
+      ws.context.workspaceRoot = "ws";
+      const out = await ws.toolkit.invoke("read_file", { path: "a.txt" });
+      assert.equal(out.content.path, "a.txt");
+      const err = await rejection(ws.toolkit.invoke("read_file", { path: "nope" }));
+      assert.equal(err.message, `NOT_FOUND: path not found: ${path.join(ws.root, "nope")}`);
+    } finally {
+      process.chdir(cwd);
+      ws.cleanup();
+    }
+  });
+
+  test("a hand-written context literal works like a created one", async () => {
+    const ws = workspace();
+    try {
+      const literal = { workspaceRoot: ws.root, writeScope: "workspace-write", policy: { tools: {}, defaultPolicy: "allow" }, env: { platform: "linux", osRelease: "x" } };
+      const out = await createAgentToolkit(literal).invoke("write_file", { path: "l.txt", content: "L" });
+      assert.deepEqual(out, { role: "function", name: "write_file", content: { path: "l.txt", created: true, bytes_written: 1 } });
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

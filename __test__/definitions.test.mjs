@@ -1,0 +1,52 @@
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { createToolContext, createAgentToolkit, ToolCatalog } from "agent-tools-native";
+
+const allowAll = () => createAgentToolkit(createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } }));
+
+describe("tool definitions", () => {
+  test("byte-identical to agent-tools-ts v0.6.0 (length and SHA-256 of the JSON)", () => {
+    const json = JSON.stringify(allowAll().getAllowedTools());
+    assert.equal(json.length, 7331);
+    assert.equal(createHash("sha256").update(json).digest("hex"), "4a5a10b574316ea9dc5713160f07d852a675b49c64fda700b1419fe36b082c33");
+  });
+
+  test("read_file's entry, key by key", () => {
+    const readFile = allowAll().getAllowedTools().find((d) => d.function.name === "read_file");
+    assert.deepEqual(readFile, {
+      type: "function",
+      function: {
+        name: "read_file",
+        description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
+        parameters: {
+          type: "object",
+          properties: {
+            path: { type: "string", description: 'Workspace-root-relative file path to read (e.g., "src/main.ts").' },
+            start_line: { type: "number", default: 1, description: "1-based start line of the returned window (default: 1)." },
+            max_lines: { type: "number", default: 200, description: "Maximum number of lines to return (default: 200)." },
+          },
+          required: ["path"],
+        },
+      },
+    });
+  });
+});
+
+describe("ToolCatalog", () => {
+  test("13 entries in toolkit order with the contract's metadata", () => {
+    assert.deepEqual(Object.keys(ToolCatalog), [
+      "apply_patch", "exec_command", "write_file", "tree", "read_file", "regexp_search", "ast_grep_search",
+      "git_status_summary", "task_create_many", "task_list", "task_update", "task_update_status", "task_validate_completion",
+    ]);
+    for (const [name, entry] of Object.entries(ToolCatalog)) {
+      assert.deepEqual(Object.keys(entry), ["metadata", "handler"]);
+      assert.deepEqual(Object.keys(entry.metadata), ["name", "isWriteOp", "description"]);
+      assert.equal(entry.metadata.name, name);
+      assert.equal(entry.metadata.isWriteOp, name === "apply_patch" || name === "write_file");
+      assert.equal(typeof entry.handler, "function");
+    }
+    assert.equal(ToolCatalog.apply_patch.metadata.description, "Applies a unified diff patch to a file within the workspace.");
+    assert.equal(ToolCatalog.git_status_summary.metadata.description, "Returns current git branch and raw porcelain status output for a workspace directory.");
+  });
+});
