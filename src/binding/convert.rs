@@ -39,7 +39,10 @@ fn get_named(env: sys::napi_env, object: sys::napi_value, key: &str) -> Result<s
 
 fn convert_in(env: sys::napi_env, raw: sys::napi_value, depth: u32) -> Result<ArgValue> {
     if depth > MAX_DEPTH {
-        return Err(Error::new(Status::InvalidArg, "argument nesting is too deep (more than 64 levels)"));
+        return Err(Error::new(
+            Status::InvalidArg,
+            "argument nesting is too deep (more than 64 levels)",
+        ));
     }
     let value = unsafe { Unknown::from_raw_unchecked(env, raw) };
     Ok(match value.get_type()? {
@@ -102,7 +105,9 @@ fn from_arg(env: sys::napi_env, value: &ArgValue) -> Result<sys::napi_value> {
         ArgValue::Number(n) => return unsafe { f64::to_napi_value(env, *n) },
         ArgValue::String(s) => return unsafe { String::to_napi_value(env, s.clone()) },
         ArgValue::Array(items) => {
-            check_status!(unsafe { sys::napi_create_array_with_length(env, items.len(), &mut out) })?;
+            check_status!(unsafe {
+                sys::napi_create_array_with_length(env, items.len(), &mut out)
+            })?;
             for (i, item) in items.iter().enumerate() {
                 let v = from_arg(env, item)?;
                 check_status!(unsafe { sys::napi_set_element(env, out, i as u32, v) })?;
@@ -118,14 +123,21 @@ fn from_arg(env: sys::napi_env, value: &ArgValue) -> Result<sys::napi_value> {
     Ok(out)
 }
 
-fn set(env: sys::napi_env, object: sys::napi_value, key: &str, value: sys::napi_value) -> Result<()> {
+fn set(
+    env: sys::napi_env,
+    object: sys::napi_value,
+    key: &str,
+    value: sys::napi_value,
+) -> Result<()> {
     let key = unsafe { String::to_napi_value(env, key.to_string())? };
     check_status!(unsafe { sys::napi_set_property(env, object, key, value) })?;
     Ok(())
 }
 
 fn set_str(env: sys::napi_env, object: sys::napi_value, key: &str, value: &str) -> Result<()> {
-    set(env, object, key, unsafe { String::to_napi_value(env, value.to_string())? })
+    set(env, object, key, unsafe {
+        String::to_napi_value(env, value.to_string())?
+    })
 }
 
 impl ToNapiValue for Outcome {
@@ -135,10 +147,21 @@ impl ToNapiValue for Outcome {
         let strings: Vec<(&str, &str)> = match &outcome {
             Outcome::Ok(json) => vec![("kind", "ok"), ("json", json)],
             Outcome::Prepared(_) => vec![("kind", "prepared")],
-            Outcome::InvokeError(code, message) => vec![("kind", "invoke_error"), ("code", code), ("message", message)],
+            Outcome::InvokeError(code, message) => vec![
+                ("kind", "invoke_error"),
+                ("code", code),
+                ("message", message),
+            ],
             Outcome::PlainError(message) => vec![("kind", "plain_error"), ("message", message)],
-            Outcome::ToolError(class, code, message) => vec![("kind", "tool_error"), ("name", class), ("code", code), ("message", message)],
-            Outcome::Denied(reason, message) => vec![("kind", "denied"), ("reason", reason), ("message", message)],
+            Outcome::ToolError(class, code, message) => vec![
+                ("kind", "tool_error"),
+                ("name", class),
+                ("code", code),
+                ("message", message),
+            ],
+            Outcome::Denied(reason, message) => {
+                vec![("kind", "denied"), ("reason", reason), ("message", message)]
+            }
             Outcome::Failure(message) => vec![("kind", "failure"), ("message", message)],
             Outcome::Internal(message) => vec![("kind", "internal"), ("message", message)],
         };
@@ -146,7 +169,12 @@ impl ToNapiValue for Outcome {
             set_str(env, obj, k, v)?;
         }
         if let Outcome::Prepared(args) = &outcome {
-            set(env, obj, "args", from_arg(env, &ArgValue::Array(args.clone()))?)?;
+            set(
+                env,
+                obj,
+                "args",
+                from_arg(env, &ArgValue::Array(args.clone()))?,
+            )?;
         }
         Ok(obj)
     }

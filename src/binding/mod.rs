@@ -61,7 +61,8 @@ where
 {
     env.spawn_future(async move {
         let joined = tokio::task::spawn_blocking(move || {
-            std::panic::catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| Outcome::Internal(panic_message(&panic)))
+            std::panic::catch_unwind(AssertUnwindSafe(work))
+                .unwrap_or_else(|panic| Outcome::Internal(panic_message(&panic)))
         })
         .await;
         Ok(joined.unwrap_or_else(|e| Outcome::Internal(e.to_string())))
@@ -108,39 +109,72 @@ pub fn allowed_tool_names(context: Unknown) -> Result<Vec<String>> {
 
 /// `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
 /// positional arguments for the caller's own handler).
-#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean", ts_return_type = "Promise<Record<string, unknown>>")]
-pub fn invoke<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, args: Unknown, run_built_in: bool) -> Result<PromiseRaw<'env, Outcome>> {
+#[napi(
+    catch_unwind,
+    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean",
+    ts_return_type = "Promise<Record<string, unknown>>"
+)]
+pub fn invoke<'env>(
+    env: &'env Env,
+    context: Unknown,
+    call: CallSiteInput,
+    args: Unknown,
+    run_built_in: bool,
+) -> Result<PromiseRaw<'env, Outcome>> {
     let ctx = read_context(&context)?;
     let args = to_arg(&args)?;
     let call: CallSite = call.into();
-    off_thread(env, move || match invoke::prepare_invoke(&ctx, &call, &args) {
-        Err(Rejection::Invoke { code, raw_message }) => Outcome::InvokeError(code, raw_message),
-        Err(Rejection::Plain(message)) => Outcome::PlainError(message),
-        Err(Rejection::Tool(e)) => Outcome::ToolError(e.class_name, e.code, e.message),
-        Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
-        Ok(positional) => Outcome::Prepared(positional),
+    off_thread(env, move || {
+        match invoke::prepare_invoke(&ctx, &call, &args) {
+            Err(Rejection::Invoke { code, raw_message }) => Outcome::InvokeError(code, raw_message),
+            Err(Rejection::Plain(message)) => Outcome::PlainError(message),
+            Err(Rejection::Tool(e)) => Outcome::ToolError(e.class_name, e.code, e.message),
+            Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
+            Ok(positional) => Outcome::Prepared(positional),
+        }
     })
 }
 
 /// `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
 /// when `runBuiltIn`.
-#[napi(catch_unwind, ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean", ts_return_type = "Promise<Record<string, unknown>>")]
-pub fn secure_call<'env>(env: &'env Env, context: Unknown, call: CallSiteInput, args: Vec<Unknown>, run_built_in: bool) -> Result<PromiseRaw<'env, Outcome>> {
+#[napi(
+    catch_unwind,
+    ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean",
+    ts_return_type = "Promise<Record<string, unknown>>"
+)]
+pub fn secure_call<'env>(
+    env: &'env Env,
+    context: Unknown,
+    call: CallSiteInput,
+    args: Vec<Unknown>,
+    run_built_in: bool,
+) -> Result<PromiseRaw<'env, Outcome>> {
     let ctx = read_context(&context)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
     let call: CallSite = call.into();
-    off_thread(env, move || match invoke::prepare_secure(&ctx, &call, args) {
-        Err(Denial::Policy(m)) => Outcome::Denied("policy", m),
-        Err(Denial::Sandbox(m)) => Outcome::Denied("sandbox", m),
-        Err(Denial::Failure(m)) => Outcome::Failure(m),
-        Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
-        Ok(positional) => Outcome::Prepared(positional),
+    off_thread(env, move || {
+        match invoke::prepare_secure(&ctx, &call, args) {
+            Err(Denial::Policy(m)) => Outcome::Denied("policy", m),
+            Err(Denial::Sandbox(m)) => Outcome::Denied("sandbox", m),
+            Err(Denial::Failure(m)) => Outcome::Failure(m),
+            Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
+            Ok(positional) => Outcome::Prepared(positional),
+        }
     })
 }
 
 /// `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox.
-#[napi(catch_unwind, ts_args_type = "name: string, context: object, args: unknown[]", ts_return_type = "Promise<Record<string, unknown>>")]
-pub fn run_handler<'env>(env: &'env Env, name: String, context: Unknown, args: Vec<Unknown>) -> Result<PromiseRaw<'env, Outcome>> {
+#[napi(
+    catch_unwind,
+    ts_args_type = "name: string, context: object, args: unknown[]",
+    ts_return_type = "Promise<Record<string, unknown>>"
+)]
+pub fn run_handler<'env>(
+    env: &'env Env,
+    name: String,
+    context: Unknown,
+    args: Vec<Unknown>,
+) -> Result<PromiseRaw<'env, Outcome>> {
     let ctx = read_context(&context)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
     off_thread(env, move || ran(invoke::run(&ctx, &name, &args, false)))
@@ -148,7 +182,10 @@ pub fn run_handler<'env>(env: &'env Env, name: String, context: Unknown, args: V
 
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
 /// (`"async"`), to prove that a panic never takes the host process down.
-#[napi(catch_unwind, ts_return_type = "Promise<Record<string, unknown>> | void")]
+#[napi(
+    catch_unwind,
+    ts_return_type = "Promise<Record<string, unknown>> | void"
+)]
 pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Outcome>>> {
     if mode == "async" {
         return off_thread(env, || panic!("debug panic on the worker pool")).map(Some);
@@ -159,6 +196,11 @@ pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Outc
 /// The workspace-independent context fields the core reads, for tests of the conversion.
 #[napi(catch_unwind, ts_args_type = "context: object")]
 pub fn debug_context(context: Unknown) -> Result<String> {
-    let ToolContext { workspace_root, write_scope, platform, .. } = read_context(&context)?;
+    let ToolContext {
+        workspace_root,
+        write_scope,
+        platform,
+        ..
+    } = read_context(&context)?;
     Ok(format!("{workspace_root:?}|{write_scope:?}|{platform:?}"))
 }

@@ -74,7 +74,9 @@ pub fn prepare_invoke(
         .unwrap_or(InvokeArgs::Object(None));
     let sandboxed = |v: &ArgValue| -> Result<ArgValue, Rejection> {
         match v {
-            ArgValue::String(p) => resolve(ctx, p).map(ArgValue::String).map_err(Rejection::Plain),
+            ArgValue::String(p) => resolve(ctx, p)
+                .map(ArgValue::String)
+                .map_err(Rejection::Plain),
             other => Ok(other.clone()),
         }
     };
@@ -143,12 +145,17 @@ pub fn run(
     confined: bool,
 ) -> Result<String, ToolError> {
     let spec = registry::find(name).ok_or_else(|| {
-        ToolError::coded("Error", "INTERNAL", format!("no built-in handler for tool: {name}"))
+        ToolError::coded(
+            "Error",
+            "INTERNAL",
+            format!("no built-in handler for tool: {name}"),
+        )
     })?;
     let confinement = match (confined, ctx.workspace_root.as_deref()) {
-        (true, Some(root)) => Some(Confinement::new(root).map_err(|e| {
-            ToolError::coded(spec.error_class, "INTERNAL", e.to_string())
-        })?),
+        (true, Some(root)) => Some(
+            Confinement::new(root)
+                .map_err(|e| ToolError::coded(spec.error_class, "INTERNAL", e.to_string()))?,
+        ),
         _ => None,
     };
     let rc = RunContext { ctx, confinement };
@@ -186,21 +193,36 @@ mod tests {
     fn invoke_checks_run_in_contract_order() {
         let deny = ctx("deny");
         let err = prepare_invoke(&deny, &site("nope"), &ArgValue::Null).unwrap_err();
-        assert!(matches!(err, Rejection::Invoke { code: "TOOL_NOT_FOUND", ref raw_message } if raw_message == "tool is not registered: nope"));
+        assert!(
+            matches!(err, Rejection::Invoke { code: "TOOL_NOT_FOUND", ref raw_message } if raw_message == "tool is not registered: nope")
+        );
         // policy before the args type check
         let err = prepare_invoke(&deny, &site("read_file"), &ArgValue::Null).unwrap_err();
-        assert!(matches!(err, Rejection::Invoke { code: "TOOL_NOT_ALLOWED", .. }));
+        assert!(matches!(
+            err,
+            Rejection::Invoke {
+                code: "TOOL_NOT_ALLOWED",
+                ..
+            }
+        ));
         // args type check before the write scope
         let mut ro = ctx("allow");
         ro.write_scope = "read-only".into();
         let err = prepare_invoke(&ro, &site("write_file"), &args(json!([1]))).unwrap_err();
-        assert!(matches!(err, Rejection::Invoke { code: "INVALID_TOOL_ARGUMENTS_TYPE", .. }));
+        assert!(matches!(
+            err,
+            Rejection::Invoke {
+                code: "INVALID_TOOL_ARGUMENTS_TYPE",
+                ..
+            }
+        ));
         let err = prepare_invoke(&ro, &site("write_file"), &args(json!({}))).unwrap_err();
         assert_eq!(
             err,
             Rejection::Invoke {
                 code: "TOOL_NOT_ALLOWED",
-                raw_message: "[Sandbox Violation] Write operation denied. Current mode: \"read-only\"".into()
+                raw_message:
+                    "[Sandbox Violation] Write operation denied. Current mode: \"read-only\"".into()
             }
         );
         let mut bypassed = site("read_file");
@@ -211,7 +233,12 @@ mod tests {
     #[test]
     fn invoke_maps_arguments() {
         let c = ctx("allow");
-        let out = prepare_invoke(&c, &site("read_file"), &args(json!({"path": "src/main.ts", "x": 1}))).unwrap();
+        let out = prepare_invoke(
+            &c,
+            &site("read_file"),
+            &args(json!({"path": "src/main.ts", "x": 1})),
+        )
+        .unwrap();
         assert_eq!(out[0], ArgValue::from("/ws/src/main.ts"));
         assert_eq!(
             out[1],
@@ -222,14 +249,26 @@ mod tests {
         );
         let out = prepare_invoke(&c, &site("git_status_summary"), &args(json!({}))).unwrap();
         assert_eq!(out, vec![ArgValue::Undefined]);
-        let out = prepare_invoke(&c, &site("regexp_search"), &args(json!({"pattern": "TODO", "root_path": "src\\nested\\..", "cwd": "../.."}))).unwrap();
-        assert_eq!(out[0], args(json!({"pattern": "TODO", "root_path": "/ws/src", "cwd": "../.."})));
+        let out = prepare_invoke(
+            &c,
+            &site("regexp_search"),
+            &args(json!({"pattern": "TODO", "root_path": "src\\nested\\..", "cwd": "../.."})),
+        )
+        .unwrap();
+        assert_eq!(
+            out[0],
+            args(json!({"pattern": "TODO", "root_path": "/ws/src", "cwd": "../.."}))
+        );
         let out = prepare_invoke(&c, &site("task_list"), &args(json!({"cwd": "../.."}))).unwrap();
         assert_eq!(out[0], args(json!({"cwd": "../.."})));
-        let err = prepare_invoke(&c, &site("read_file"), &args(json!({"path": "..\\x"}))).unwrap_err();
+        let err =
+            prepare_invoke(&c, &site("read_file"), &args(json!({"path": "..\\x"}))).unwrap_err();
         assert_eq!(
             err,
-            Rejection::Plain("[Sandbox Violation] Attempted to access path outside of workspace: \"../x\"".into())
+            Rejection::Plain(
+                "[Sandbox Violation] Attempted to access path outside of workspace: \"../x\""
+                    .into()
+            )
         );
     }
 
@@ -252,15 +291,32 @@ mod tests {
         ));
         // quirks #13: explicit undefined is an omitted argument
         assert_eq!(
-            prepare_secure(&allow, &site("git_status_summary"), vec![ArgValue::Undefined]).unwrap(),
+            prepare_secure(
+                &allow,
+                &site("git_status_summary"),
+                vec![ArgValue::Undefined]
+            )
+            .unwrap(),
             Vec::<ArgValue>::new()
         );
         // quirks #2: every path field is checked
         assert!(matches!(
-            prepare_secure(&allow, &site("regexp_search"), vec![args(json!({"pattern": "x", "cwd": "src", "root_path": "../.."}))]).unwrap_err(),
+            prepare_secure(
+                &allow,
+                &site("regexp_search"),
+                vec![args(
+                    json!({"pattern": "x", "cwd": "src", "root_path": "../.."})
+                )]
+            )
+            .unwrap_err(),
             Denial::Sandbox(_)
         ));
-        let out = prepare_secure(&allow, &site("exec_command"), vec![args(json!({"cwd": "src", "command": ["ls"]}))]).unwrap();
+        let out = prepare_secure(
+            &allow,
+            &site("exec_command"),
+            vec![args(json!({"cwd": "src", "command": ["ls"]}))],
+        )
+        .unwrap();
         assert_eq!(out[0], args(json!({"cwd": "/ws/src", "command": ["ls"]})));
     }
 }

@@ -21,7 +21,9 @@ pub fn authorize(ctx: &ToolContext, name: &str, bypass: bool) -> Result<(), Stri
     if bypass || is_allowed(ctx, name) {
         Ok(())
     } else {
-        Err(format!("[Security Policy] Access denied for tool: \"{name}\""))
+        Err(format!(
+            "[Security Policy] Access denied for tool: \"{name}\""
+        ))
     }
 }
 

@@ -5,7 +5,10 @@ use super::context::ToolContext;
 use super::error::ToolError;
 use super::sandbox::Confinement;
 use super::tools;
-use super::tools::{apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, todo, tree, write_file};
+use super::tools::{
+    apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, todo,
+    tree, write_file,
+};
 use super::typegen::{ts, TsType};
 use super::value::ArgValue;
 
@@ -199,7 +202,12 @@ pub fn definition_order() -> Vec<String> {
     defs.as_array()
         .expect("definitions.json is an array")
         .iter()
-        .map(|d| d["function"]["name"].as_str().unwrap_or_default().to_string())
+        .map(|d| {
+            d["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
         .collect()
 }
 
@@ -229,7 +237,11 @@ mod tests {
 
     #[test]
     fn only_write_tools_are_write_ops() {
-        let writers: Vec<&str> = CATALOG.iter().filter(|t| t.is_write_op).map(|t| t.name).collect();
+        let writers: Vec<&str> = CATALOG
+            .iter()
+            .filter(|t| t.is_write_op)
+            .map(|t| t.name)
+            .collect();
         assert_eq!(writers, ["apply_patch", "write_file"]);
     }
 }

@@ -83,7 +83,9 @@ pub fn real_path(path: &Path) -> io::Result<PathBuf> {
             Ok(meta) if meta.file_type().is_symlink() => {
                 hops += 1;
                 if hops > MAX_SYMLINK_HOPS {
-                    return Err(io::Error::from_raw_os_error(rustix::io::Errno::LOOP.raw_os_error()));
+                    return Err(io::Error::from_raw_os_error(
+                        rustix::io::Errno::LOOP.raw_os_error(),
+                    ));
                 }
                 let link = fs::read_link(&next)?;
                 if link.is_absolute() {
@@ -152,7 +154,9 @@ fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
 
 #[cfg(not(target_os = "linux"))]
 fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
-    rustix::fs::getpath(fd).ok().map(|p| PathBuf::from(p.to_string_lossy().into_owned()))
+    rustix::fs::getpath(fd)
+        .ok()
+        .map(|p| PathBuf::from(p.to_string_lossy().into_owned()))
 }
 
 #[cfg(test)]
@@ -185,13 +189,32 @@ mod tests {
     fn lexical_rules_follow_the_contract() {
         let f = fixture();
         let r = &f.root;
-        assert_eq!(resolve_in_workspace("src/main.ts", r).unwrap(), format!("{r}/src/main.ts"));
+        assert_eq!(
+            resolve_in_workspace("src/main.ts", r).unwrap(),
+            format!("{r}/src/main.ts")
+        );
         assert_eq!(resolve_in_workspace("", r).unwrap(), *r);
         assert_eq!(resolve_in_workspace(".", r).unwrap(), *r);
-        assert_eq!(resolve_in_workspace("src\\tools", r).unwrap(), format!("{r}/src/tools"));
-        assert_eq!(resolve_in_workspace("C:\\work", r).unwrap(), format!("{r}/C:/work"));
-        for bad in ["../x", "../../etc/passwd", "/etc/shadow", "src/../../x", "..foo", "..."] {
-            assert!(resolve_in_workspace(bad, r).is_err(), "{bad} must be denied");
+        assert_eq!(
+            resolve_in_workspace("src\\tools", r).unwrap(),
+            format!("{r}/src/tools")
+        );
+        assert_eq!(
+            resolve_in_workspace("C:\\work", r).unwrap(),
+            format!("{r}/C:/work")
+        );
+        for bad in [
+            "../x",
+            "../../etc/passwd",
+            "/etc/shadow",
+            "src/../../x",
+            "..foo",
+            "...",
+        ] {
+            assert!(
+                resolve_in_workspace(bad, r).is_err(),
+                "{bad} must be denied"
+            );
         }
         assert_eq!(
             resolve_in_workspace("..\\x", r).unwrap_err().message,
@@ -205,11 +228,26 @@ mod tests {
         let r = &f.root;
         symlink(&f.outside, format!("{r}/dlink")).unwrap();
         symlink(format!("{}/secret.txt", f.outside), format!("{r}/flink")).unwrap();
-        symlink(format!("{}/missing.txt", f.outside), format!("{r}/dangling")).unwrap();
+        symlink(
+            format!("{}/missing.txt", f.outside),
+            format!("{r}/dangling"),
+        )
+        .unwrap();
         symlink("dlink", format!("{r}/chain")).unwrap();
         symlink("../../outside", format!("{r}/src/rel")).unwrap();
-        for bad in ["dlink", "dlink/secret.txt", "dlink/new/deep.txt", "flink", "dangling", "chain/x", "src/rel/secret.txt"] {
-            assert!(resolve_in_workspace(bad, r).is_err(), "{bad} must be denied");
+        for bad in [
+            "dlink",
+            "dlink/secret.txt",
+            "dlink/new/deep.txt",
+            "flink",
+            "dangling",
+            "chain/x",
+            "src/rel/secret.txt",
+        ] {
+            assert!(
+                resolve_in_workspace(bad, r).is_err(),
+                "{bad} must be denied"
+            );
         }
     }
 
@@ -224,7 +262,10 @@ mod tests {
             assert!(resolve_in_workspace(ok, r).is_ok(), "{ok} must be allowed");
         }
         // The returned path stays lexical (the contract's messages quote it).
-        assert_eq!(resolve_in_workspace("srclink/a.ts", r).unwrap(), format!("{r}/srclink/a.ts"));
+        assert_eq!(
+            resolve_in_workspace("srclink/a.ts", r).unwrap(),
+            format!("{r}/srclink/a.ts")
+        );
     }
 
     #[test]

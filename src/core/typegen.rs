@@ -61,7 +61,11 @@ pub fn config() -> Config {
 /// The whole `types/tools.d.ts`.
 pub fn declarations() -> String {
     let cfg = config();
-    let mut c = Collector { cfg: config(), seen: Vec::new(), decls: Vec::new() };
+    let mut c = Collector {
+        cfg: config(),
+        seen: Vec::new(),
+        decls: Vec::new(),
+    };
     for tool in CATALOG.iter() {
         (tool.ts_args.collect)(&mut c);
         (tool.ts_result.collect)(&mut c);
@@ -78,9 +82,14 @@ pub fn declarations() -> String {
         out.push_str("\n\n");
     }
     let names: Vec<String> = order.iter().map(|n| format!("\"{n}\"")).collect();
-    out.push_str(&format!("export type AllowedToolName = {};\n\n", names.join(" | ")));
+    out.push_str(&format!(
+        "export type AllowedToolName = {};\n\n",
+        names.join(" | ")
+    ));
     for (map, pick) in [("ToolArgsByName", true), ("ToolResultByName", false)] {
-        out.push_str(&format!("export interface {map} extends Record<AllowedToolName, unknown> {{\n"));
+        out.push_str(&format!(
+            "export interface {map} extends Record<AllowedToolName, unknown> {{\n"
+        ));
         for tool in CATALOG.iter() {
             let ty = if pick { tool.ts_args } else { tool.ts_result };
             out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(&cfg)));
@@ -94,9 +103,20 @@ pub fn declarations() -> String {
         .as_array()
         .expect("an array")
         .iter()
-        .map(|d| (d["function"]["name"].as_str().unwrap_or_default().to_string(), d.clone()))
+        .map(|d| {
+            (
+                d["function"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                d.clone(),
+            )
+        })
         .collect();
-    out.push_str(&literal_type(&serde_json::Value::Object(by_name.into_iter().collect()), 0));
+    out.push_str(&literal_type(
+        &serde_json::Value::Object(by_name.into_iter().collect()),
+        0,
+    ));
     out.push_str(";\n\nexport type ToolCatalogMetadata = {\n");
     for tool in CATALOG.iter() {
         out.push_str(&format!(
@@ -117,7 +137,13 @@ fn literal_type(value: &serde_json::Value, indent: usize) -> String {
         Value::Object(map) => {
             let fields: Vec<String> = map
                 .iter()
-                .map(|(k, v)| format!("{pad}readonly {}: {};", serde_json::to_string(k).unwrap_or_default(), literal_type(v, indent + 1)))
+                .map(|(k, v)| {
+                    format!(
+                        "{pad}readonly {}: {};",
+                        serde_json::to_string(k).unwrap_or_default(),
+                        literal_type(v, indent + 1)
+                    )
+                })
                 .collect();
             format!("{{\n{}\n{close}}}", fields.join("\n"))
         }

@@ -111,6 +111,24 @@ pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
+/// JavaScript's `String.prototype.trim()` whitespace set.
+pub fn js_trim(s: &str) -> &str {
+    fn is_js_space(c: char) -> bool {
+        matches!(
+            c,
+            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+                ..='\u{200a}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202f}'
+                    | '\u{205f}'
+                    | '\u{3000}'
+                    | '\u{feff}'
+        )
+    }
+    s.trim_matches(is_js_space)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +156,10 @@ mod tests {
     fn with_field_and_pick_keep_order() {
         let v = ArgValue::from(&json!({"cwd": ".", "command": ["ls"]}));
         let copy = v.with_field("cwd", "/ws".into());
-        assert_eq!(copy, ArgValue::from(&json!({"cwd": "/ws", "command": ["ls"]})));
+        assert_eq!(
+            copy,
+            ArgValue::from(&json!({"cwd": "/ws", "command": ["ls"]}))
+        );
         let picked = v.pick(&["x", "cwd"]);
         assert_eq!(
             picked,
@@ -150,22 +171,15 @@ mod tests {
     }
 
     #[test]
+    fn trim_matches_javascript() {
+        assert_eq!(js_trim("\u{feff} a \u{3000}\n"), "a");
+        assert_eq!(js_trim("\u{85}a"), "\u{85}a", "NEL is not JavaScript whitespace");
+    }
+
+    #[test]
     fn utf16_length_counts_surrogate_pairs() {
         assert_eq!(utf16_len("abc"), 3);
         assert_eq!(utf16_len("😀"), 2);
         assert_eq!(utf16_len("é"), 1);
     }
-}
-
-/// JavaScript's `String.prototype.trim()` whitespace set.
-pub fn js_trim(s: &str) -> &str {
-    fn is_js_space(c: char) -> bool {
-        matches!(
-            c,
-            '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}'
-                | '\u{2000}'..='\u{200a}'
-                | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
-        )
-    }
-    s.trim_matches(is_js_space)
 }

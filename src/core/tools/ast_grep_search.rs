@@ -33,7 +33,9 @@ pub struct AstGrepJsonRange;
 
 #[derive(TS)]
 #[allow(dead_code)]
-#[ts(type = "{ text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown }")]
+#[ts(
+    type = "{ text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown }"
+)]
 pub struct AstGrepJsonMatch;
 
 #[derive(TS)]

@@ -73,7 +73,10 @@ pub(crate) fn workspace_root<'a>(
         .map_err(|m| ToolError::coded(error_class, "INTERNAL", m))
 }
 
-pub(crate) fn to_json<T: Serialize>(value: &T, error_class: &'static str) -> Result<String, ToolError> {
+pub(crate) fn to_json<T: Serialize>(
+    value: &T,
+    error_class: &'static str,
+) -> Result<String, ToolError> {
     serde_json::to_string(value)
         .map_err(|e| ToolError::coded(error_class, "INTERNAL", e.to_string()))
 }

@@ -5,11 +5,11 @@ use crate::core::error::ToolError;
 use crate::core::registry::RunContext;
 use crate::core::value::ArgValue;
 
-fn not_available(error_class: &'static str, tool: &str) -> Result<String, ToolError> {
+fn not_available(error_class: &'static str, subject: &str) -> Result<String, ToolError> {
     Err(ToolError::coded(
         error_class,
         "INTERNAL",
-        format!("{tool} is not available in this build of agent-tools-native"),
+        format!("{subject} not available in this build of agent-tools-native"),
     ))
 }
 
@@ -22,21 +22,21 @@ pub fn apply_patch(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> 
 }
 
 pub fn exec_command(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("ExecCommandError", "exec_command")
+    not_available("ExecCommandError", "exec_command is")
 }
 
 pub fn regexp_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("RegexpSearchError", "regexp_search")
+    not_available("RegexpSearchError", "regexp_search is")
 }
 
 pub fn ast_grep_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("AstGrepSearchError", "ast_grep_search")
+    not_available("AstGrepSearchError", "ast_grep_search is")
 }
 
 pub fn git_status_summary(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("GitStatusSummaryError", "git_status_summary")
+    not_available("GitStatusSummaryError", "git_status_summary is")
 }
 
 pub fn todo(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("TodoError", "the todo tools")
+    not_available("TodoError", "the todo tools (task_*) are")
 }

@@ -7,7 +7,9 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::{integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root};
+use super::{
+    integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root,
+};
 use crate::core::error::{is_not_found, node_io_message, ToolError};
 use crate::core::paths::workspace_relative;
 use crate::core::registry::RunContext;
@@ -62,8 +64,13 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let options = options_arg(args, ERROR_CLASS, "start_line")?;
     let start_line = integer_option(options.get("start_line"), 1.0, 1.0..=f64::MAX)
         .ok_or_else(|| fail("INVALID_ARGUMENT", "start_line must be an integer >= 1"))?;
-    let max_lines = integer_option(options.get("max_lines"), 200.0, 1.0..=500.0)
-        .ok_or_else(|| fail("INVALID_ARGUMENT", "max_lines must be an integer between 1 and 500"))?;
+    let max_lines =
+        integer_option(options.get("max_lines"), 200.0, 1.0..=500.0).ok_or_else(|| {
+            fail(
+                "INVALID_ARGUMENT",
+                "max_lines must be an integer between 1 and 500",
+            )
+        })?;
     let root = workspace_root(rc, ERROR_CLASS)?;
 
     let (bytes, meta) = read_checked(rc, path)?;
@@ -145,7 +152,9 @@ fn read_checked(rc: &RunContext, path: &str) -> Result<(Vec<u8>, fs::Metadata), 
         if !confinement.contains_fd(&file) {
             return Err(fail(
                 "INTERNAL",
-                format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+                format!(
+                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
+                ),
             ));
         }
     }
@@ -183,8 +192,16 @@ mod tests {
 
     fn ws() -> Ws {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap().to_string_lossy().into_owned();
-        Ws { ctx: ToolContext::allow_all(&root), dir }
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        Ws {
+            ctx: ToolContext::allow_all(&root),
+            dir,
+        }
     }
 
     impl Ws {
@@ -197,7 +214,10 @@ mod tests {
             p
         }
         fn read(&self, path: &str, options: Value) -> Result<Value, ToolError> {
-            let rc = RunContext { ctx: &self.ctx, confinement: None };
+            let rc = RunContext {
+                ctx: &self.ctx,
+                confinement: None,
+            };
             run(&rc, &[path.into(), ArgValue::from(&options)])
                 .map(|s| serde_json::from_str(&s).unwrap())
         }
@@ -215,20 +235,43 @@ mod tests {
 
         let p = w.write("b.txt", b"a\nb\n");
         assert_eq!(w.read(&p, json!({})).unwrap()["content"], "a\nb\n");
-        let out = w.read(&p, json!({"start_line": 3, "max_lines": 1})).unwrap();
-        assert_eq!((out["content"].clone(), out["meta"]["returned_line_count"].clone()), (json!(""), json!(1)));
+        let out = w
+            .read(&p, json!({"start_line": 3, "max_lines": 1}))
+            .unwrap();
+        assert_eq!(
+            (
+                out["content"].clone(),
+                out["meta"]["returned_line_count"].clone()
+            ),
+            (json!(""), json!(1))
+        );
         let out = w.read(&p, json!({"start_line": 4})).unwrap();
         assert_eq!(out["meta"]["returned_line_count"], 0);
-        let out = w.read(&p, json!({"start_line": 1, "max_lines": 2})).unwrap();
-        assert_eq!((out["content"].clone(), out["truncated"].clone(), out["next_start_line"].clone()), (json!("a\nb"), json!(true), json!(3)));
+        let out = w
+            .read(&p, json!({"start_line": 1, "max_lines": 2}))
+            .unwrap();
+        assert_eq!(
+            (
+                out["content"].clone(),
+                out["truncated"].clone(),
+                out["next_start_line"].clone()
+            ),
+            (json!("a\nb"), json!(true), json!(3))
+        );
 
         let p = w.write("c.txt", b"a\rb\r\nc\n");
         assert_eq!(w.read(&p, json!({})).unwrap()["content"], "a\rb\nc\n");
         let p = w.write("bom.txt", b"\xEF\xBB\xBFa\nb");
         let out = w.read(&p, json!({})).unwrap();
-        assert_eq!((out["content"].clone(), out["meta"]["byte_length"].clone()), (json!("a\nb"), json!(6)));
+        assert_eq!(
+            (out["content"].clone(), out["meta"]["byte_length"].clone()),
+            (json!("a\nb"), json!(6))
+        );
         let p = w.write("bad.txt", b"a\xFF\xFEb");
-        assert_eq!(w.read(&p, json!({})).unwrap()["content"], "a\u{FFFD}\u{FFFD}b");
+        assert_eq!(
+            w.read(&p, json!({})).unwrap()["content"],
+            "a\u{FFFD}\u{FFFD}b"
+        );
         let p = w.write("empty.txt", b"");
         assert_eq!(w.read(&p, json!({})).unwrap()["meta"]["line_count"], 0);
     }
@@ -239,11 +282,18 @@ mod tests {
         let text: Vec<String> = (1..=250).map(|i| format!("line-{i}")).collect();
         let p = w.write("n.txt", text.join("\n").as_bytes());
         let out = w.read(&p, json!(null)).unwrap_err();
-        assert_eq!(out.message, "INTERNAL: null is not an object (evaluating 'options.start_line')");
-        let out = w.read(&p, json!({"start_line": null, "max_lines": null})).unwrap();
+        assert_eq!(
+            out.message,
+            "INTERNAL: null is not an object (evaluating 'options.start_line')"
+        );
+        let out = w
+            .read(&p, json!({"start_line": null, "max_lines": null}))
+            .unwrap();
         assert_eq!(out["meta"]["returned_line_count"], 200);
         assert_eq!(out["next_start_line"], 201);
-        let out = w.read(&p, json!({"start_line": 5, "max_lines": 3})).unwrap();
+        let out = w
+            .read(&p, json!({"start_line": 5, "max_lines": 3}))
+            .unwrap();
         assert_eq!(out["content"], "line-5\nline-6\nline-7");
     }
 
@@ -252,15 +302,22 @@ mod tests {
         let w = ws();
         for bad in [json!(0), json!(1.5), json!("2"), json!(-1)] {
             assert_eq!(
-                w.read("/nope", json!({"start_line": bad})).unwrap_err().message,
+                w.read("/nope", json!({"start_line": bad}))
+                    .unwrap_err()
+                    .message,
                 "INVALID_ARGUMENT: start_line must be an integer >= 1"
             );
         }
         assert_eq!(
-            w.read("/nope", json!({"max_lines": 501})).unwrap_err().message,
+            w.read("/nope", json!({"max_lines": 501}))
+                .unwrap_err()
+                .message,
             "INVALID_ARGUMENT: max_lines must be an integer between 1 and 500"
         );
-        let rc = RunContext { ctx: &w.ctx, confinement: None };
+        let rc = RunContext {
+            ctx: &w.ctx,
+            confinement: None,
+        };
         assert_eq!(
             run(&rc, &["  ".into()]).unwrap_err().message,
             "INVALID_ARGUMENT: path must be a non-empty string"
@@ -271,25 +328,47 @@ mod tests {
     fn file_checks() {
         let w = ws();
         let root = w.root();
-        assert_eq!(w.read(&format!("{root}/missing"), json!({})).unwrap_err().message, format!("NOT_FOUND: path not found: {root}/missing"));
-        assert_eq!(w.read(&root, json!({})).unwrap_err().message, format!("NOT_FILE: path is not a file: {root}"));
+        assert_eq!(
+            w.read(&format!("{root}/missing"), json!({}))
+                .unwrap_err()
+                .message,
+            format!("NOT_FOUND: path not found: {root}/missing")
+        );
+        assert_eq!(
+            w.read(&root, json!({})).unwrap_err().message,
+            format!("NOT_FILE: path is not a file: {root}")
+        );
         let target = w.write("t.txt", b"x");
         std::os::unix::fs::symlink(&target, format!("{root}/link.txt")).unwrap();
-        assert_eq!(w.read(&format!("{root}/link.txt"), json!({})).unwrap_err().code, "NOT_FILE");
+        assert_eq!(
+            w.read(&format!("{root}/link.txt"), json!({}))
+                .unwrap_err()
+                .code,
+            "NOT_FILE"
+        );
         let big = w.write("big.txt", &vec![b'a'; 1024 * 1024]);
         assert!(w.read(&big, json!({})).is_ok());
         let bigger = w.write("bigger.txt", &vec![b'a'; 1024 * 1024 + 1]);
-        assert_eq!(w.read(&bigger, json!({})).unwrap_err().code, "SIZE_LIMIT_EXCEEDED");
+        assert_eq!(
+            w.read(&bigger, json!({})).unwrap_err().code,
+            "SIZE_LIMIT_EXCEEDED"
+        );
         let mut bin = vec![b'a'; 9000];
         bin[8191] = 0;
         let p = w.write("bin", &bin);
-        assert_eq!(w.read(&p, json!({})).unwrap_err().code, "BINARY_NOT_SUPPORTED");
+        assert_eq!(
+            w.read(&p, json!({})).unwrap_err().code,
+            "BINARY_NOT_SUPPORTED"
+        );
         bin[8191] = b'a';
         bin[8500] = 0;
         let p = w.write("late-nul", &bin);
         assert!(w.read(&p, json!({})).is_ok());
         let err = w.read(&format!("{target}/x"), json!({})).unwrap_err();
-        assert_eq!(err.message, format!("INTERNAL: ENOTDIR: not a directory, lstat '{target}/x'"));
+        assert_eq!(
+            err.message,
+            format!("INTERNAL: ENOTDIR: not a directory, lstat '{target}/x'")
+        );
         let _ = &w.dir;
     }
 
@@ -303,7 +382,10 @@ mod tests {
         let inner = format!("{}/inner", w.root());
         fs::create_dir(&inner).unwrap();
         ctx.workspace_root = Some(inner.clone());
-        let rc = RunContext { ctx: &ctx, confinement: Some(crate::core::sandbox::Confinement::new(&inner).unwrap()) };
+        let rc = RunContext {
+            ctx: &ctx,
+            confinement: Some(crate::core::sandbox::Confinement::new(&inner).unwrap()),
+        };
         let err = run(&rc, &[secret.to_string_lossy().as_ref().into()]).unwrap_err();
         assert!(err.message.contains("Sandbox Violation"), "{}", err.message);
     }

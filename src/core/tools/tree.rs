@@ -10,7 +10,9 @@ use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::{integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root};
+use super::{
+    integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root,
+};
 use crate::core::error::{node_io_message, ToolError};
 use crate::core::glob::Glob;
 use crate::core::paths::workspace_relative;
@@ -20,7 +22,15 @@ use crate::core::value::ArgValue;
 pub const ERROR_CLASS: &str = "TreeError";
 
 /// Names hidden at every depth, whatever their kind.
-const DEFAULT_EXCLUDED: [&str; 7] = [".git", "node_modules", "dist", "build", "target", ".vscode", ".DS_Store"];
+const DEFAULT_EXCLUDED: [&str; 7] = [
+    ".git",
+    "node_modules",
+    "dist",
+    "build",
+    "target",
+    ".vscode",
+    ".DS_Store",
+];
 
 #[derive(TS)]
 #[allow(dead_code)]
@@ -213,7 +223,12 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     }
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return Err(fail("NOT_DIRECTORY", format!("path is not a directory: {path}"))),
+        Ok(_) => {
+            return Err(fail(
+                "NOT_DIRECTORY",
+                format!("path is not a directory: {path}"),
+            ))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(fail("NOT_FOUND", format!("path not found: {path}")))
         }
@@ -229,7 +244,9 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         if !confinement.contains_fd(&dir) {
             return Err(fail(
                 "INTERNAL",
-                format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+                format!(
+                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
+                ),
             ));
         }
     }
@@ -237,7 +254,10 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let name = if rel == "." {
         ".".to_string()
     } else {
-        path.rsplit(['/', '\\']).next().unwrap_or_default().to_string()
+        path.rsplit(['/', '\\'])
+            .next()
+            .unwrap_or_default()
+            .to_string()
     };
     let mut walk = Walk {
         options: &options,
@@ -306,7 +326,12 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn visit(&mut self, node: &mut TreeDirectoryNode, dir: &OwnedFd, abs: &str) -> Result<(), ToolError> {
+    fn visit(
+        &mut self,
+        node: &mut TreeDirectoryNode,
+        dir: &OwnedFd,
+        abs: &str,
+    ) -> Result<(), ToolError> {
         if self.limit {
             return Ok(());
         }
@@ -315,7 +340,10 @@ impl Walk<'_> {
             return Ok(());
         }
         let mut entries = self.read_entries(dir, abs)?;
-        entries.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.encode_utf16().cmp(b.0.encode_utf16())));
+        entries.sort_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then_with(|| a.0.encode_utf16().cmp(b.0.encode_utf16()))
+        });
         let mut children = Vec::new();
         for (name, kind) in entries {
             if self.limit || self.scanned >= self.options.max_entries {
@@ -343,8 +371,18 @@ impl Walk<'_> {
                     }
                     TreeEntry::Directory(child)
                 }
-                Kind::File => TreeEntry::File(TreeFileNode { kind: FileKind::Kind, name, path: rel, depth }),
-                Kind::Symlink => TreeEntry::Symlink(TreeSymlinkNode { kind: SymlinkKind::Kind, name, path: rel, depth }),
+                Kind::File => TreeEntry::File(TreeFileNode {
+                    kind: FileKind::Kind,
+                    name,
+                    path: rel,
+                    depth,
+                }),
+                Kind::Symlink => TreeEntry::Symlink(TreeSymlinkNode {
+                    kind: SymlinkKind::Kind,
+                    name,
+                    path: rel,
+                    depth,
+                }),
             });
         }
         if !children.is_empty() {
@@ -355,7 +393,8 @@ impl Walk<'_> {
 
     /// The kept entries of one directory: name and kind, filtered per the contract.
     fn read_entries(&self, dir: &OwnedFd, abs: &str) -> Result<Vec<(String, Kind)>, ToolError> {
-        let io_fail = |e: rustix::io::Errno| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs));
+        let io_fail =
+            |e: rustix::io::Errno| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs));
         let mut out = Vec::new();
         for entry in Dir::read_from(dir).map_err(io_fail)? {
             let entry = entry.map_err(io_fail)?;
@@ -371,9 +410,11 @@ impl Walk<'_> {
                 continue;
             }
             let file_type = match entry.file_type() {
-                FileType::Unknown => rustix::fs::statat(dir, OsStr::from_bytes(raw), AtFlags::SYMLINK_NOFOLLOW)
-                    .map(|st| FileType::from_raw_mode(st.st_mode))
-                    .map_err(io_fail)?,
+                FileType::Unknown => {
+                    rustix::fs::statat(dir, OsStr::from_bytes(raw), AtFlags::SYMLINK_NOFOLLOW)
+                        .map(|st| FileType::from_raw_mode(st.st_mode))
+                        .map_err(io_fail)?
+                }
                 t => t,
             };
             let kind = match file_type {
@@ -388,7 +429,11 @@ impl Walk<'_> {
             if !self.globs.is_empty() {
                 let rel = workspace_relative(self.root, &format!("{abs}/{name}"));
                 let with_slash = format!("{rel}/");
-                if self.globs.iter().any(|g| g.is_match(&rel) || g.is_match(&with_slash)) {
+                if self
+                    .globs
+                    .iter()
+                    .any(|g| g.is_match(&rel) || g.is_match(&with_slash))
+                {
                     continue;
                 }
             }
@@ -408,28 +453,65 @@ mod tests {
     /// The contract's verified fixture.
     fn fixture() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap().to_string_lossy().into_owned();
-        for d in ["src/logs/deep/deeper/deepest", "src/empty", "B", "a", "node_modules/x", ".hidden/in"] {
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        for d in [
+            "src/logs/deep/deeper/deepest",
+            "src/empty",
+            "B",
+            "a",
+            "node_modules/x",
+            ".hidden/in",
+        ] {
             fs::create_dir_all(format!("{root}/{d}")).unwrap();
         }
-        for f in ["src/a.log", "src/main.ts", "build", "Zeta.txt", "alpha.txt", "src/logs/x.log", ".env"] {
+        for f in [
+            "src/a.log",
+            "src/main.ts",
+            "build",
+            "Zeta.txt",
+            "alpha.txt",
+            "src/logs/x.log",
+            ".env",
+        ] {
             fs::write(format!("{root}/{f}"), "x").unwrap();
         }
         std::os::unix::fs::symlink("/etc", format!("{root}/etc-link")).unwrap();
         std::os::unix::fs::symlink(format!("{root}/missing"), format!("{root}/dangling")).unwrap();
-        rustix::fs::mknodat(rustix::fs::CWD, format!("{root}/fifo").as_str(), FileType::Fifo, Mode::from_raw_mode(0o644), 0).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            format!("{root}/fifo").as_str(),
+            FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
         (dir, ToolContext::allow_all(&root))
     }
 
     fn tree(ctx: &ToolContext, path: &str, options: Value) -> Result<Value, ToolError> {
-        let rc = RunContext { ctx, confinement: None };
+        let rc = RunContext {
+            ctx,
+            confinement: None,
+        };
         let abs = format!("{}/{path}", ctx.workspace_root.as_ref().unwrap());
         let abs = crate::core::paths::absolute(&abs);
-        run(&rc, &[abs.as_str().into(), ArgValue::from(&options)]).map(|s| serde_json::from_str(&s).unwrap())
+        run(&rc, &[abs.as_str().into(), ArgValue::from(&options)])
+            .map(|s| serde_json::from_str(&s).unwrap())
     }
 
     fn outline(node: &Value, out: &mut Vec<String>) {
-        let mut line = format!("{} {} ({}) d{}", node["kind"].as_str().unwrap(), node["name"].as_str().unwrap(), node["path"].as_str().unwrap(), node["depth"]);
+        let mut line = format!(
+            "{} {} ({}) d{}",
+            node["kind"].as_str().unwrap(),
+            node["name"].as_str().unwrap(),
+            node["path"].as_str().unwrap(),
+            node["depth"]
+        );
         if node.get("truncated").is_some() {
             line.push_str(" truncated");
         }
@@ -458,40 +540,110 @@ mod tests {
             ]
         );
         assert_eq!(
-            (out["limit_reached"].clone(), out["scanned_entries"].clone(), out["total_dirs"].clone(), out["total_files"].clone(), out["total_symlinks"].clone()),
+            (
+                out["limit_reached"].clone(),
+                out["scanned_entries"].clone(),
+                out["total_dirs"].clone(),
+                out["total_files"].clone(),
+                out["total_symlinks"].clone()
+            ),
             (json!(false), json!(7), json!(7), json!(0), json!(0))
         );
-        assert!(out["root"]["children"][0].get("children").is_none(), "empty B has no children key");
+        assert!(
+            out["root"]["children"][0].get("children").is_none(),
+            "empty B has no children key"
+        );
     }
 
     #[test]
     fn all_kinds_at_depth_one() {
         let (_d, ctx) = fixture();
         let out = tree(&ctx, ".", json!({"entry_kind": "all", "max_depth": 1})).unwrap();
-        let names: Vec<&str> = out["root"]["children"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["B", "a", "src", "Zeta.txt", "alpha.txt", "dangling", "etc-link"]);
+        let names: Vec<&str> = out["root"]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "B",
+                "a",
+                "src",
+                "Zeta.txt",
+                "alpha.txt",
+                "dangling",
+                "etc-link"
+            ]
+        );
         assert_eq!(out["scanned_entries"], 8);
-        assert_eq!((out["total_dirs"].clone(), out["total_files"].clone(), out["total_symlinks"].clone()), (json!(4), json!(2), json!(2)));
-        let out = tree(&ctx, ".", json!({"entry_kind": "all", "max_depth": 1, "include_hidden": true})).unwrap();
+        assert_eq!(
+            (
+                out["total_dirs"].clone(),
+                out["total_files"].clone(),
+                out["total_symlinks"].clone()
+            ),
+            (json!(4), json!(2), json!(2))
+        );
+        let out = tree(
+            &ctx,
+            ".",
+            json!({"entry_kind": "all", "max_depth": 1, "include_hidden": true}),
+        )
+        .unwrap();
         assert_eq!(out["scanned_entries"], 10);
         let out = tree(&ctx, ".", json!({"entry_kind": "all", "max_entries": 3})).unwrap();
-        let names: Vec<&str> = out["root"]["children"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = out["root"]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["B", "a"]);
-        assert_eq!((out["limit_reached"].clone(), out["scanned_entries"].clone()), (json!(true), json!(3)));
+        assert_eq!(
+            (out["limit_reached"].clone(), out["scanned_entries"].clone()),
+            (json!(true), json!(3))
+        );
     }
 
     #[test]
     fn subdirectory_and_excludes_are_workspace_relative() {
         let (_d, ctx) = fixture();
-        let out = tree(&ctx, "src", json!({"entry_kind": "all", "max_depth": 5, "exclude": ["logs"]})).unwrap();
+        let out = tree(
+            &ctx,
+            "src",
+            json!({"entry_kind": "all", "max_depth": 5, "exclude": ["logs"]}),
+        )
+        .unwrap();
         assert_eq!(out["root"]["name"], "src");
         assert_eq!(out["root"]["path"], "src");
-        let names: Vec<&str> = out["root"]["children"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = out["root"]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["empty", "logs", "a.log", "main.ts"]);
-        let out = tree(&ctx, "src", json!({"entry_kind": "all", "exclude": ["src/logs", "**/*.log"]})).unwrap();
-        let names: Vec<&str> = out["root"]["children"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        let out = tree(
+            &ctx,
+            "src",
+            json!({"entry_kind": "all", "exclude": ["src/logs", "**/*.log"]}),
+        )
+        .unwrap();
+        let names: Vec<&str> = out["root"]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["empty", "main.ts"]);
-        let out = tree(&ctx, ".", json!({"entry_kind": "all", "max_depth": 1, "exclude": ["*/"]})).unwrap();
+        let out = tree(
+            &ctx,
+            ".",
+            json!({"entry_kind": "all", "max_depth": 1, "exclude": ["*/"]}),
+        )
+        .unwrap();
         assert!(out["root"].get("children").is_none());
     }
 
@@ -511,24 +663,70 @@ mod tests {
         let (_d, ctx) = fixture();
         let root = ctx.workspace_root.clone().unwrap();
         let cases = [
-            (json!({"entry_kind": "files"}), "INVALID_ARGUMENT: entry_kind must be \"directory\" or \"all\""),
-            (json!({"max_depth": 13}), "INVALID_ARGUMENT: max_depth must be an integer between 0 and 12"),
-            (json!({"max_entries": 0}), "INVALID_ARGUMENT: max_entries must be an integer between 1 and 1000"),
-            (json!({"include_hidden": "yes"}), "INVALID_ARGUMENT: include_hidden must be a boolean"),
-            (json!({"exclude": null}), "INVALID_ARGUMENT: exclude must be a string array"),
-            (json!({"exclude": [1]}), "INVALID_ARGUMENT: exclude must contain only strings"),
-            (json!({"exclude": [""]}), "INTERNAL: INVALID_ARGUMENT: exclude must not contain empty pattern"),
-            (json!({"exclude": ["a[b"]}), "INTERNAL: INVALID_ARGUMENT: exclude pattern has unbalanced square brackets"),
-            (json!({"exclude": ["a}{"]}), "INTERNAL: INVALID_ARGUMENT: exclude pattern has unbalanced braces"),
+            (
+                json!({"entry_kind": "files"}),
+                "INVALID_ARGUMENT: entry_kind must be \"directory\" or \"all\"",
+            ),
+            (
+                json!({"max_depth": 13}),
+                "INVALID_ARGUMENT: max_depth must be an integer between 0 and 12",
+            ),
+            (
+                json!({"max_entries": 0}),
+                "INVALID_ARGUMENT: max_entries must be an integer between 1 and 1000",
+            ),
+            (
+                json!({"include_hidden": "yes"}),
+                "INVALID_ARGUMENT: include_hidden must be a boolean",
+            ),
+            (
+                json!({"exclude": null}),
+                "INVALID_ARGUMENT: exclude must be a string array",
+            ),
+            (
+                json!({"exclude": [1]}),
+                "INVALID_ARGUMENT: exclude must contain only strings",
+            ),
+            (
+                json!({"exclude": [""]}),
+                "INTERNAL: INVALID_ARGUMENT: exclude must not contain empty pattern",
+            ),
+            (
+                json!({"exclude": ["a[b"]}),
+                "INTERNAL: INVALID_ARGUMENT: exclude pattern has unbalanced square brackets",
+            ),
+            (
+                json!({"exclude": ["a}{"]}),
+                "INTERNAL: INVALID_ARGUMENT: exclude pattern has unbalanced braces",
+            ),
         ];
         for (options, message) in cases {
             assert_eq!(tree(&ctx, ".", options).unwrap_err().message, message);
         }
-        assert_eq!(tree(&ctx, "Zeta.txt", json!({})).unwrap_err().message, format!("NOT_DIRECTORY: path is not a directory: {root}/Zeta.txt"));
-        assert_eq!(tree(&ctx, "etc-link", json!({})).unwrap_err().code, "NOT_DIRECTORY");
-        assert_eq!(tree(&ctx, "nope", json!({"exclude": [""]})).unwrap_err().code, "NOT_FOUND");
-        let rc = RunContext { ctx: &ctx, confinement: None };
-        assert_eq!(run(&rc, &[root.as_str().into(), ArgValue::Null]).unwrap_err().message, "INTERNAL: null is not an object (evaluating 'options.entry_kind')");
+        assert_eq!(
+            tree(&ctx, "Zeta.txt", json!({})).unwrap_err().message,
+            format!("NOT_DIRECTORY: path is not a directory: {root}/Zeta.txt")
+        );
+        assert_eq!(
+            tree(&ctx, "etc-link", json!({})).unwrap_err().code,
+            "NOT_DIRECTORY"
+        );
+        assert_eq!(
+            tree(&ctx, "nope", json!({"exclude": [""]}))
+                .unwrap_err()
+                .code,
+            "NOT_FOUND"
+        );
+        let rc = RunContext {
+            ctx: &ctx,
+            confinement: None,
+        };
+        assert_eq!(
+            run(&rc, &[root.as_str().into(), ArgValue::Null])
+                .unwrap_err()
+                .message,
+            "INTERNAL: null is not an object (evaluating 'options.entry_kind')"
+        );
     }
 
     #[test]
@@ -541,13 +739,23 @@ mod tests {
     #[test]
     fn code_unit_order_is_case_sensitive() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap().to_string_lossy().into_owned();
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         for f in ["a-file.txt", "z-file.txt", "B", "Zeta"] {
             fs::write(format!("{root}/{f}"), "").unwrap();
         }
         let ctx = ToolContext::allow_all(&root);
         let out = tree(&ctx, ".", json!({"entry_kind": "all"})).unwrap();
-        let names: Vec<&str> = out["root"]["children"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = out["root"]["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, ["B", "Zeta", "a-file.txt", "z-file.txt"]);
     }
 }

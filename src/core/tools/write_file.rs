@@ -67,8 +67,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         Err(e) => return Err(internal(&e, "lstat", path)),
     };
     let parent = Path::new(path).parent().unwrap_or(Path::new("/"));
-    fs::create_dir_all(parent)
-        .map_err(|e| internal(&e, "mkdir", &parent.to_string_lossy()))?;
+    fs::create_dir_all(parent).map_err(|e| internal(&e, "mkdir", &parent.to_string_lossy()))?;
 
     // Write through a final symlink, as the contract does: the target is the link's real path.
     let target = real_path(Path::new(path)).map_err(|e| internal(&e, "open", path))?;
@@ -93,7 +92,9 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         if !confinement.contains_fd(&dir) {
             return Err(fail(
                 "INTERNAL",
-                format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+                format!(
+                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
+                ),
             ));
         }
     }
@@ -158,12 +159,20 @@ mod tests {
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap().to_string_lossy().into_owned();
+        let root = dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         (dir, ToolContext::allow_all(&root))
     }
 
     fn write(ctx: &ToolContext, path: &str, content: ArgValue) -> Result<Value, ToolError> {
-        let rc = RunContext { ctx, confinement: None };
+        let rc = RunContext {
+            ctx,
+            confinement: None,
+        };
         run(&rc, &[path.into(), content]).map(|s| serde_json::from_str(&s).unwrap())
     }
 
@@ -172,11 +181,20 @@ mod tests {
         let (_d, ctx) = setup();
         let root = ctx.workspace_root.clone().unwrap();
         let p = format!("{root}/a/b/c.txt");
-        assert_eq!(write(&ctx, &p, "héllo".into()).unwrap(), json!({"path": "a/b/c.txt", "created": true, "bytes_written": 6}));
+        assert_eq!(
+            write(&ctx, &p, "héllo".into()).unwrap(),
+            json!({"path": "a/b/c.txt", "created": true, "bytes_written": 6})
+        );
         assert_eq!(fs::read_to_string(&p).unwrap(), "héllo");
-        assert_eq!(write(&ctx, &p, "".into()).unwrap(), json!({"path": "a/b/c.txt", "created": false, "bytes_written": 0}));
+        assert_eq!(
+            write(&ctx, &p, "".into()).unwrap(),
+            json!({"path": "a/b/c.txt", "created": false, "bytes_written": 0})
+        );
         assert_eq!(fs::read_to_string(&p).unwrap(), "");
-        assert_eq!(write(&ctx, &p, "😀\r\n".into()).unwrap()["bytes_written"], 6);
+        assert_eq!(
+            write(&ctx, &p, "😀\r\n".into()).unwrap()["bytes_written"],
+            6
+        );
         let leftovers: Vec<_> = fs::read_dir(format!("{root}/a/b")).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
     }
@@ -185,12 +203,27 @@ mod tests {
     fn errors_follow_the_contract() {
         let (_d, ctx) = setup();
         let root = ctx.workspace_root.clone().unwrap();
-        assert_eq!(write(&ctx, &root, "x".into()).unwrap_err().message, format!("NOT_FILE: path is a directory: {root}"));
-        assert_eq!(write(&ctx, &format!("{root}/n.txt"), ArgValue::Number(5.0)).unwrap_err().message, "INVALID_ARGUMENT: content must be a string");
-        assert_eq!(write(&ctx, &format!("{root}/n.txt"), ArgValue::Null).unwrap_err().code, "INVALID_ARGUMENT");
+        assert_eq!(
+            write(&ctx, &root, "x".into()).unwrap_err().message,
+            format!("NOT_FILE: path is a directory: {root}")
+        );
+        assert_eq!(
+            write(&ctx, &format!("{root}/n.txt"), ArgValue::Number(5.0))
+                .unwrap_err()
+                .message,
+            "INVALID_ARGUMENT: content must be a string"
+        );
+        assert_eq!(
+            write(&ctx, &format!("{root}/n.txt"), ArgValue::Null)
+                .unwrap_err()
+                .code,
+            "INVALID_ARGUMENT"
+        );
         fs::write(format!("{root}/afile"), "x").unwrap();
         assert_eq!(
-            write(&ctx, &format!("{root}/afile/x.txt"), "y".into()).unwrap_err().message,
+            write(&ctx, &format!("{root}/afile/x.txt"), "y".into())
+                .unwrap_err()
+                .message,
             format!("INTERNAL: ENOTDIR: not a directory, lstat '{root}/afile/x.txt'")
         );
     }
@@ -203,16 +236,24 @@ mod tests {
         fs::write(&p, "old").unwrap();
         fs::set_permissions(&p, fs::Permissions::from_mode(0o750)).unwrap();
         write(&ctx, &p, "new".into()).unwrap();
-        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o750);
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o750
+        );
         std::os::unix::fs::symlink("script.sh", format!("{root}/link")).unwrap();
         let out = write(&ctx, &format!("{root}/link"), "via link".into()).unwrap();
         assert_eq!(out["created"], true, "a symlink counts as not existing");
-        assert!(fs::symlink_metadata(format!("{root}/link")).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(format!("{root}/link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(fs::read_to_string(&p).unwrap(), "via link");
         fs::create_dir(format!("{root}/d")).unwrap();
         std::os::unix::fs::symlink("d", format!("{root}/dlink")).unwrap();
         assert_eq!(
-            write(&ctx, &format!("{root}/dlink"), "x".into()).unwrap_err().message,
+            write(&ctx, &format!("{root}/dlink"), "x".into())
+                .unwrap_err()
+                .message,
             format!("INTERNAL: EISDIR: illegal operation on a directory, open '{root}/dlink'")
         );
     }

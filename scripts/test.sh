@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: every test — Rust core (cargo test, including the typings freshness check), the
+# public API under Bun and under Node, and the compile-time typing contract (tsc).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# One target dir for cargo test and the napi build, so the addon build reuses the test build.
+export CARGO_BUILD_TARGET="$(rustc -vV | sed -n 's/^host: //p')"
+
+bash scripts/ensure.sh
+echo "== cargo test"
+cargo test --locked
+echo "== napi build"
+bash scripts/ensure.sh --rebuild
+echo "== bun test"
+node_modules/.bin/bun test __test__/
+echo "== node --test"
+node --test __test__/
+echo "== tsc (typing contract)"
+node_modules/.bin/tsc -p tsconfig.json
+echo "== all test suites passed"
