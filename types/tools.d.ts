@@ -4,73 +4,61 @@ export type ApplyPatchInput = { filePath: string, patch: string, };
 
 export type ApplyPatchOutput = { file_path: string, exit_code: number, changed: boolean, stderr: string, };
 
-export type ShellMode = "default" | "direct";
+export type AstGrepJsonMatch = { text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown };
+
+export type AstGrepJsonPosition = { line: number; column: number; offset?: number; [key: string]: unknown };
+
+export type AstGrepJsonRange = { start: AstGrepJsonPosition; end: AstGrepJsonPosition; [key: string]: unknown };
+
+export type AstGrepSearchInput = { language: string, rule: Record<string, unknown>, root_path?: string, include?: Array<string>, exclude?: Array<string>, max_results?: number, timeout_ms?: number, };
+
+export type AstGrepSearchOutput = { query: AstGrepSearchQuery, root_path: string, took_ms: number, truncated: boolean, items: Array<AstGrepJsonMatch>, warnings: Array<string>, };
+
+export type AstGrepSearchQuery = { language: string, rule: Record<string, unknown>, };
+
+export type DirectoryKind = "directory";
 
 export type ExecCommandInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, stdin?: string, timeout_ms?: number, max_output_chars?: number, };
 
 export type ExecCommandOutput = { cwd: string, command: Array<string>, exit_code: number, stdout: string, stderr: string, stdout_truncated: boolean, stderr_truncated: boolean, timed_out: boolean, duration_ms: number, };
 
-export type WriteFileInput = { path: string, content: string, };
-
-export type WriteFileOutput = { path: string, created: boolean, bytes_written: number, };
-
-export type TreeEntryKind = "directory" | "all";
-
-export type TreeInput = { path: string, entry_kind?: TreeEntryKind, max_depth?: number, max_entries?: number, include_hidden?: boolean, exclude?: Array<string>, };
-
 export type FileKind = "file";
-
-export type TreeFileNode = { kind: FileKind, name: string, path: string, depth: number, };
-
-export type SymlinkKind = "symlink";
-
-export type TreeSymlinkNode = { kind: SymlinkKind, name: string, path: string, depth: number, };
-
-export type TreeEntry = TreeDirectoryNode | TreeFileNode | TreeSymlinkNode;
-
-export type DirectoryKind = "directory";
-
-export type TreeDirectoryNode = { kind: DirectoryKind, name: string, path: string, depth: number, truncated?: boolean, children?: Array<TreeEntry>, };
-
-export type TreeOutput = { root: TreeDirectoryNode, limit_reached: boolean, scanned_entries: number, total_dirs: number, total_files: number, total_symlinks: number, };
-
-export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
-
-export type ReadFileMeta = { byte_length: number, line_count: number, returned_line_count: number, mtime_ms: number, };
-
-export type ReadFileOutput = { path: string, content: string, truncated: boolean, next_start_line: number | null, meta: ReadFileMeta, };
-
-export type RegexpSearchInput = { pattern: string, flags?: string, root_path?: string, include?: Array<string>, exclude?: Array<string>, max_results?: number, max_file_size_bytes?: 1048576, timeout_ms?: number, };
-
-export type RegexpSearchQuery = { pattern: string, flags: string, };
-
-export type RegexpSearchItem = { path: string, line: number, column: number, match: string, line_text: string, };
-
-export type RegexpSearchOutput = { query: RegexpSearchQuery, root_path: string, took_ms: number, truncated: boolean, scanned_files: number, items: Array<RegexpSearchItem>, warnings: Array<string>, };
-
-export type AstGrepSearchInput = { language: string, rule: Record<string, unknown>, root_path?: string, include?: Array<string>, exclude?: Array<string>, max_results?: number, timeout_ms?: number, };
-
-export type AstGrepJsonMatch = { text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown };
-
-export type AstGrepSearchQuery = { language: string, rule: Record<string, unknown>, };
-
-export type AstGrepSearchOutput = { query: AstGrepSearchQuery, root_path: string, took_ms: number, truncated: boolean, items: Array<AstGrepJsonMatch>, warnings: Array<string>, };
 
 export type GitStatusSummaryInput = { cwd?: string, };
 
 export type GitStatusSummaryOutput = { repository_root: string, branch: string | null, raw: string, };
 
-export type TaskDraft = { title: string, description?: string, };
+export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
+
+export type ReadFileMeta = { byte_length: number, line_count: number, returned_line_count: number, mtime_ms: number, };
+
+export type ReadFileOptions = { start_line?: number, max_lines?: number, };
+
+export type ReadFileOutput = { path: string, content: string, truncated: boolean, next_start_line: number | null, meta: ReadFileMeta, };
+
+export type RegexpSearchInput = { pattern: string, flags?: string, root_path?: string, include?: Array<string>, exclude?: Array<string>, max_results?: number, max_file_size_bytes?: 1048576, timeout_ms?: number, };
+
+export type RegexpSearchItem = { path: string, line: number, column: number, match: string, line_text: string, };
+
+export type RegexpSearchOutput = { query: RegexpSearchQuery, root_path: string, took_ms: number, truncated: boolean, scanned_files: number, items: Array<RegexpSearchItem>, warnings: Array<string>, };
+
+export type RegexpSearchQuery = { pattern: string, flags: string, };
+
+export type ShellMode = "default" | "direct";
+
+export type SymlinkKind = "symlink";
 
 export type TaskCreateManyInput = { tasks: Array<TaskDraft>, };
 
-export type TaskStatus = "todo" | "done" | "canceled";
+export type TaskDraft = { title: string, description?: string, };
 
 export type TaskItem = { task_id: string, status: TaskStatus, title: string, created_at: string, updated_at: string, description?: string, };
 
+export type TaskListInput = Record<string, never>;
+
 export type TaskListOutput = { tasks: Array<TaskItem>, };
 
-export type TaskListInput = Record<string, never>;
+export type TaskStatus = "todo" | "done" | "canceled";
 
 export type TaskUpdateInput = { task_id: string, title: string, description?: string, };
 
@@ -82,13 +70,25 @@ export type TaskValidateCompletionInput = Record<string, never>;
 
 export type TaskValidateCompletionOutput = { ok: boolean, remaining: Array<string>, };
 
-export type AstGrepJsonPosition = { line: number; column: number; offset?: number; [key: string]: unknown };
+export type TreeDirectoryNode = { kind: DirectoryKind, name: string, path: string, depth: number, truncated?: boolean, children?: Array<TreeEntry>, };
 
-export type AstGrepJsonRange = { start: AstGrepJsonPosition; end: AstGrepJsonPosition; [key: string]: unknown };
+export type TreeEntry = TreeDirectoryNode | TreeFileNode | TreeSymlinkNode;
 
-export type ReadFileOptions = { start_line?: number, max_lines?: number, };
+export type TreeEntryKind = "directory" | "all";
+
+export type TreeFileNode = { kind: FileKind, name: string, path: string, depth: number, };
+
+export type TreeInput = { path: string, entry_kind?: TreeEntryKind, max_depth?: number, max_entries?: number, include_hidden?: boolean, exclude?: Array<string>, };
 
 export type TreeOptions = { entry_kind?: TreeEntryKind, max_depth?: number, max_entries?: number, include_hidden?: boolean, exclude?: Array<string>, };
+
+export type TreeOutput = { root: TreeDirectoryNode, limit_reached: boolean, scanned_entries: number, total_dirs: number, total_files: number, total_symlinks: number, };
+
+export type TreeSymlinkNode = { kind: SymlinkKind, name: string, path: string, depth: number, };
+
+export type WriteFileInput = { path: string, content: string, };
+
+export type WriteFileOutput = { path: string, created: boolean, bytes_written: number, };
 
 export type AllowedToolName = "git_status_summary" | "apply_patch" | "write_file" | "exec_command" | "tree" | "read_file" | "task_create_many" | "task_list" | "task_update" | "task_update_status" | "task_validate_completion" | "regexp_search" | "ast_grep_search";
 

@@ -173,7 +173,11 @@ mod tests {
     #[test]
     fn trim_matches_javascript() {
         assert_eq!(js_trim("\u{feff} a \u{3000}\n"), "a");
-        assert_eq!(js_trim("\u{85}a"), "\u{85}a", "NEL is not JavaScript whitespace");
+        assert_eq!(
+            js_trim("\u{85}a"),
+            "\u{85}a",
+            "NEL is not JavaScript whitespace"
+        );
     }
 
     #[test]
