@@ -4,7 +4,6 @@
 
 import type {
   AllowedToolName,
-  ApplyPatchOutput,
   AstGrepSearchInput,
   ExecCommandInput,
   ReadFileOptions,
@@ -120,7 +119,3 @@ export declare const SecurityBypass: {
   isEnabled(): boolean;
   enforce<T>(task: () => Promise<T> | T): Promise<T>;
 };
-
-// Keep type-only references used above from being reported as unused in strict setups.
-export type {};
-type _Unused = ApplyPatchOutput;

@@ -101,3 +101,19 @@ describe("liveness", () => {
     }
   });
 });
+
+describe("typings surface", () => {
+  test("index.d.ts exports exactly the four runtime values and the twelve types", () => {
+    const dts = fs.readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");
+    const values = [...dts.matchAll(/^export declare (?:function|const) (\w+)/gm)].map((m) => m[1]);
+    const types = [
+      ...[...dts.matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]),
+      ...[...dts.matchAll(/^export type \{([^}]*)\}/gm)].flatMap((m) => m[1].split(",").map((s) => s.trim()).filter(Boolean)),
+    ];
+    assert.deepEqual(values.sort(), ["SecurityBypass", "ToolCatalog", "createAgentToolkit", "createToolContext"]);
+    assert.deepEqual(types.sort(), [
+      "AccessLevel", "AllowedToolName", "FileAccessMode", "Invoke", "InvokeToolErrorCode", "SecurityPolicyConfig",
+      "ToolArgsByName", "ToolContext", "ToolErrorEnvelope", "ToolPolicy", "ToolResultByName", "ToolkitInvokeOutput",
+    ]);
+  });
+});
