@@ -41,6 +41,13 @@ export declare function invoke(context: object, call: CallSiteInput, args: unkno
 export declare function runHandler(name: string, context: object, args: unknown[]): Promise<Record<string, unknown>>
 
 /**
+ * A session tool (the todo tools), run synchronously on the JavaScript thread: `state` is
+ * `context.todo` as `{ tasks: [[id, task], ...], order }` (or null), `args` the handler's
+ * positional arguments. Pure computation, no I/O.
+ */
+export declare function runSessionTool(name: string, state: unknown, args: unknown[]): Record<string, unknown>
+
+/**
  * `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
  * when `runBuiltIn`.
  */

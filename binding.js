@@ -841,5 +841,6 @@ module.exports.debugContext = nativeBinding.debugContext
 module.exports.debugPanic = nativeBinding.debugPanic
 module.exports.invoke = nativeBinding.invoke
 module.exports.runHandler = nativeBinding.runHandler
+module.exports.runSessionTool = nativeBinding.runSessionTool
 module.exports.secureCall = nativeBinding.secureCall
 module.exports.toolDefinitionsJson = nativeBinding.toolDefinitionsJson

@@ -101,11 +101,38 @@ const definitions = JSON.parse(native.toolDefinitionsJson());
 const definitionByName = new Map(definitions.map((d) => [d.function.name, d]));
 
 const builtInHandlers = Object.create(null);
+/** Built-in handlers that run on the worker pool, by name (the session tools run on this thread). */
+const workerHandlers = Object.create(null);
 const ToolCatalog = {};
-for (const { name, isWriteOp, description } of JSON.parse(native.catalogJson())) {
-  const handler = async (context, ...args) => valueOf(await native.runHandler(name, context, args));
+for (const { name, isWriteOp, description, session } of JSON.parse(native.catalogJson())) {
+  const handler = session
+    ? async (context, ...args) => sessionValue(context, native.runSessionTool(name, todoState(context), args))
+    : async (context, ...args) => valueOf(await native.runHandler(name, context, args));
   builtInHandlers[name] = handler;
+  if (!session) workerHandlers[name] = handler;
   ToolCatalog[name] = { metadata: { name, isWriteOp, description }, handler };
+}
+
+// ---- todo session state: a Map plus an order array on the caller's context ---------------------
+
+function todoState(context) {
+  const state = context.todo;
+  if (state == null) return null;
+  return { tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order };
+}
+
+/** Applies a session tool's change to `context.todo` and returns its output. */
+function sessionValue(context, outcome) {
+  const value = valueOf(outcome);
+  if (outcome.change !== undefined) {
+    const change = JSON.parse(outcome.change);
+    if (change.replace) {
+      context.todo = { tasks: new Map(change.replace.map((t) => [t.task_id, t])), order: change.replace.map((t) => t.task_id) };
+    } else if (change.set) {
+      context.todo.tasks.set(change.set.task_id, change.set);
+    }
+  }
+  return value;
 }
 
 /** The result of a raw handler call: the value, or the tool's error thrown. */
@@ -148,7 +175,7 @@ function createToolContext(params) {
 async function secureCall(context, name, handler, args) {
   try {
     const { call } = callSite(name);
-    const builtIn = handler === builtInHandlers[name];
+    const builtIn = handler === workerHandlers[name];
     const outcome = await native.secureCall(context, call, args, builtIn);
     switch (outcome.kind) {
       case "ok":
@@ -171,7 +198,7 @@ async function secureCall(context, name, handler, args) {
 async function invoke(context, name, args) {
   const toolName = String(name);
   const { entry, call } = callSite(toolName);
-  const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
+  const builtIn = entry !== undefined && entry.handler === workerHandlers[toolName];
   const outcome = await native.invoke(context, call, args, builtIn);
   switch (outcome.kind) {
     case "ok":

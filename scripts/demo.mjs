@@ -54,8 +54,11 @@ try {
     show("a tool error through invoke", { name: error.name, code: error.code, message: error.message });
   }
 
-  const bypassed = await SecurityBypass.run(() => toolkit.tools.task_list({}));
-  show("SecurityBypass.run(() => tools.task_list({})) — policy skipped; this tool is not in this build yet", bypassed);
+  const plan = await SecurityBypass.run(() =>
+    toolkit.invoke("task_create_many", { tasks: [{ title: "read the code" }, { title: "write the fix", description: "small commit" }] }),
+  );
+  show('SecurityBypass.run(() => invoke("task_create_many", ...)) — policy skipped inside the scope', plan.content.tasks.map((t) => `${t.task_id} ${t.status} ${t.title}`).join("\n"));
+  show("context.todo after it (the session state lives on the context)", `${context.todo.tasks.size} tasks, order ${JSON.stringify(context.todo.order)}`);
 } finally {
   fs.rmSync(workspaceRoot, { recursive: true, force: true });
 }

@@ -164,6 +164,13 @@ impl ToNapiValue for Outcome {
             }
             Outcome::Failure(message) => vec![("kind", "failure"), ("message", message)],
             Outcome::Internal(message) => vec![("kind", "internal"), ("message", message)],
+            Outcome::SessionOk(json, change) => {
+                let mut fields = vec![("kind", "ok"), ("json", json.as_str())];
+                if let Some(change) = change {
+                    fields.push(("change", change.as_str()));
+                }
+                fields
+            }
         };
         for (k, v) in strings {
             set_str(env, obj, k, v)?;

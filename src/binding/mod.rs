@@ -11,6 +11,7 @@ use napi_derive::napi;
 use crate::core::context::ToolContext;
 use crate::core::invoke::{self, CallSite, Denial, Rejection};
 use crate::core::registry;
+use crate::core::tools::todo;
 use crate::core::value::ArgValue;
 use convert::{read_context, to_arg};
 
@@ -33,6 +34,8 @@ pub enum Outcome {
     Failure(String),
     /// A panic inside native code, caught (message).
     Internal(String),
+    /// A session tool's output and its change to `context.todo`, both as JSON text.
+    SessionOk(String, Option<String>),
 }
 
 #[napi(object)]
@@ -96,7 +99,10 @@ pub fn tool_definitions_json() -> &'static str {
 pub fn catalog_json() -> String {
     let entries: Vec<serde_json::Value> = registry::CATALOG
         .iter()
-        .map(|t| serde_json::json!({"name": t.name, "isWriteOp": t.is_write_op, "description": t.description}))
+        .map(|t| {
+            let session = matches!(t.handler, registry::Handler::Session(_));
+            serde_json::json!({"name": t.name, "isWriteOp": t.is_write_op, "description": t.description, "session": session})
+        })
         .collect();
     serde_json::Value::Array(entries).to_string()
 }
@@ -178,6 +184,31 @@ pub fn run_handler<'env>(
     let ctx = read_context(&context)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
     off_thread(env, move || ran(invoke::run(&ctx, &name, &args, false)))
+}
+
+/// A session tool (the todo tools), run synchronously on the JavaScript thread: `state` is
+/// `context.todo` as `{ tasks: [[id, task], ...], order }` (or null), `args` the handler's
+/// positional arguments. Pure computation, no I/O.
+#[napi(
+    catch_unwind,
+    ts_args_type = "name: string, state: unknown, args: unknown[]",
+    ts_return_type = "Record<string, unknown>"
+)]
+pub fn run_session_tool(name: String, state: Unknown, args: Vec<Unknown>) -> Result<Outcome> {
+    let Some(registry::Handler::Session(op)) = registry::find(&name).map(|t| t.handler) else {
+        return Ok(Outcome::Internal(format!("not a session tool: {name}")));
+    };
+    let state = todo::TodoState::from_value(&to_arg(&state)?);
+    let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
+    Ok(match todo::run(op, state.as_ref(), &args) {
+        Ok(result) => Outcome::SessionOk(
+            result.output,
+            result
+                .change
+                .map(|c| serde_json::to_string(&c).unwrap_or_default()),
+        ),
+        Err(e) => Outcome::ToolError(e.class_name, e.code, e.message),
+    })
 }
 
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool

@@ -6,7 +6,7 @@
 use super::context::ToolContext;
 use super::error::ToolError;
 use super::policy;
-use super::registry::{self, InvokeArgs, RunContext};
+use super::registry::{self, Handler, InvokeArgs, RunContext};
 use super::sandbox::{self, Confinement};
 use super::value::ArgValue;
 
@@ -159,7 +159,14 @@ pub fn run(
         _ => None,
     };
     let rc = RunContext { ctx, confinement };
-    (spec.handler)(&rc, positional)
+    match spec.handler {
+        Handler::Worker(handler) => handler(&rc, positional),
+        Handler::Session(_) => Err(ToolError::coded(
+            spec.error_class,
+            "INTERNAL",
+            format!("{name} runs on the JavaScript thread with the session state"),
+        )),
+    }
 }
 
 #[cfg(test)]

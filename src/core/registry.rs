@@ -5,6 +5,7 @@ use super::context::ToolContext;
 use super::error::ToolError;
 use super::sandbox::Confinement;
 use super::tools;
+use super::tools::todo::TodoOp;
 use super::tools::{
     apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, todo,
     tree, write_file,
@@ -20,8 +21,14 @@ pub struct RunContext<'a> {
     pub confinement: Option<Confinement>,
 }
 
-/// A handler: positional arguments in, the output as JSON text out.
-pub type Handler = fn(&RunContext, &[ArgValue]) -> Result<String, ToolError>;
+/// How a tool runs.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// On the blocking pool: positional arguments in, the output as JSON text out.
+    Worker(fn(&RunContext, &[ArgValue]) -> Result<String, ToolError>),
+    /// On the JavaScript thread, with the session state of `context.todo` (see `tools::todo`).
+    Session(TodoOp),
+}
 
 /// How `invoke(name, args)` turns `args` into the handler's positional arguments (README §7.2).
 #[derive(Debug, Clone, Copy)]
@@ -58,7 +65,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Applies a unified diff patch to a file within the workspace.",
         error_class: "ApplyPatchError",
         invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
-        handler: tools::pending::apply_patch,
+        handler: Handler::Worker(tools::pending::apply_patch),
         ts_args: ts::<apply_patch::ApplyPatchInput>(),
         ts_result: ts::<apply_patch::ApplyPatchOutput>(),
     },
@@ -68,7 +75,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
         error_class: "ExecCommandError",
         invoke_args: InvokeArgs::Object(Some("cwd")),
-        handler: tools::pending::exec_command,
+        handler: Handler::Worker(tools::pending::exec_command),
         ts_args: ts::<exec_command::ExecCommandInput>(),
         ts_result: ts::<exec_command::ExecCommandOutput>(),
     },
@@ -78,7 +85,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
         error_class: tools::write_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndField("path", "content"),
-        handler: tools::write_file::run,
+        handler: Handler::Worker(tools::write_file::run),
         ts_args: ts::<write_file::WriteFileInput>(),
         ts_result: ts::<write_file::WriteFileOutput>(),
     },
@@ -91,7 +98,7 @@ pub static CATALOG: [ToolSpec; 13] = [
             "path",
             &["entry_kind", "max_depth", "max_entries", "include_hidden", "exclude"],
         ),
-        handler: tools::tree::run,
+        handler: Handler::Worker(tools::tree::run),
         ts_args: ts::<tree::TreeInput>(),
         ts_result: ts::<tree::TreeOutput>(),
     },
@@ -101,7 +108,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
         error_class: tools::read_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
-        handler: tools::read_file::run,
+        handler: Handler::Worker(tools::read_file::run),
         ts_args: ts::<read_file::ReadFileInput>(),
         ts_result: ts::<read_file::ReadFileOutput>(),
     },
@@ -111,7 +118,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
         error_class: "RegexpSearchError",
         invoke_args: InvokeArgs::Object(Some("root_path")),
-        handler: tools::pending::regexp_search,
+        handler: Handler::Worker(tools::pending::regexp_search),
         ts_args: ts::<regexp_search::RegexpSearchInput>(),
         ts_result: ts::<regexp_search::RegexpSearchOutput>(),
     },
@@ -121,7 +128,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Searches source files with ast-grep and returns raw structured matches.",
         error_class: "AstGrepSearchError",
         invoke_args: InvokeArgs::Object(Some("root_path")),
-        handler: tools::pending::ast_grep_search,
+        handler: Handler::Worker(tools::pending::ast_grep_search),
         ts_args: ts::<ast_grep_search::AstGrepSearchInput>(),
         ts_result: ts::<ast_grep_search::AstGrepSearchOutput>(),
     },
@@ -131,7 +138,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Returns current git branch and raw porcelain status output for a workspace directory.",
         error_class: "GitStatusSummaryError",
         invoke_args: InvokeArgs::OptionalPath("cwd"),
-        handler: tools::pending::git_status_summary,
+        handler: Handler::Worker(tools::pending::git_status_summary),
         ts_args: ts::<git_status_summary::GitStatusSummaryInput>(),
         ts_result: ts::<git_status_summary::GitStatusSummaryOutput>(),
     },
@@ -139,9 +146,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_create_many",
         is_write_op: false,
         description: "Creates initial task list for the current execution session.",
-        error_class: "TodoError",
+        error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
-        handler: tools::pending::todo,
+        handler: Handler::Session(TodoOp::CreateMany),
         ts_args: ts::<todo::TaskCreateManyInput>(),
         ts_result: ts::<todo::TaskListOutput>(),
     },
@@ -149,9 +156,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_list",
         is_write_op: false,
         description: "Returns all tasks in creation order for this session.",
-        error_class: "TodoError",
+        error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
-        handler: tools::pending::todo,
+        handler: Handler::Session(TodoOp::List),
         ts_args: ts::<todo::TaskListInput>(),
         ts_result: ts::<todo::TaskListOutput>(),
     },
@@ -159,9 +166,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_update",
         is_write_op: false,
         description: "Updates title or description of an existing session task.",
-        error_class: "TodoError",
+        error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
-        handler: tools::pending::todo,
+        handler: Handler::Session(TodoOp::Update),
         ts_args: ts::<todo::TaskUpdateInput>(),
         ts_result: ts::<todo::TaskUpdateOutput>(),
     },
@@ -169,9 +176,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_update_status",
         is_write_op: false,
         description: "Updates status of an existing session task.",
-        error_class: "TodoError",
+        error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
-        handler: tools::pending::todo,
+        handler: Handler::Session(TodoOp::UpdateStatus),
         ts_args: ts::<todo::TaskUpdateStatusInput>(),
         ts_result: ts::<todo::TaskUpdateOutput>(),
     },
@@ -179,9 +186,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_validate_completion",
         is_write_op: false,
         description: "Validates whether unfinished todo tasks remain in this session.",
-        error_class: "TodoError",
+        error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
-        handler: tools::pending::todo,
+        handler: Handler::Session(TodoOp::ValidateCompletion),
         ts_args: ts::<todo::TaskValidateCompletionInput>(),
         ts_result: ts::<todo::TaskValidateCompletionOutput>(),
     },

@@ -36,7 +36,3 @@ pub fn ast_grep_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolErr
 pub fn git_status_summary(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
     not_available("GitStatusSummaryError", "git_status_summary is")
 }
-
-pub fn todo(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("TodoError", "the todo tools (task_*) are")
-}

@@ -1,0 +1,179 @@
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { createAgentToolkit, createToolContext, ToolCatalog } from "agent-tools-native";
+import { rejection } from "./helpers.mjs";
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function session(writeScope) {
+  const context = createToolContext({ workspaceRoot: "/ws", writeScope, policy: { tools: {}, defaultPolicy: "allow" } });
+  return { context, toolkit: createAgentToolkit(context) };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe("task_create_many", () => {
+  test("creates tasks, trims titles, keeps descriptions, stores the state on the context", async () => {
+    const { context, toolkit } = session();
+    assert.equal("todo" in context, false);
+    const { content } = await toolkit.invoke("task_create_many", {
+      tasks: [{ title: "  a  ", description: "  d  " }, { title: "b" }, { title: "c", description: undefined }],
+    });
+    assert.deepEqual(content.tasks.map((t) => t.title), ["a", "b", "c"]);
+    const [first, second, third] = content.tasks;
+    assert.deepEqual(Object.keys(first), ["task_id", "status", "title", "created_at", "updated_at", "description"]);
+    assert.equal(first.description, "  d  ");
+    assert.equal("description" in second, false);
+    assert.equal("description" in third, false);
+    for (const t of content.tasks) {
+      assert.match(t.task_id, UUID_V4);
+      assert.match(t.created_at, ISO);
+      assert.equal(t.created_at, t.updated_at);
+      assert.equal(t.status, "todo");
+    }
+    assert.equal(new Set(content.tasks.map((t) => t.task_id)).size, 3);
+    assert.ok(context.todo.tasks instanceof Map);
+    assert.deepEqual(context.todo.order, content.tasks.map((t) => t.task_id));
+    assert.deepEqual(context.todo.tasks.get(first.task_id), first);
+    assert.notEqual(context.todo.tasks.get(first.task_id), first, "returned tasks are copies");
+  });
+
+  test("a second create replaces the list; a failing one leaves it untouched", async () => {
+    const { context, toolkit } = session();
+    await toolkit.invoke("task_create_many", { tasks: [{ title: "step 1" }, { title: "step 2", description: "d2" }] });
+    const before = context.todo;
+    await assert.rejects(toolkit.invoke("task_create_many", { tasks: [] }), { name: "TodoError", code: "INVALID_ARGUMENT" });
+    assert.equal(context.todo, before);
+    const again = await toolkit.invoke("task_create_many", { tasks: [{ title: "only" }] });
+    assert.equal(context.todo.order.length, 1);
+    assert.deepEqual((await toolkit.invoke("task_list", {})).content.tasks, again.content.tasks);
+  });
+
+  test("validation messages", async () => {
+    const { toolkit } = session();
+    const cases = [
+      [{ tasks: {} }, "tasks must be an array"],
+      [{}, "tasks must be an array"],
+      [{ tasks: [] }, "tasks must contain 1..100 items"],
+      [{ tasks: Array.from({ length: 101 }, () => ({ title: "x" })) }, "tasks must contain 1..100 items"],
+      [{ tasks: [null] }, "tasks[0] must be an object"],
+      [{ tasks: [{ title: "a" }, "b"] }, "tasks[1] must be an object"],
+      [{ tasks: [{ title: 5 }] }, "title must be a string"],
+      [{ tasks: [{ title: "   " }] }, "title must be 1..200 chars after trim"],
+      [{ tasks: [{ title: "x".repeat(201) }] }, "title must be 1..200 chars after trim"],
+      [{ tasks: [{ title: "😀".repeat(101) }] }, "title must be 1..200 chars after trim"],
+      [{ tasks: [{ title: "x", description: null }] }, "description must be a string"],
+      [{ tasks: [{ title: "x", description: "d".repeat(2001) }] }, "description must be 0..2000 chars"],
+    ];
+    for (const [args, text] of cases) {
+      const err = await rejection(toolkit.invoke("task_create_many", args));
+      assert.equal(err.name, "TodoError");
+      assert.equal(err.code, "INVALID_ARGUMENT");
+      assert.equal(err.message, `INVALID_ARGUMENT: ${text}`);
+    }
+    await toolkit.invoke("task_create_many", { tasks: [{ title: `  ${"x".repeat(200)}  ` }] });
+    await toolkit.invoke("task_create_many", { tasks: [{ title: "😀".repeat(100), description: "d".repeat(2000) }] });
+    const noArg = await toolkit.tools.task_create_many();
+    assert.equal(noArg.message, "INTERNAL: undefined is not an object (evaluating 'input.tasks')");
+  });
+});
+
+describe("updates, status and completion", () => {
+  test("the contract's flow", async () => {
+    const { context, toolkit } = session();
+    const created = await toolkit.invoke("task_create_many", { tasks: [{ title: "a" }, { title: "b" }, { title: "c" }] });
+    const [a, b, c] = created.content.tasks.map((t) => t.task_id);
+
+    const same = await toolkit.invoke("task_update", { task_id: b, title: " b " });
+    assert.equal(same.content.task.updated_at, created.content.tasks[1].updated_at, "no change keeps updated_at");
+    await sleep(3);
+    const described = await toolkit.invoke("task_update", { task_id: b, title: "b", description: "" });
+    assert.equal(described.content.task.description, "");
+    assert.ok(described.content.task.updated_at > created.content.tasks[1].updated_at);
+    assert.deepEqual(Object.keys(described.content.task), ["task_id", "status", "title", "created_at", "updated_at", "description"]);
+    assert.equal(context.todo.tasks.get(b).description, "");
+    const kept = await toolkit.invoke("task_update", { task_id: b, title: "b2" });
+    assert.equal(kept.content.task.description, "", "a description cannot be removed");
+
+    const upper = b.toUpperCase();
+    const err = await rejection(toolkit.invoke("task_update", { task_id: upper, title: "b" }));
+    assert.equal(err.message, `NOT_FOUND: task not found: ${upper}`);
+
+    await toolkit.invoke("task_update_status", { task_id: a, status: "done" });
+    await toolkit.invoke("task_update_status", { task_id: a, status: "todo" });
+    await toolkit.invoke("task_update_status", { task_id: b, status: "canceled" });
+    const unchanged = await toolkit.invoke("task_update_status", { task_id: b, status: "canceled" });
+    assert.equal(unchanged.content.task.status, "canceled");
+    assert.deepEqual((await toolkit.invoke("task_validate_completion", {})).content, { ok: false, remaining: [a, c] });
+    await toolkit.invoke("task_update_status", { task_id: a, status: "done" });
+    await toolkit.invoke("task_update_status", { task_id: c, status: "done" });
+    assert.deepEqual((await toolkit.invoke("task_validate_completion", {})).content, { ok: true, remaining: [] });
+    const list = await toolkit.tools.task_list({});
+    assert.deepEqual(list.data.tasks.map((t) => [t.title, t.status]), [["a", "done"], ["b2", "canceled"], ["c", "done"]]);
+  });
+
+  test("validation before the state check", async () => {
+    const { toolkit } = session();
+    const valid = "123e4567-e89b-42d3-a456-426614174000";
+    const cases = [
+      ["task_update", { task_id: "nope", title: "x" }, "INVALID_ARGUMENT: task_id must be UUID v4"],
+      ["task_update", { task_id: valid, title: "" }, "INVALID_ARGUMENT: title must be 1..200 chars after trim"],
+      ["task_update", { task_id: valid }, "INVALID_ARGUMENT: title must be a string"],
+      ["task_update", { task_id: valid, title: "x", description: 1 }, "INVALID_ARGUMENT: description must be a string"],
+      ["task_update_status", { task_id: valid, status: "open" }, 'INVALID_ARGUMENT: status must be one of "todo", "done", "canceled"'],
+      ["task_update", { task_id: valid, title: "x" }, "STATE_NOT_INITIALIZED: task state is not initialized. call task_create_many first"],
+      ["task_update_status", { task_id: valid, status: "done" }, "STATE_NOT_INITIALIZED: task state is not initialized. call task_create_many first"],
+      ["task_list", {}, "STATE_NOT_INITIALIZED: task state is not initialized. call task_create_many first"],
+      ["task_validate_completion", {}, "STATE_NOT_INITIALIZED: task state is not initialized. call task_create_many first"],
+    ];
+    for (const [name, args, message] of cases) {
+      const err = await rejection(toolkit.invoke(name, args));
+      assert.equal(err.name, "TodoError");
+      assert.equal(err.message, message, name);
+    }
+  });
+});
+
+describe("state model", () => {
+  test("shared by toolkits of one context, separate between contexts", async () => {
+    const context = createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } });
+    const one = createAgentToolkit(context);
+    const two = createAgentToolkit(context);
+    await one.invoke("task_create_many", { tasks: [{ title: "shared" }] });
+    assert.equal((await two.invoke("task_list", {})).content.tasks[0].title, "shared");
+    const other = session();
+    assert.equal((await other.toolkit.tools.task_list({})).status, "failure");
+  });
+
+  test("works in read-only mode and through the raw handler", async () => {
+    const { context, toolkit } = session("read-only");
+    assert.equal((await toolkit.tools.task_create_many({ tasks: [{ title: "x" }] })).status, "success");
+    const listed = await ToolCatalog.task_list.handler(context, {});
+    assert.equal(listed.tasks.length, 1);
+  });
+
+  test("a corrupted state is an INTERNAL error", async () => {
+    const { context, toolkit } = session();
+    await toolkit.invoke("task_create_many", { tasks: [{ title: "x" }] });
+    context.todo.order.push("ghost");
+    const err = await rejection(toolkit.invoke("task_list", {}));
+    assert.equal(err.message, "INTERNAL: task not found in state: ghost");
+  });
+
+  test("the wrapper sandboxes a cwd field, invoke leaves todo args alone", async () => {
+    const { toolkit } = session();
+    const denied = await toolkit.tools.task_create_many({ tasks: [{ title: "x" }], cwd: "../.." });
+    assert.equal(denied.reason, "sandbox");
+    const ok = await toolkit.invoke("task_create_many", { tasks: [{ title: "x" }], cwd: "../.." });
+    assert.equal(ok.content.tasks.length, 1);
+  });
+
+  test("concurrent updates are not lost", async () => {
+    const { context, toolkit } = session();
+    const created = await toolkit.invoke("task_create_many", { tasks: Array.from({ length: 50 }, (_, i) => ({ title: `t${i}` })) });
+    await Promise.all(created.content.tasks.map((t) => toolkit.invoke("task_update_status", { task_id: t.task_id, status: "done" })));
+    assert.ok([...context.todo.tasks.values()].every((t) => t.status === "done"));
+    assert.deepEqual((await toolkit.invoke("task_validate_completion", {})).content, { ok: true, remaining: [] });
+  });
+});
