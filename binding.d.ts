@@ -9,8 +9,11 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** The tool names `getAllowedTools()` returns for `context`, in declaration order. */
-export declare function allowedToolNames(context: object): Array<string>
+/**
+ * The tool names `getAllowedTools()` returns for `context`: the built-ins in declaration order,
+ * then the allowed ones of `extra` (user tools) in their order.
+ */
+export declare function allowedToolNames(context: object, extra?: string[]): Array<string>
 
 export interface CallSiteInput {
   name: string

@@ -65,7 +65,7 @@ export type Invoke = <TName extends AllowedToolName>(
   args: ToolArgsByName[TName],
 ) => Promise<ToolkitInvokeOutput<TName>>;
 
-type ToolResult<R> =
+type SecureToolResult<R> =
   | { status: "success"; data: R }
   | {
       status: "failure" | "denied";
@@ -92,20 +92,136 @@ type ToolParams = {
 };
 
 type SecureTools = {
-  [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<ToolResult<ToolResultByName[K]>>;
+  [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<SecureToolResult<ToolResultByName[K]>>;
 };
 
-export declare function createToolContext(params: {
+/**
+ * Creates a live context. Policies name built-in tools; to also name your own tools, pass their
+ * names explicitly: `createToolContext<"my_tool">({ ... })` (typos stay compile errors).
+ */
+export declare function createToolContext<const TExtraToolName extends string = never>(params: {
   workspaceRoot: string;
   writeScope?: FileAccessMode;
-  policy?: ToolPolicy;
+  policy?: SecurityPolicyConfig<AllowedToolName | NoInfer<TExtraToolName>>;
 }): ToolContext;
 
-export declare function createAgentToolkit(context: ToolContext): {
+/** The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools. */
+export type AgentToolkit<TUser extends AnyTool = never> = {
   tools: SecureTools;
-  invoke: Invoke;
-  getAllowedTools: () => Array<ToolDefinitions[AllowedToolName]>;
+  invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
+  getAllowedTools: () => [TUser] extends [never]
+    ? Array<ToolDefinitions[AllowedToolName]>
+    : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
 };
+
+export type AgentToolkitOptions<TTools extends readonly AnyTool[]> = {
+  /** User tools made by `defineTool`; names must not clash with built-ins or each other. */
+  tools?: TTools;
+  /** Defaults of every user tool's execution context. */
+  deps?: Record<string, unknown>;
+  overrides?: DependencyOverrides;
+  logger?: Logger;
+  now?: () => Date;
+};
+
+export declare function createAgentToolkit(context: ToolContext): AgentToolkit;
+export declare function createAgentToolkit<const TTools extends readonly AnyTool[]>(
+  context: ToolContext,
+  options: AgentToolkitOptions<TTools>,
+): AgentToolkit<TTools[number]>;
+
+// ---- user-defined tools -------------------------------------------------------------------------
+
+/** Any zod v4 schema (structurally: its `_zod` input/output types), so zod stays a peer dependency. */
+type ZodSchemaLike = { _zod: { input: unknown; output: unknown }; safeParseAsync(value: unknown): Promise<unknown> };
+type SchemaInput<S> = S extends { _zod: { input: infer I } } ? I : never;
+type SchemaOutput<S> = S extends { _zod: { output: infer O } } ? O : never;
+
+export type DependencyKey<T> = { id: string; create: () => T | Promise<T> };
+export type DependencyOverrides = Map<string, () => unknown | Promise<unknown>>;
+export type Logger = {
+  debug?(...args: unknown[]): void;
+  info?(...args: unknown[]): void;
+  warn?(...args: unknown[]): void;
+  error?(...args: unknown[]): void;
+};
+
+/** What `execute` receives (the spec's tool `ToolContext`; renamed: `ToolContext` is the workspace context). */
+export type ToolExecutionContext = {
+  signal?: AbortSignal;
+  logger?: Logger;
+  now: () => Date;
+  deps: Record<string, unknown>;
+  /** Resolves a dependency: an override with the same id, else `create()`; cached for the call. */
+  resolve: <T>(key: DependencyKey<T>) => Promise<T>;
+};
+
+/** The context `executeRaw` accepts (everything optional). */
+export type ExecuteRawContext = {
+  signal?: AbortSignal;
+  logger?: Logger;
+  now?: () => Date;
+  deps?: Record<string, unknown>;
+  overrides?: DependencyOverrides;
+};
+
+export type TextPart = { type: "text"; text: string };
+export type ImagePart = { type: "image"; data: string; mimeType: string } | { type: "image"; url: string };
+export type ToolResult =
+  | { type: "text"; text: string }
+  | { type: "parts"; parts: Array<TextPart | ImagePart> }
+  | { type: "json"; value: unknown };
+/** `executeRaw`'s result: errors are results too (`is_error: true`, text `Error executing tool: ...`). */
+export type ToolExecutionResult = ToolResult & { is_error?: boolean };
+
+export type ToolDefinition = {
+  type: "function";
+  function: { name: string; description: string; parameters: { [key: string]: unknown }; strict?: boolean };
+};
+
+declare const toolTypes: unique symbol;
+export type Tool<TName extends string = string, TInput = unknown, TResult = unknown> = {
+  readonly name: TName;
+  readonly description: string;
+  readonly definition: ToolDefinition;
+  executeRaw(rawArgsJson: string, ctx?: ExecuteRawContext): Promise<ToolExecutionResult>;
+  /** Type-level only: the tool's input and result types. */
+  readonly [toolTypes]?: { input: TInput; result: TResult };
+};
+type AnyTool = Tool<string, any, any>;
+type ToolInput<T> = T extends Tool<string, infer I, unknown> ? I : never;
+type ToolOutput<T> = T extends Tool<string, unknown, infer R> ? R : never;
+
+export type DefineToolOptions<TName extends string, TSchema extends ZodSchemaLike, TResult> = {
+  /** Portable name: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`. */
+  name: TName;
+  description: string;
+  input: TSchema;
+  /** Emit an OpenAI strict-mode schema; throws at definition time when the schema cannot be strict. */
+  strict?: boolean;
+  /** A tool that changes things: denied in `read-only` write scope, like write_file. */
+  writes?: boolean;
+  execute: (input: SchemaOutput<TSchema>, ctx: ToolExecutionContext) => TResult | Promise<TResult>;
+};
+
+export declare function defineTool<const TName extends string, TSchema extends ZodSchemaLike, TResult>(
+  options: DefineToolOptions<TName, TSchema, TResult>,
+): Tool<TName, SchemaInput<TSchema>, Awaited<TResult>>;
+
+type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName | TUser["name"]>(
+  name: TName,
+  args: TName extends AllowedToolName ? ToolArgsByName[TName] : ToolInput<Extract<TUser, { name: TName }>>,
+) => Promise<{
+  role: "function";
+  name: TName;
+  content: TName extends AllowedToolName ? ToolResultByName[TName] : ToolOutput<Extract<TUser, { name: TName }>>;
+}>;
+
+/** Every tool of a toolkit as a `Tool` (built-ins, then user tools), executed through its `invoke`. */
+export declare function asTools(toolkit: AgentToolkit<any>): Tool[];
+
+/** A ToolResult as tool-message content: text → string, json → key-sorted JSON text, parts → parts. */
+export declare function toToolMessageContent(result: ToolResult): string | Array<TextPart | ImagePart>;
 
 export declare const ToolCatalog: {
   readonly [K in keyof ToolParams]: {

@@ -9,10 +9,11 @@ import { createToolContext, createAgentToolkit } from "agent-tools-native";
 import { workspace, rejection } from "./helpers.mjs";
 
 describe("module surface", () => {
-  test("exactly the four runtime exports, from ESM and CommonJS alike", () => {
-    assert.deepEqual(Object.keys(esm).sort(), ["SecurityBypass", "ToolCatalog", "createAgentToolkit", "createToolContext"]);
+  test("agent-tools-ts's four runtime exports plus the user-tool API, from ESM and CommonJS alike", () => {
+    const expected = ["createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass", "defineTool", "asTools", "toToolMessageContent"];
+    assert.deepEqual(Object.keys(esm).sort(), [...expected].sort());
     const cjs = createRequire(import.meta.url)("agent-tools-native");
-    assert.deepEqual(Object.keys(cjs), ["createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass"]);
+    assert.deepEqual(Object.keys(cjs), expected);
     assert.equal(cjs.ToolCatalog, esm.ToolCatalog, "one module instance for both entry points");
   });
 });
@@ -103,17 +104,22 @@ describe("liveness", () => {
 });
 
 describe("typings surface", () => {
-  test("index.d.ts exports exactly the four runtime values and the twelve types", () => {
+  test("index.d.ts exports agent-tools-ts's four values and twelve types, plus the user-tool API", () => {
     const dts = fs.readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");
     const values = [...dts.matchAll(/^export declare (?:function|const) (\w+)/gm)].map((m) => m[1]);
     const types = [
       ...[...dts.matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]),
       ...[...dts.matchAll(/^export type \{([^}]*)\}/gm)].flatMap((m) => m[1].split(",").map((s) => s.trim()).filter(Boolean)),
     ];
-    assert.deepEqual(values.sort(), ["SecurityBypass", "ToolCatalog", "createAgentToolkit", "createToolContext"]);
-    assert.deepEqual(types.sort(), [
+    assert.deepEqual([...new Set(values)].sort(), ["SecurityBypass", "ToolCatalog", "asTools", "createAgentToolkit", "createToolContext", "defineTool", "toToolMessageContent"]);
+    const upstream = [
       "AccessLevel", "AllowedToolName", "FileAccessMode", "Invoke", "InvokeToolErrorCode", "SecurityPolicyConfig",
       "ToolArgsByName", "ToolContext", "ToolErrorEnvelope", "ToolPolicy", "ToolResultByName", "ToolkitInvokeOutput",
-    ]);
+    ];
+    const userToolApi = [
+      "AgentToolkit", "AgentToolkitOptions", "DefineToolOptions", "DependencyKey", "DependencyOverrides", "ExecuteRawContext",
+      "ImagePart", "Logger", "TextPart", "Tool", "ToolDefinition", "ToolExecutionContext", "ToolExecutionResult", "ToolResult",
+    ];
+    assert.deepEqual(types.sort(), [...upstream, ...userToolApi].sort());
   });
 });

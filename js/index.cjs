@@ -6,6 +6,7 @@
 const os = require("node:os");
 const { AsyncLocalStorage } = require("node:async_hooks");
 const native = require("../binding.js");
+const userTools = require("./user_tools.cjs");
 
 // ---- SecurityBypass -------------------------------------------------------------------------
 
@@ -195,9 +196,11 @@ async function secureCall(context, name, handler, args) {
 }
 
 /** `toolkit.invoke(name, args)`: resolves with `{ role, name, content }`, rejects on any error. */
-async function invoke(context, name, args) {
+async function invoke(context, name, args, registered) {
   const toolName = String(name);
   const { entry, call } = callSite(toolName);
+  const userTool = entry === undefined ? registered.byName.get(toolName) : undefined;
+  if (userTool) return invokeUserTool(context, userTool, name, args, registered.runtime);
   const builtIn = entry !== undefined && entry.handler === workerHandlers[toolName];
   const outcome = await native.invoke(context, call, args, builtIn);
   switch (outcome.kind) {
@@ -216,17 +219,99 @@ async function invoke(context, name, args) {
   }
 }
 
-function createAgentToolkit(context) {
+/** A user tool through `invoke`: the same checks in the same order, then zod, then execute. */
+async function invokeUserTool(context, tool, name, args, runtime) {
+  const toolName = String(name);
+  const { writes } = userTools.toolInternals.get(tool);
+  const call = { name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled() };
+  const outcome = await native.invoke(context, call, args, false);
+  if (outcome.kind === "invoke_error") throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
+  if (outcome.kind !== "prepared") throw new InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
+  const input = await userTools.validateInput(tool, args);
+  const content = await userTools.runExecute(tool, input, userTools.executionContext(runtime));
+  return { role: "function", name, content };
+}
+
+/** Toolkit internals (user tools, DI defaults), for `asTools`. */
+const toolkitState = new WeakMap();
+
+/**
+ * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools
+ * (from `defineTool`), `options.deps` / `options.overrides` / `options.logger` / `options.now`
+ * are the defaults of their execution context.
+ */
+function createAgentToolkit(context, options = {}) {
+  const registered = registerUserTools(options);
   const tools = {};
   for (const name of Object.keys(builtInHandlers)) {
     const handler = ToolCatalog[name].handler;
     tools[name] = (...args) => secureCall(context, name, handler, args);
   }
-  return {
+  const userNames = [...registered.byName.keys()];
+  const toolkit = {
     tools,
-    invoke: (name, args) => invoke(context, name, args),
-    getAllowedTools: () => native.allowedToolNames(context).map((name) => definitionByName.get(name)),
+    invoke: (name, args) => invoke(context, name, args, registered),
+    getAllowedTools: () =>
+      native.allowedToolNames(context, userNames).map((name) => definitionByName.get(name) ?? registered.byName.get(name).definition),
   };
+  toolkitState.set(toolkit, { context, registered });
+  return toolkit;
 }
 
-module.exports = { createToolContext, createAgentToolkit, ToolCatalog, SecurityBypass };
+function registerUserTools(options) {
+  const byName = new Map();
+  for (const tool of options?.tools ?? []) {
+    if (!userTools.isTool(tool)) throw new TypeError("createAgentToolkit: options.tools must hold tools made by defineTool");
+    if (Object.prototype.hasOwnProperty.call(ToolCatalog, tool.name)) {
+      throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with a built-in tool`);
+    }
+    if (byName.has(tool.name)) throw new Error(`createAgentToolkit: the tool name "${tool.name}" is registered twice`);
+    byName.set(tool.name, tool);
+  }
+  const { deps, overrides, logger, now } = options ?? {};
+  return { byName, runtime: { deps, overrides, logger, now } };
+}
+
+/**
+ * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
+ * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
+ * never throws, so a loop can treat all tools alike.
+ */
+function asTools(toolkit) {
+  const state = toolkitState.get(toolkit);
+  if (!state) throw new TypeError("asTools: not a toolkit made by createAgentToolkit");
+  const { context, registered } = state;
+  const make = (name, description, definition, toResult) => ({
+    name,
+    description,
+    definition,
+    async executeRaw(rawArgsJson, ctx = {}) {
+      let args;
+      try {
+        args = rawArgsJson === undefined || rawArgsJson === null || rawArgsJson === "" ? {} : JSON.parse(rawArgsJson);
+      } catch (error) {
+        return userTools.errorResult(`invalid JSON arguments: ${error.message}`);
+      }
+      try {
+        const runtime = { ...registered.runtime, ...ctx };
+        const out = await invoke(context, name, args, { byName: registered.byName, runtime });
+        return toResult(out.content);
+      } catch (error) {
+        return userTools.errorResult(messageOf(error));
+      }
+    },
+  });
+  const builtIns = definitions.map((d) => make(d.function.name, d.function.description, d, (value) => ({ type: "json", value })));
+  const own = [...registered.byName.values()].map((t) => make(t.name, t.description, t.definition, userTools.toToolResult));
+  return [...builtIns, ...own];
+}
+
+module.exports = {
+  createToolContext,
+  createAgentToolkit,
+  ToolCatalog,
+  SecurityBypass,
+  defineTool: userTools.defineTool,
+  asTools,
+  toToolMessageContent: userTools.toToolMessageContent,
+};

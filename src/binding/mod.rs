@@ -107,10 +107,19 @@ pub fn catalog_json() -> String {
     serde_json::Value::Array(entries).to_string()
 }
 
-/// The tool names `getAllowedTools()` returns for `context`, in declaration order.
-#[napi(catch_unwind, ts_args_type = "context: object")]
-pub fn allowed_tool_names(context: Unknown) -> Result<Vec<String>> {
-    Ok(registry::allowed_tool_names(&read_context(&context)?))
+/// The tool names `getAllowedTools()` returns for `context`: the built-ins in declaration order,
+/// then the allowed ones of `extra` (user tools) in their order.
+#[napi(catch_unwind, ts_args_type = "context: object, extra?: string[]")]
+pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Result<Vec<String>> {
+    let ctx = read_context(&context)?;
+    let mut names = registry::allowed_tool_names(&ctx);
+    names.extend(
+        extra
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|n| crate::core::policy::is_allowed(&ctx, n)),
+    );
+    Ok(names)
 }
 
 /// `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the

@@ -1,0 +1,61 @@
+// Compile-time checks for user-defined tools (issue 6).
+import { z } from "zod";
+import {
+  asTools,
+  createAgentToolkit,
+  createToolContext,
+  defineTool,
+  toToolMessageContent,
+  type DependencyKey,
+  type Tool,
+  type ToolExecutionResult,
+} from "agent-tools-native";
+
+const clock: DependencyKey<{ now(): number }> = { id: "clock", create: () => ({ now: () => 1 }) };
+
+const weather = defineTool({
+  name: "get_weather",
+  description: "Weather for a city",
+  input: z.object({ city: z.string(), days: z.number().int().default(1) }),
+  execute: async (input, ctx) => {
+    const city: string = input.city;
+    const days: number = input.days; // output type: the default is applied
+    const c = await ctx.resolve(clock);
+    const t: number = c.now();
+    return { city, days, t };
+  },
+});
+
+const name: "get_weather" = weather.name;
+void name;
+
+// @ts-expect-error execute's input is typed from the schema
+defineTool({ name: "x", description: "", input: z.object({ a: z.string() }), execute: (input) => input.b });
+
+export async function usage(): Promise<void> {
+  const ctx = createToolContext<"get_weather">({
+    workspaceRoot: "/ws",
+    policy: { tools: { get_weather: "allow", read_file: "allow" }, defaultPolicy: "deny" },
+  });
+  const toolkit = createAgentToolkit(ctx, { tools: [weather] });
+  const out = await toolkit.invoke("get_weather", { city: "Oslo" }); // `days` optional on input
+  const days: number = out.content.days;
+  const outName: "get_weather" = out.name;
+  const read = await toolkit.invoke("read_file", { path: "a" });
+  const text: string = read.content.content;
+  // @ts-expect-error city must be a string
+  await toolkit.invoke("get_weather", { city: 5 });
+  // @ts-expect-error city is required
+  await toolkit.invoke("get_weather", {});
+  // @ts-expect-error unknown tool
+  await toolkit.invoke("get_wether", { city: "x" });
+  // @ts-expect-error the result has no such field
+  out.content.temperature;
+  const all: Tool[] = asTools(toolkit);
+  const result: ToolExecutionResult = await all[0].executeRaw("{}");
+  const content = toToolMessageContent(result);
+  void days, outName, text, content;
+}
+
+// @ts-expect-error user tool names in a policy need the explicit type argument
+createToolContext({ workspaceRoot: "/ws", policy: { tools: { get_weather: "allow" }, defaultPolicy: "deny" } });
