@@ -10,6 +10,27 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Tool outputs kept whole while their total stays under `budgetChars` (UTF-16 units, default
+ * 100 000); older ones are evicted from the conversation but stay readable by `refId`.
+ */
+export declare class OutputCache {
+  constructor(budgetChars?: number | undefined | null)
+  /** Stores an output; returns its id and the ids now evicted from the conversation. */
+  record(content: string): RecordedOutput
+  /** Total size of the outputs still whole in the conversation. */
+  get inlineChars(): number
+  /** Whether an output is still whole in the conversation (throws for an unknown id). */
+  isInline(refId: string): boolean
+  /**
+   * Numbered lines of an output, from line `offset` (1-based, default 1), at most `limit`
+   * (default 200, max 2000).
+   */
+  read(refId: string, offset?: number | undefined | null, limit?: number | undefined | null): Promise<string>
+  /** Matching lines of an output (`N:line`, context `N-line`, grep -n style). */
+  grep(refId: string, request: GrepRequest): Promise<string>
+}
+
+/**
  * The tool names `getAllowedTools()` returns for `context`: the built-ins in declaration order,
  * then the allowed ones of `extra` (user tools) in their order.
  */
@@ -34,11 +55,25 @@ export declare function debugContext(context: object): string
  */
 export declare function debugPanic(mode: string): Promise<Record<string, unknown>> | void
 
+export interface GrepRequest {
+  pattern: string
+  regex?: boolean
+  before?: number
+  after?: number
+  maxMatches?: number
+}
+
 /**
  * `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
  * positional arguments for the caller's own handler).
  */
 export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean): Promise<Record<string, unknown>>
+
+export interface RecordedOutput {
+  refId: string
+  /** Outputs evicted from the conversation by this recording (oldest first). */
+  evicted: Array<string>
+}
 
 /** `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox. */
 export declare function runHandler(name: string, context: object, args: unknown[]): Promise<Record<string, unknown>>

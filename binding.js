@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.OutputCache = nativeBinding.OutputCache
 module.exports.allowedToolNames = nativeBinding.allowedToolNames
 module.exports.catalogJson = nativeBinding.catalogJson
 module.exports.debugContext = nativeBinding.debugContext

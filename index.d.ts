@@ -235,3 +235,48 @@ export declare const SecurityBypass: {
   isEnabled(): boolean;
   enforce<T>(task: () => Promise<T> | T): Promise<T>;
 };
+
+// ---- tool-output cache and standard tools --------------------------------------------------------
+
+/**
+ * Tool outputs kept whole while their total stays under `budgetChars` (UTF-16 units, default
+ * 100 000); older ones are evicted from the conversation but stay readable by id (`out-1`, ...).
+ */
+export declare class OutputCache {
+  constructor(budgetChars?: number);
+  /** Stores an output; returns its id and the ids now evicted from the conversation (oldest first). */
+  record(content: string): { refId: string; evicted: string[] };
+  /** Total size of the outputs still whole in the conversation. */
+  readonly inlineChars: number;
+  /** Whether an output is still whole in the conversation (throws for an unknown id). */
+  isInline(refId: string): boolean;
+  /** Numbered lines from `offset` (1-based, default 1), at most `limit` (default 200, max 2000). */
+  read(refId: string, offset?: number, limit?: number): Promise<string>;
+  /** Matching lines `N:line`, context `N-line`, grep -n style; `regex` uses Rust regex syntax. */
+  grep(
+    refId: string,
+    request: { pattern: string; regex?: boolean; before?: number; after?: number; maxMatches?: number },
+  ): Promise<string>;
+}
+
+/** `tool_output_cache` and `tool_output_cache_grep` over a cache, ready to register. */
+export declare function outputCacheTools(cache: OutputCache): [
+  Tool<"tool_output_cache", { ref_id: string; offset?: number; limit?: number }, ToolResult>,
+  Tool<
+    "tool_output_cache_grep",
+    { ref_id: string; pattern: string; regex?: boolean; before?: number; after?: number; max_matches?: number },
+    ToolResult
+  >,
+];
+
+/** The optional `done` tool: the model calls it to end a run. */
+export declare const doneTool: Tool<"done", { message?: string }, ToolResult>;
+
+/**
+ * Records the string contents of tool messages (`role: "tool"`) without an `output_ref`, and
+ * replaces contents evicted by the budget with a placeholder naming the ref id. Returns a new array.
+ */
+export declare function applyOutputCache<M extends { role?: unknown; content?: unknown }>(
+  cache: OutputCache,
+  messages: readonly M[],
+): Array<M & { output_ref?: string; evicted?: boolean }>;

@@ -10,7 +10,10 @@ import { workspace, rejection } from "./helpers.mjs";
 
 describe("module surface", () => {
   test("agent-tools-ts's four runtime exports plus the user-tool API, from ESM and CommonJS alike", () => {
-    const expected = ["createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass", "defineTool", "asTools", "toToolMessageContent"];
+    const expected = [
+      "createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass",
+      "defineTool", "asTools", "toToolMessageContent", "OutputCache", "outputCacheTools", "applyOutputCache", "doneTool",
+    ];
     assert.deepEqual(Object.keys(esm).sort(), [...expected].sort());
     const cjs = createRequire(import.meta.url)("agent-tools-native");
     assert.deepEqual(Object.keys(cjs), expected);
@@ -106,12 +109,15 @@ describe("liveness", () => {
 describe("typings surface", () => {
   test("index.d.ts exports agent-tools-ts's four values and twelve types, plus the user-tool API", () => {
     const dts = fs.readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");
-    const values = [...dts.matchAll(/^export declare (?:function|const) (\w+)/gm)].map((m) => m[1]);
+    const values = [...dts.matchAll(/^export declare (?:function|const|class) (\w+)/gm)].map((m) => m[1]);
     const types = [
       ...[...dts.matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]),
       ...[...dts.matchAll(/^export type \{([^}]*)\}/gm)].flatMap((m) => m[1].split(",").map((s) => s.trim()).filter(Boolean)),
     ];
-    assert.deepEqual([...new Set(values)].sort(), ["SecurityBypass", "ToolCatalog", "asTools", "createAgentToolkit", "createToolContext", "defineTool", "toToolMessageContent"]);
+    assert.deepEqual([...new Set(values)].sort(), [
+      "OutputCache", "SecurityBypass", "ToolCatalog", "applyOutputCache", "asTools", "createAgentToolkit", "createToolContext",
+      "defineTool", "doneTool", "outputCacheTools", "toToolMessageContent",
+    ]);
     const upstream = [
       "AccessLevel", "AllowedToolName", "FileAccessMode", "Invoke", "InvokeToolErrorCode", "SecurityPolicyConfig",
       "ToolArgsByName", "ToolContext", "ToolErrorEnvelope", "ToolPolicy", "ToolResultByName", "ToolkitInvokeOutput",

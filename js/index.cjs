@@ -314,4 +314,8 @@ module.exports = {
   defineTool: userTools.defineTool,
   asTools,
   toToolMessageContent: userTools.toToolMessageContent,
+  OutputCache: native.OutputCache,
+  outputCacheTools: userTools.outputCacheTools,
+  applyOutputCache: userTools.applyOutputCache,
+  doneTool: userTools.doneTool,
 };

@@ -275,8 +275,131 @@ function toToolMessageContent(result) {
   }
 }
 
+// ---- standard tools -------------------------------------------------------------------------------
+
+/**
+ * A tool with a hand-written JSON Schema and validator (the standard tools need no zod).
+ * `validate(args)` returns a list of `{ path, message }` issues (empty when valid).
+ */
+function defineStandardTool({ name, description, parameters, validate, execute }) {
+  const input = {
+    async safeParseAsync(value) {
+      const issues = value && typeof value === "object" && !Array.isArray(value)
+        ? validate(value)
+        : [{ path: [], message: "expected an object" }];
+      return issues.length ? { success: false, error: { issues } } : { success: true, data: value };
+    },
+  };
+  const tool = {
+    name,
+    description,
+    definition: { type: "function", function: { name, description, parameters } },
+    executeRaw: (rawArgsJson, ctx) => executeRaw(tool, rawArgsJson, ctx),
+  };
+  toolInternals.set(tool, { input, execute, nullable: null, writes: false });
+  return Object.freeze(tool);
+}
+
+/** Issues for the properties of `value` that do not have the expected JavaScript type. */
+function typeIssues(value, expected, required) {
+  const issues = [];
+  for (const key of required) if (value[key] === undefined) issues.push({ path: [key], message: "required" });
+  for (const [key, type] of Object.entries(expected)) {
+    const v = value[key];
+    if (v === undefined) continue;
+    if (type === "integer" ? !Number.isInteger(v) : typeof v !== type) issues.push({ path: [key], message: `expected ${type}` });
+  }
+  for (const key of Object.keys(value)) if (!(key in expected)) issues.push({ path: [key], message: "unknown property" });
+  return issues;
+}
+
+const integer = (description) => ({ type: "integer", description });
+
+/** `tool_output_cache` and `tool_output_cache_grep` over an `OutputCache`. */
+function outputCacheTools(cache) {
+  const read = defineStandardTool({
+    name: "tool_output_cache",
+    description: "Reads an earlier tool output that was removed from the conversation, as numbered lines.",
+    parameters: {
+      type: "object",
+      properties: {
+        ref_id: { type: "string", description: "The output_ref of the tool output (e.g. \"out-3\")." },
+        offset: integer("1-based line to start from (default: 1)."),
+        limit: integer("Maximum number of lines (default: 200, max: 2000)."),
+      },
+      required: ["ref_id"],
+      additionalProperties: false,
+    },
+    validate: (v) => typeIssues(v, { ref_id: "string", offset: "integer", limit: "integer" }, ["ref_id"]),
+    execute: async (input) => ({ type: "text", text: await cache.read(input.ref_id, input.offset, input.limit) }),
+  });
+  const grep = defineStandardTool({
+    name: "tool_output_cache_grep",
+    description: "Searches an earlier tool output that was removed from the conversation; returns numbered matching lines.",
+    parameters: {
+      type: "object",
+      properties: {
+        ref_id: { type: "string", description: "The output_ref of the tool output (e.g. \"out-3\")." },
+        pattern: { type: "string", description: "Text to find (a regular expression when regex is true)." },
+        regex: { type: "boolean", description: "Treat pattern as a regular expression (default: false)." },
+        before: integer("Context lines before each match (default: 0, max: 20)."),
+        after: integer("Context lines after each match (default: 0, max: 20)."),
+        max_matches: integer("Maximum number of matches (default: 50, max: 1000)."),
+      },
+      required: ["ref_id", "pattern"],
+      additionalProperties: false,
+    },
+    validate: (v) =>
+      typeIssues(v, { ref_id: "string", pattern: "string", regex: "boolean", before: "integer", after: "integer", max_matches: "integer" }, ["ref_id", "pattern"]),
+    execute: async ({ ref_id, pattern, regex, before, after, max_matches }) => ({
+      type: "text",
+      text: await cache.grep(ref_id, { pattern, regex, before, after, maxMatches: max_matches }),
+    }),
+  });
+  return [read, grep];
+}
+
+/** The optional `done` tool: the model calls it to end a run (the tool loop stops on it). */
+const doneTool = defineStandardTool({
+  name: "done",
+  description: "Call when the task is complete, with a short final message for the user.",
+  parameters: {
+    type: "object",
+    properties: { message: { type: "string", description: "Final message for the user." } },
+    additionalProperties: false,
+  },
+  validate: (v) => typeIssues(v, { message: "string" }, []),
+  execute: (input) => ({ type: "text", text: input.message ?? "done" }),
+});
+
+/** The text that replaces an evicted output in the conversation. */
+function evictedPlaceholder(refId, chars) {
+  return `[tool output removed from the conversation (${chars} chars); ref_id "${refId}": read it with tool_output_cache or search it with tool_output_cache_grep]`;
+}
+
+/**
+ * Records the string contents of tool messages (`role: "tool"`) that have no `output_ref` yet,
+ * and replaces the contents evicted by the budget with a placeholder. Returns a new array; changed
+ * messages are new objects carrying `output_ref`.
+ */
+function applyOutputCache(cache, messages) {
+  const out = messages.map((message) => {
+    if (message?.role !== "tool" || message.output_ref !== undefined || typeof message.content !== "string") return message;
+    const { refId } = cache.record(message.content);
+    return { ...message, output_ref: refId };
+  });
+  return out.map((message) => {
+    if (message?.role !== "tool" || message.output_ref === undefined || message.evicted === true) return message;
+    if (cache.isInline(message.output_ref)) return message;
+    return { ...message, content: evictedPlaceholder(message.output_ref, message.content.length), evicted: true };
+  });
+}
+
 module.exports = {
   defineTool,
+  outputCacheTools,
+  doneTool,
+  applyOutputCache,
   isTool,
   toolInternals,
   validateInput,

@@ -59,3 +59,24 @@ export async function usage(): Promise<void> {
 
 // @ts-expect-error user tool names in a policy need the explicit type argument
 createToolContext({ workspaceRoot: "/ws", policy: { tools: { get_weather: "allow" }, defaultPolicy: "deny" } });
+
+import { applyOutputCache, doneTool, OutputCache, outputCacheTools } from "agent-tools-native";
+
+export async function cacheTyping(): Promise<void> {
+  const cache = new OutputCache(1000);
+  const { refId, evicted } = cache.record("text");
+  const page: string = await cache.read(refId, 1, 10);
+  const hits: string = await cache.grep(refId, { pattern: "x", maxMatches: 3 });
+  const [read, grep] = outputCacheTools(cache);
+  const ctx = createToolContext<"tool_output_cache" | "tool_output_cache_grep" | "done">({
+    workspaceRoot: "/ws",
+    policy: { tools: { done: "allow" }, defaultPolicy: "deny" },
+  });
+  const toolkit = createAgentToolkit(ctx, { tools: [read, grep, doneTool] });
+  await toolkit.invoke("tool_output_cache", { ref_id: refId });
+  // @ts-expect-error ref_id is required
+  await toolkit.invoke("tool_output_cache_grep", { pattern: "x" });
+  const messages = applyOutputCache(cache, [{ role: "tool", content: "x", tool_call_id: "1" }]);
+  const ref: string | undefined = messages[0].output_ref;
+  void evicted, page, hits, ref;
+}

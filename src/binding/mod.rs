@@ -2,6 +2,7 @@
 //! and moves file work off the JavaScript thread. No tool logic lives here.
 
 mod convert;
+pub mod output_cache;
 
 use std::panic::AssertUnwindSafe;
 

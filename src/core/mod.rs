@@ -5,6 +5,7 @@ pub mod context;
 pub mod error;
 pub mod glob;
 pub mod invoke;
+pub mod output_cache;
 pub mod paths;
 pub mod policy;
 pub mod registry;
