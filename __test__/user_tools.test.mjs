@@ -163,10 +163,13 @@ describe("dependency injection", () => {
       execute: async (_, ctx) => {
         const a = await ctx.resolve(counter);
         const b = await ctx.resolve(counter);
+        ctx.logger?.info?.("resolved");
         return { same: a === b, n: a.n, v: await ctx.resolve(asyncKey), dep: ctx.deps.answer, now: ctx.now().toISOString() };
       },
     });
-    const first = await tool.executeRaw("{}", { deps: { answer: 42 }, now: () => new Date(0) });
+    const logged = [];
+    const first = await tool.executeRaw("{}", { deps: { answer: 42 }, now: () => new Date(0), logger: { info: (m) => logged.push(m) } });
+    assert.deepEqual(logged, ["resolved"]);
     assert.deepEqual(first.value, { same: true, n: 1, v: "from-create", dep: 42, now: "1970-01-01T00:00:00.000Z" });
     const second = await tool.executeRaw("{}");
     assert.equal(second.value.n, 2, "a new call creates a new value");
