@@ -280,3 +280,106 @@ export declare function applyOutputCache<M extends { role?: unknown; content?: u
   cache: OutputCache,
   messages: readonly M[],
 ): Array<M & { output_ref?: string; evicted?: boolean }>;
+
+// ---- the tool loop ---------------------------------------------------------------------------------
+
+/** Why a model response stopped (provider-specific reasons as `{ other }`). */
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | { other: string };
+
+export type LlmContentBlock =
+  | { type: "text"; text: string }
+  /** `input` is an object, or JSON text as some providers send it. */
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> | string };
+
+export type LlmResponse = { content: LlmContentBlock[]; stopReason: StopReason | string; model?: string };
+
+/**
+ * One call's result as the loop sends it back (the loop spec's `ToolResultMessage`; renamed
+ * because the provider spec's `ToolResultMessage` is the chat message `{ role: "tool", ... }`).
+ */
+export type LoopToolResult = {
+  tool_use_id: string;
+  tool_name: string;
+  output: string;
+  is_error: boolean;
+  is_rejected: boolean;
+};
+
+/** A streamed tool-call fragment (`StreamEvent::ToolCallDelta`). */
+export type ToolCallDelta = { type: "tool_call_delta"; index: number; id?: string; name?: string; arguments_delta?: string };
+export type SessionEvent = { type: "text_delta"; text: string } | ToolCallDelta;
+export type SessionSendOptions = { signal?: AbortSignal; emit(event: SessionEvent): void };
+
+/** The model side of the loop (the spec's `LlmSession`), implemented over any provider. */
+export interface LlmSession {
+  sendWithTools(prompt: string, tools: ReadonlyArray<AnyToolDefinition>, options: SessionSendOptions): Promise<LlmResponse>;
+  sendToolResults(results: LoopToolResult[], options: SessionSendOptions): Promise<LlmResponse>;
+}
+type AnyToolDefinition = {
+  readonly type: "function";
+  readonly function: { readonly name: string; readonly description: string; readonly parameters: unknown; readonly strict?: boolean };
+};
+
+export type ReviewRequest = {
+  id: string;
+  name: string;
+  args: unknown;
+  preview:
+    | { kind: "write_file"; path: unknown; content: unknown }
+    | { kind: "apply_patch"; path: unknown; patch: unknown }
+    | { kind: "exec_command"; cwd: unknown; command: unknown }
+    | { kind: "tool"; args: unknown };
+};
+export type ReviewDecision =
+  | { decision: "approve" }
+  | { decision: "reject"; reason?: string }
+  | { decision: "edit"; args: unknown };
+
+export type LoopStopReason = "end_turn" | "max_tokens" | "max_tool_turns" | "aborted" | "done" | { other: string };
+
+export type LoopMessage =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: LlmContentBlock[] }
+  | { role: "tool"; results: LoopToolResult[] };
+
+export type TurnRecord = {
+  turn: number;
+  stopReason: StopReason;
+  calls: Array<{ id: string; name: string; args: unknown; started_at: number; duration_ms: number; is_error: boolean; is_rejected: boolean }>;
+};
+
+export type ToolLoopResult = { text: string; stopReason: LoopStopReason; messages: LoopMessage[]; turns: TurnRecord[] };
+
+export type LoopEvent =
+  | { type: "turn_start"; turn: number }
+  | { type: "text_delta"; text: string }
+  | ToolCallDelta
+  | { type: "response"; turn: number; stopReason: StopReason; text: string; toolCalls: Array<Extract<LlmContentBlock, { type: "tool_use" }>> }
+  | ({ type: "review_request" } & ReviewRequest)
+  | { type: "review_decision"; id: string; name: string; decision: ReviewDecision }
+  | { type: "tool_start"; id: string; name: string; args: unknown }
+  | { type: "tool_finish"; id: string; name: string; duration_ms: number; is_error: boolean; is_rejected: boolean }
+  | { type: "turn_end"; turn: number; results: LoopToolResult[] }
+  | { type: "completed"; result: ToolLoopResult };
+
+export type ToolLoopOptions = {
+  session: LlmSession;
+  toolkit: AgentToolkit<any>;
+  prompt: string;
+  /** Turns with tool calls before the loop stops (default 10). */
+  maxToolTurns?: number;
+  /** Asked before each write-class call (write_file, apply_patch, exec_command, user tools with `writes`). */
+  review?: (request: ReviewRequest) => ReviewDecision | Promise<ReviewDecision>;
+  /** Aborts the whole loop; every call still gets a result ("Cancelled: ..."). */
+  signal?: AbortSignal;
+  /** Per-call time limit; a late call becomes an error result. */
+  toolTimeoutMs?: number;
+  /** The tool definitions offered (default: `toolkit.getAllowedTools()`). */
+  tools?: ReadonlyArray<AnyToolDefinition>;
+  onEvent?: (event: LoopEvent) => void;
+};
+
+/** Runs the multi-turn tool loop to its end. */
+export declare function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult>;
+/** The same loop as an async iterator of events; `result` resolves when it ends. */
+export declare function streamToolLoop(options: ToolLoopOptions): AsyncIterable<LoopEvent> & { result: Promise<ToolLoopResult> };

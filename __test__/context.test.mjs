@@ -13,6 +13,7 @@ describe("module surface", () => {
     const expected = [
       "createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass",
       "defineTool", "asTools", "toToolMessageContent", "OutputCache", "outputCacheTools", "applyOutputCache", "doneTool",
+      "runToolLoop", "streamToolLoop",
     ];
     assert.deepEqual(Object.keys(esm).sort(), [...expected].sort());
     const cjs = createRequire(import.meta.url)("agent-tools-native");
@@ -116,7 +117,7 @@ describe("typings surface", () => {
     ];
     assert.deepEqual([...new Set(values)].sort(), [
       "OutputCache", "SecurityBypass", "ToolCatalog", "applyOutputCache", "asTools", "createAgentToolkit", "createToolContext",
-      "defineTool", "doneTool", "outputCacheTools", "toToolMessageContent",
+      "defineTool", "doneTool", "outputCacheTools", "runToolLoop", "streamToolLoop", "toToolMessageContent",
     ]);
     const upstream = [
       "AccessLevel", "AllowedToolName", "FileAccessMode", "Invoke", "InvokeToolErrorCode", "SecurityPolicyConfig",
@@ -126,6 +127,10 @@ describe("typings surface", () => {
       "AgentToolkit", "AgentToolkitOptions", "DefineToolOptions", "DependencyKey", "DependencyOverrides", "ExecuteRawContext",
       "ImagePart", "Logger", "TextPart", "Tool", "ToolDefinition", "ToolExecutionContext", "ToolExecutionResult", "ToolResult",
     ];
-    assert.deepEqual(types.sort(), [...upstream, ...userToolApi].sort());
+    const loopApi = [
+      "LlmContentBlock", "LlmResponse", "LlmSession", "LoopEvent", "LoopMessage", "LoopStopReason", "LoopToolResult", "ReviewDecision",
+      "ReviewRequest", "SessionEvent", "SessionSendOptions", "StopReason", "ToolCallDelta", "ToolLoopOptions", "ToolLoopResult", "TurnRecord",
+    ];
+    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi].sort());
   });
 });

@@ -7,6 +7,7 @@ const os = require("node:os");
 const { AsyncLocalStorage } = require("node:async_hooks");
 const native = require("../binding.js");
 const userTools = require("./user_tools.cjs");
+const { makeToolLoop } = require("./loop.cjs");
 
 // ---- SecurityBypass -------------------------------------------------------------------------
 
@@ -306,6 +307,33 @@ function asTools(toolkit) {
   return [...builtIns, ...own];
 }
 
+/** What the tool loop needs of a toolkit. */
+function loopRuntime(toolkit) {
+  const state = toolkitState.get(toolkit);
+  if (!state) throw new TypeError("runToolLoop: toolkit must be made by createAgentToolkit");
+  const { context, registered } = state;
+  return {
+    definitions: () => toolkit.getAllowedTools(),
+    has: (name) => Object.prototype.hasOwnProperty.call(ToolCatalog, name) || registered.byName.has(name),
+    userTool: (name) => {
+      const tool = registered.byName.get(name);
+      return tool ? { writes: userTools.toolInternals.get(tool).writes } : undefined;
+    },
+    invoke: async (name, args, ctx) => (await invoke(context, name, args, { byName: registered.byName, runtime: { ...registered.runtime, ...ctx } })).content,
+    format: (name, content) =>
+      registered.byName.has(name) ? messageText(userTools.toToolResult(content)) : JSON.stringify(content),
+  };
+}
+
+/** A ToolResult as the loop's string output (parts: their text, images noted). */
+function messageText(result) {
+  const content = userTools.toToolMessageContent(result);
+  if (typeof content === "string") return content;
+  return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+}
+
+const { runToolLoop, streamToolLoop } = makeToolLoop(loopRuntime);
+
 module.exports = {
   createToolContext,
   createAgentToolkit,
@@ -318,4 +346,6 @@ module.exports = {
   outputCacheTools: userTools.outputCacheTools,
   applyOutputCache: userTools.applyOutputCache,
   doneTool: userTools.doneTool,
+  runToolLoop,
+  streamToolLoop,
 };

@@ -80,3 +80,31 @@ export async function cacheTyping(): Promise<void> {
   const ref: string | undefined = messages[0].output_ref;
   void evicted, page, hits, ref;
 }
+
+import { runToolLoop, streamToolLoop, type LlmSession, type LoopEvent, type ReviewDecision } from "agent-tools-native";
+
+export async function loopTyping(): Promise<void> {
+  const session: LlmSession = {
+    async sendWithTools(prompt, tools, { emit }) {
+      emit({ type: "text_delta", text: prompt });
+      return { content: [{ type: "tool_use", id: "1", name: tools[0].function.name, input: {} }], stopReason: "tool_use" };
+    },
+    async sendToolResults(results) {
+      return { content: [{ type: "text", text: results[0].output }], stopReason: "end_turn" };
+    },
+  };
+  const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: "/ws" }));
+  const review = async (): Promise<ReviewDecision> => ({ decision: "edit", args: { path: "x" } });
+  const result = await runToolLoop({ session, toolkit, prompt: "go", review, maxToolTurns: 3 });
+  const stop: typeof result.stopReason = "max_tool_turns";
+  for await (const event of streamToolLoop({ session, toolkit, prompt: "go" })) {
+    const e: LoopEvent = event;
+    if (e.type === "tool_finish") {
+      const ms: number = e.duration_ms;
+      void ms;
+    }
+  }
+  // @ts-expect-error a session needs sendToolResults
+  await runToolLoop({ session: { sendWithTools: session.sendWithTools }, toolkit, prompt: "go" });
+  void stop;
+}

@@ -1,0 +1,267 @@
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { createAgentToolkit, defineTool, doneTool, runToolLoop, streamToolLoop } from "agent-tools-native";
+import { workspace } from "./helpers.mjs";
+
+const text = (t) => ({ type: "text", text: t });
+const use = (id, name, input) => ({ type: "tool_use", id, name, input });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A scripted model: each response in turn; records what it was sent. */
+function scripted(responses) {
+  const sent = [];
+  let i = 0;
+  const next = () => {
+    const r = responses[Math.min(i++, responses.length - 1)];
+    return typeof r === "function" ? r() : r;
+  };
+  return {
+    sent,
+    async sendWithTools(prompt, tools, options) {
+      sent.push({ prompt, tools: tools.map((t) => t.function.name) });
+      options.emit({ type: "text_delta", text: "thinking" });
+      return next();
+    },
+    async sendToolResults(results) {
+      sent.push({ results });
+      return next();
+    },
+  };
+}
+
+/** A tool that records its running interval. */
+function timedTool(name, ms, log, writes = false) {
+  return defineTool({
+    name, description: name, writes, input: z.object({ tag: z.string() }),
+    execute: async ({ tag }) => {
+      const start = performance.now();
+      await sleep(ms);
+      log.push({ tag, start, end: performance.now() });
+      return tag;
+    },
+  });
+}
+
+function setup(tools = [], policy) {
+  const ws = workspace(policy);
+  fs.writeFileSync(path.join(ws.root, "a.txt"), "alpha\n");
+  return { ...ws, toolkit: createAgentToolkit(ws.context, { tools }) };
+}
+
+describe("stop reasons and turns", () => {
+  test("end_turn returns the text; tool results pair with calls in order", async () => {
+    const ws = setup();
+    try {
+      const session = scripted([
+        { content: [text("reading"), use("c1", "read_file", { path: "a.txt" }), use("c2", "tree", '{"path":"."}')], stopReason: "tool_use" },
+        { content: [text("all good")], stopReason: "end_turn" },
+      ]);
+      const result = await runToolLoop({ session, toolkit: ws.toolkit, prompt: "check" });
+      assert.equal(result.stopReason, "end_turn");
+      assert.equal(result.text, "all good");
+      const results = session.sent[1].results;
+      assert.deepEqual(results.map((r) => [r.tool_use_id, r.tool_name, r.is_error, r.is_rejected]), [["c1", "read_file", false, false], ["c2", "tree", false, false]]);
+      assert.equal(JSON.parse(results[0].output).content, "alpha\n");
+      assert.deepEqual(Object.keys(results[0]), ["tool_use_id", "tool_name", "output", "is_error", "is_rejected"]);
+      assert.equal(result.turns.length, 1);
+      assert.deepEqual(result.messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+      assert.ok(session.sent[0].tools.includes("read_file"), "the allowed tools are offered");
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("calls from a max_tokens turn are never executed", async () => {
+    const ws = setup();
+    try {
+      const session = scripted([{ content: [use("c1", "write_file", { path: "w.txt", content: "x" })], stopReason: "max_tokens" }]);
+      const result = await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+      assert.equal(result.stopReason, "max_tokens");
+      assert.equal(fs.existsSync(path.join(ws.root, "w.txt")), false);
+      assert.equal(session.sent.length, 1);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("calls decide over the label; other stop reasons end the loop", async () => {
+    const ws = setup();
+    try {
+      const session = scripted([
+        { content: [use("c1", "read_file", { path: "a.txt" })], stopReason: "stop" },
+        { content: [text("filtered")], stopReason: "content_filter" },
+      ]);
+      const result = await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+      assert.equal(session.sent.length, 2, "the call with a 'stop' label ran");
+      assert.deepEqual(result.stopReason, { other: "content_filter" });
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("the turn limit stops a model that never ends", async () => {
+    const ws = setup();
+    try {
+      let n = 0;
+      const session = scripted([() => ({ content: [use(`c${++n}`, "read_file", { path: "a.txt" })], stopReason: "tool_use" })]);
+      const result = await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go", maxToolTurns: 3 });
+      assert.equal(result.stopReason, "max_tool_turns");
+      assert.equal(result.turns.length, 3);
+      await assert.rejects(runToolLoop({ session, toolkit: ws.toolkit, prompt: "x", maxToolTurns: 0 }), /maxToolTurns/);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("the done tool ends the run with its message", async () => {
+    const ws = setup([doneTool]);
+    try {
+      const session = scripted([{ content: [use("d", "done", { message: "finished" })], stopReason: "tool_use" }, { content: [text("never")], stopReason: "end_turn" }]);
+      const result = await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+      assert.equal(result.stopReason, "done");
+      assert.equal(result.text, "finished");
+      assert.equal(session.sent.length, 1);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
+
+describe("scheduling by risk", () => {
+  test("read-only calls overlap in time; write calls run one at a time in model order", async () => {
+    const log = [];
+    const ws = setup([timedTool("slow_read", 120, log), timedTool("slow_write", 60, log, true)]);
+    try {
+      const calls = [
+        use("w1", "slow_write", { tag: "w1" }), use("r1", "slow_read", { tag: "r1" }), use("r2", "slow_read", { tag: "r2" }),
+        use("w2", "slow_write", { tag: "w2" }), use("r3", "slow_read", { tag: "r3" }), use("r4", "slow_read", { tag: "r4" }),
+      ];
+      const session = scripted([{ content: calls, stopReason: "tool_use" }, { content: [text("ok")], stopReason: "end_turn" }]);
+      await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+      const span = (tag) => log.find((l) => l.tag === tag);
+      const reads = ["r1", "r2", "r3", "r4"].map(span);
+      const latestStart = Math.max(...reads.map((r) => r.start));
+      const earliestEnd = Math.min(...reads.map((r) => r.end));
+      assert.ok(latestStart < earliestEnd, "all four reads were running at the same moment");
+      const [w1, w2] = [span("w1"), span("w2")];
+      assert.ok(w1.end <= w2.start, "writes never overlap and keep the model's order");
+      assert.ok(reads.every((r) => r.end <= w1.start), "reads run first, then writes");
+      assert.deepEqual(session.sent[1].results.map((r) => r.tool_use_id), ["w1", "r1", "r2", "w2", "r3", "r4"], "results in call order");
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
+
+describe("review", () => {
+  test("approve, reject and edit", async () => {
+    const ws = setup();
+    try {
+      const requests = [];
+      const decisions = { a: { decision: "approve" }, b: { decision: "reject", reason: "not this file" }, c: { decision: "edit", args: { path: "edited.txt", content: "E" } } };
+      const session = scripted([
+        { content: [use("a", "write_file", { path: "a-new.txt", content: "A" }), use("b", "write_file", { path: "b.txt", content: "B" }), use("c", "write_file", { path: "c.txt", content: "C" })], stopReason: "tool_use" },
+        { content: [text("ok")], stopReason: "end_turn" },
+      ]);
+      await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go", review: async (req) => { requests.push(req); return decisions[req.id]; } });
+      assert.deepEqual(requests[0].preview, { kind: "write_file", path: "a-new.txt", content: "A" });
+      const results = session.sent[1].results;
+      assert.equal(results[0].is_rejected, false);
+      assert.deepEqual([results[1].is_rejected, results[1].is_error, results[1].output], [true, false, "Rejected by review: not this file"]);
+      assert.equal(fs.readFileSync(path.join(ws.root, "a-new.txt"), "utf8"), "A");
+      assert.equal(fs.existsSync(path.join(ws.root, "b.txt")), false);
+      assert.equal(fs.existsSync(path.join(ws.root, "c.txt")), false);
+      assert.equal(fs.readFileSync(path.join(ws.root, "edited.txt"), "utf8"), "E");
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("read-only calls are not reviewed", async () => {
+    const ws = setup();
+    try {
+      let asked = 0;
+      const session = scripted([{ content: [use("r", "read_file", { path: "a.txt" })], stopReason: "tool_use" }, { content: [], stopReason: "end_turn" }]);
+      await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go", review: () => { asked++; return { decision: "reject" }; } });
+      assert.equal(asked, 0);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
+
+describe("robustness", () => {
+  test("unknown tools, bad JSON, invalid args and tool errors become readable error results", async () => {
+    const strictTool = defineTool({ name: "needs_n", description: "", input: z.object({ n: z.number() }), execute: ({ n }) => n });
+    const ws = setup([strictTool], { tools: { tree: "deny" }, defaultPolicy: "allow" });
+    try {
+      const session = scripted([
+        { content: [use("u", "no_such_tool", {}), use("j", "read_file", "{oops"), use("v", "needs_n", { n: "1" }), use("m", "read_file", { path: "missing" }), use("p", "tree", { path: "." })], stopReason: "tool_use" },
+        { content: [text("I see the errors")], stopReason: "end_turn" },
+      ]);
+      const result = await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+      const results = session.sent[1].results;
+      assert.ok(results.every((r) => r.is_error));
+      assert.equal(results[0].output, "Error executing tool: unknown tool: no_such_tool");
+      assert.match(results[1].output, /^Error executing tool: invalid JSON arguments/);
+      assert.match(results[2].output, /^Error executing tool: INVALID_ARGUMENT: n: /);
+      assert.match(results[3].output, /^Error executing tool: NOT_FOUND: path not found/);
+      assert.match(results[4].output, /TOOL_NOT_ALLOWED/);
+      assert.equal(result.stopReason, "end_turn", "the model can go on after errors");
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("a per-call timeout becomes an error result", async () => {
+    const log = [];
+    const ws = setup([timedTool("slow_read", 300, log)]);
+    try {
+      const session = scripted([{ content: [use("s", "slow_read", { tag: "s" })], stopReason: "tool_use" }, { content: [], stopReason: "end_turn" }]);
+      await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go", toolTimeoutMs: 30 });
+      assert.equal(session.sent[1].results[0].output, "Error executing tool: timed out after 30 ms");
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("abort mid-turn: the loop ends and every call still has exactly one result", async () => {
+    const log = [];
+    const ws = setup([timedTool("slow_read", 2000, log), timedTool("slow_write", 10, log, true)]);
+    try {
+      const controller = new AbortController();
+      const session = scripted([{ content: [use("r", "slow_read", { tag: "r" }), use("w", "slow_write", { tag: "w" }), use("f", "read_file", { path: "a.txt" })], stopReason: "tool_use" }]);
+      const started = Date.now();
+      setTimeout(() => controller.abort(), 50);
+      const result = await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go", signal: controller.signal });
+      assert.ok(Date.now() - started < 1500, "returned promptly");
+      assert.equal(result.stopReason, "aborted");
+      const toolMessage = result.messages.find((m) => m.role === "tool");
+      assert.deepEqual(toolMessage.results.map((r) => r.tool_use_id), ["r", "w", "f"]);
+      assert.match(toolMessage.results[0].output, /^Cancelled/);
+      assert.match(toolMessage.results[1].output, /^Cancelled/, "the write never started");
+      assert.equal(log.some((l) => l.tag === "w"), false);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
+
+describe("events", () => {
+  test("streamToolLoop yields the run as events, text deltas included", async () => {
+    const ws = setup();
+    try {
+      const session = scripted([{ content: [use("c1", "read_file", { path: "a.txt" })], stopReason: "tool_use" }, { content: [text("done")], stopReason: "end_turn" }]);
+      const stream = streamToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+      const types = [];
+      for await (const event of stream) types.push(event.type);
+      assert.deepEqual(types, ["turn_start", "text_delta", "response", "tool_start", "tool_finish", "turn_end", "turn_start", "response", "completed"]);
+      assert.equal((await stream.result).text, "done");
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
