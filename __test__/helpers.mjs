@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import assert from "node:assert/strict";
 import { createToolContext, createAgentToolkit } from "agent-tools-native";
 
 /** A fresh real (symlink-free) temporary directory; removed by the returned cleanup. */
@@ -32,4 +33,57 @@ export async function rejection(promise) {
     return error;
   }
   throw new Error("expected a rejection");
+}
+
+/**
+ * Runs `fn` with a fresh workspace (root = a realpath'd temp dir), removed afterwards. `build(root)`
+ * prepares files first. The workspace offers `abs`, `read`, `put` (creates parents) and
+ * `outsideDir()` (a second temp dir, removed with it).
+ */
+export async function withWorkspace(fn, { policy = ALLOW_ALL, writeScope, build } = {}) {
+  const { dir: root } = tempDir();
+  const extra = [];
+  const context = createToolContext({ workspaceRoot: root, policy, writeScope });
+  const ws = {
+    root,
+    context,
+    toolkit: createAgentToolkit(context),
+    abs: (rel) => path.join(root, rel),
+    read: (rel) => fs.readFileSync(path.join(root, rel), "utf8"),
+    put(rel, data) {
+      const file = path.join(root, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, data);
+      return file;
+    },
+    outsideDir() {
+      const { dir } = tempDir();
+      extra.push(dir);
+      return dir;
+    },
+  };
+  try {
+    build?.(root);
+    await fn(ws);
+  } finally {
+    for (const dir of [root, ...extra]) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The ToolResult of a tool error seen through `tools.*`. */
+export function failureResult(message) {
+  return { status: "failure", reason: "runtime", message, error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} } };
+}
+
+/** The ToolResult of a sandbox denial. */
+export function sandboxDenied(message) {
+  return { status: "denied", reason: "sandbox", message, error: { code: "SANDBOX_VIOLATION", message, retriable: false, details: {} } };
+}
+
+/** Asserts an Error with the tool error class `name`, `code` and exact `message`. */
+export function assertToolError(err, name, code, message) {
+  assert.ok(err instanceof Error, `not an Error: ${err}`);
+  assert.equal(err.name, name);
+  assert.equal(err.code, code);
+  assert.equal(err.message, message);
 }

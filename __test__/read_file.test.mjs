@@ -2,81 +2,24 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { createToolContext, createAgentToolkit, ToolCatalog } from "agent-tools-native";
+import { ToolCatalog } from "agent-tools-native";
+import { withWorkspace, rejection, failureResult, sandboxDenied, assertToolError as assertSharedToolError } from "./helpers.mjs";
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const ALLOW_ALL = { tools: {}, defaultPolicy: "allow" };
+const assertToolError = (err, code, message, name = "ReadFileError") => assertSharedToolError(err, name, code, message);
+
 const MIB = 1024 * 1024;
 
-/** A fresh real temporary directory. */
-function tempDir() {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-")));
-}
 
-/** Runs `fn` with a fresh workspace (root = a realpath'd temp dir), removed afterwards. */
-async function withWorkspace(fn, { policy = ALLOW_ALL, writeScope } = {}) {
-  const root = tempDir();
-  const extra = [];
-  const context = createToolContext({ workspaceRoot: root, policy, writeScope });
-  const ws = {
-    root,
-    context,
-    toolkit: createAgentToolkit(context),
-    abs: (rel) => path.join(root, rel),
-    /** Writes a file (string or bytes) below the root, creating parents. */
-    put(rel, data) {
-      const file = path.join(root, rel);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, data);
-      return file;
-    },
-    /** A second temp dir outside the workspace, removed with it. */
-    outsideDir() {
-      const dir = tempDir();
-      extra.push(dir);
-      return dir;
-    },
-  };
-  try {
-    await fn(ws);
-  } finally {
-    for (const dir of [root, ...extra]) fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
-async function rejectionOf(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
-/** The ToolResult of a tool error seen through `tools.*`. */
-function failure(message) {
-  return { status: "failure", reason: "runtime", message, error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} } };
-}
-
-function sandboxDenied(message) {
-  return { status: "denied", reason: "sandbox", message, error: { code: "SANDBOX_VIOLATION", message, retriable: false, details: {} } };
-}
-
-/** Asserts an Error with the tool's `name`, `code` and exact `message`. */
-function assertToolError(err, code, message, name = "ReadFileError") {
-  assert.ok(err instanceof Error, `not an Error: ${err}`);
-  assert.equal(err.name, name);
-  assert.equal(err.code, code);
-  assert.equal(err.message, message);
-}
 
 /** Asserts the same tool error through `tools.read_file(...wrapperArgs)` and `invoke(invokeArgs)`. */
 async function assertReadError(ws, wrapperArgs, invokeArgs, code, message) {
-  assert.deepStrictEqual(await ws.toolkit.tools.read_file(...wrapperArgs), failure(message));
-  assertToolError(await rejectionOf(ws.toolkit.invoke("read_file", invokeArgs)), code, message);
+  assert.deepStrictEqual(await ws.toolkit.tools.read_file(...wrapperArgs), failureResult(message));
+  assertToolError(await rejection(ws.toolkit.invoke("read_file", invokeArgs)), code, message);
 }
 
 /** Reads through invoke (checking the envelope) and returns the content. */
@@ -293,7 +236,7 @@ describe("read_file: validation", () => {
   test("invoke: missing or non-string path → path must be a non-empty string", () =>
     withWorkspace(async (ws) => {
       for (const args of [{}, { path: 5 }, { path: null }, { path: ["f.txt"] }]) {
-        const err = await rejectionOf(ws.toolkit.invoke("read_file", args));
+        const err = await rejection(ws.toolkit.invoke("read_file", args));
         assertToolError(err, "INVALID_ARGUMENT", "INVALID_ARGUMENT: path must be a non-empty string");
       }
     }));
@@ -301,13 +244,13 @@ describe("read_file: validation", () => {
   test("wrapper: a first argument that is neither a string nor an object → Invalid path argument", () =>
     withWorkspace(async (ws) => {
       for (const p of [5, null, true, ["f.txt"]]) {
-        assert.deepStrictEqual(await ws.toolkit.tools.read_file(p), failure("Invalid path argument"), String(p));
+        assert.deepStrictEqual(await ws.toolkit.tools.read_file(p), failureResult("Invalid path argument"), String(p));
       }
     }));
 
   test("wrapper: omitted / undefined (quirks #13) / object path reach the validator", () =>
     withWorkspace(async (ws) => {
-      const want = failure("INVALID_ARGUMENT: path must be a non-empty string");
+      const want = failureResult("INVALID_ARGUMENT: path must be a non-empty string");
       assert.deepStrictEqual(await ws.toolkit.tools.read_file(), want);
       assert.deepStrictEqual(await ws.toolkit.tools.read_file(undefined), want);
       assert.deepStrictEqual(await ws.toolkit.tools.read_file({ path: "f.txt" }), want);
@@ -316,7 +259,7 @@ describe("read_file: validation", () => {
   test("raw handler: blank path → path must be a non-empty string", () =>
     withWorkspace(async (ws) => {
       for (const p of ["", "   ", "\t\n", 42]) {
-        const err = await rejectionOf(ToolCatalog.read_file.handler(ws.context, p));
+        const err = await rejection(ToolCatalog.read_file.handler(ws.context, p));
         assertToolError(err, "INVALID_ARGUMENT", "INVALID_ARGUMENT: path must be a non-empty string");
       }
     }));
@@ -324,14 +267,14 @@ describe("read_file: validation", () => {
   test("raw handler validates options too", () =>
     withWorkspace(async (ws) => {
       const file = ws.put("f.txt", "x");
-      assertToolError(await rejectionOf(ToolCatalog.read_file.handler(ws.context, file, { start_line: "2" })), "INVALID_ARGUMENT", START);
-      assertToolError(await rejectionOf(ToolCatalog.read_file.handler(ws.context, file, { max_lines: 501 })), "INVALID_ARGUMENT", MAX);
+      assertToolError(await rejection(ToolCatalog.read_file.handler(ws.context, file, { start_line: "2" })), "INVALID_ARGUMENT", START);
+      assertToolError(await rejection(ToolCatalog.read_file.handler(ws.context, file, { max_lines: 501 })), "INVALID_ARGUMENT", MAX);
     }));
 
   test("options === null → INTERNAL (runtime-defined text)", () =>
     withWorkspace(async (ws) => {
       const file = ws.put("f.txt", "x");
-      const err = await rejectionOf(ToolCatalog.read_file.handler(ws.context, file, null));
+      const err = await rejection(ToolCatalog.read_file.handler(ws.context, file, null));
       assert.equal(err.code, "INTERNAL");
       assert.match(err.message, /^INTERNAL: /);
       const result = await ws.toolkit.tools.read_file("f.txt", null);
@@ -356,7 +299,7 @@ describe("read_file: errors", () => {
     withWorkspace(async (ws) => {
       const message = `NOT_FOUND: path not found: ${ws.abs("missing.txt")}`;
       await assertReadError(ws, ["missing.txt"], { path: "missing.txt" }, "NOT_FOUND", message);
-      assertToolError(await rejectionOf(ToolCatalog.read_file.handler(ws.context, ws.abs("missing.txt"))), "NOT_FOUND", message);
+      assertToolError(await rejection(ToolCatalog.read_file.handler(ws.context, ws.abs("missing.txt"))), "NOT_FOUND", message);
     }));
 
   test("missing parent directory → NOT_FOUND", () =>
@@ -375,7 +318,7 @@ describe("read_file: errors", () => {
       fs.mkdirSync(ws.abs("dir"));
       const message = `NOT_FILE: path is not a file: ${ws.abs("dir")}`;
       await assertReadError(ws, ["dir"], { path: "dir" }, "NOT_FILE", message);
-      assertToolError(await rejectionOf(ToolCatalog.read_file.handler(ws.context, ws.abs("dir"))), "NOT_FILE", message);
+      assertToolError(await rejection(ToolCatalog.read_file.handler(ws.context, ws.abs("dir"))), "NOT_FILE", message);
     }));
 
   test("the root (`\"\"`, `.`) → NOT_FILE with the root path", () =>
@@ -392,7 +335,7 @@ describe("read_file: errors", () => {
       fs.symlinkSync("target.txt", ws.abs("link.txt"));
       const message = `NOT_FILE: path is not a file: ${ws.abs("link.txt")}`;
       await assertReadError(ws, ["link.txt"], { path: "link.txt" }, "NOT_FILE", message);
-      assertToolError(await rejectionOf(ToolCatalog.read_file.handler(ws.context, ws.abs("link.txt"))), "NOT_FILE", message);
+      assertToolError(await rejection(ToolCatalog.read_file.handler(ws.context, ws.abs("link.txt"))), "NOT_FILE", message);
     }));
 
   test("symlink to a directory inside → NOT_FILE", () =>
@@ -447,7 +390,7 @@ describe("read_file: errors", () => {
       assert.equal(result.status, "failure");
       assert.equal(result.error.code, "RUNTIME_ERROR");
       assert.match(result.message, /^INTERNAL: .*null bytes/);
-      const err = await rejectionOf(ws.toolkit.invoke("read_file", { path: "a\0b" }));
+      const err = await rejection(ws.toolkit.invoke("read_file", { path: "a\0b" }));
       assert.equal(err.name, "ReadFileError");
       assert.equal(err.code, "INTERNAL");
       assert.match(err.message, /^INTERNAL: .*null bytes/);
@@ -462,7 +405,7 @@ describe("read_file: sandbox and raw handler", () => {
       fs.symlinkSync("/etc", ws.abs("etclink"));
       const message = '[Sandbox Violation] Attempted to access path outside of workspace: "etclink/hostname"';
       assert.deepStrictEqual(await ws.toolkit.tools.read_file("etclink/hostname"), sandboxDenied(message));
-      const err = await rejectionOf(ws.toolkit.invoke("read_file", { path: "etclink/hostname" }));
+      const err = await rejection(ws.toolkit.invoke("read_file", { path: "etclink/hostname" }));
       assert.ok(err instanceof Error);
       assert.equal(err.name, "Error");
       assert.equal(err.message, message);
@@ -476,7 +419,7 @@ describe("read_file: sandbox and raw handler", () => {
       for (const p of ["out/secret.txt", "out/missing.txt"]) {
         const message = `[Sandbox Violation] Attempted to access path outside of workspace: "${p}"`;
         assert.deepStrictEqual(await ws.toolkit.tools.read_file(p), sandboxDenied(message));
-        assert.match((await rejectionOf(ws.toolkit.invoke("read_file", { path: p }))).message, /^\[Sandbox Violation\] Attempted to access path outside of workspace/);
+        assert.match((await rejection(ws.toolkit.invoke("read_file", { path: p }))).message, /^\[Sandbox Violation\] Attempted to access path outside of workspace/);
       }
     }));
 

@@ -3,27 +3,16 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { createToolContext, createAgentToolkit, ToolCatalog } from "agent-tools-native";
+import { ToolCatalog } from "agent-tools-native";
+import { withWorkspace, rejection, failureResult, assertToolError as assertSharedToolError } from "./helpers.mjs";
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const ALLOW_ALL = { tools: {}, defaultPolicy: "allow" };
+const assertToolError = (err, code, message, name = "TreeError") => assertSharedToolError(err, name, code, message);
 
-/** Runs `fn` with a fresh workspace (root = a realpath'd temp dir), removed afterwards. */
-async function withWorkspace(fn, build = () => {}) {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-")));
-  const context = createToolContext({ workspaceRoot: root, policy: ALLOW_ALL });
-  const ws = { root, context, toolkit: createAgentToolkit(context), abs: (rel) => path.join(root, rel) };
-  try {
-    build(root);
-    await fn(ws);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-}
+
 
 /**
  * The verified fixture of tree.md: dirs `src/logs/deep/deeper/deepest`, `src/empty`, `B`, `a`,
@@ -42,33 +31,14 @@ function buildFixture(root) {
   execFileSync("mkfifo", [path.join(root, "fifo")]);
 }
 
-const withFixture = (fn) => withWorkspace(fn, buildFixture);
-
-async function rejectionOf(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
-
-function failure(message) {
-  return { status: "failure", reason: "runtime", message, error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} } };
-}
-
-function assertToolError(err, code, message) {
-  assert.ok(err instanceof Error, `not an Error: ${err}`);
-  assert.equal(err.name, "TreeError");
-  assert.equal(err.code, code);
-  assert.equal(err.message, message);
-}
+const withBuilt = (fn, build) => withWorkspace(fn, { build });
+const withFixture = (fn) => withBuilt(fn, buildFixture);
 
 /** Asserts the same tool error through `tools.tree(p, options)` and `invoke({ path: p, ...options })`. */
 async function assertTreeError(ws, p, options, code, message) {
   const wrapped = options === undefined ? await ws.toolkit.tools.tree(p) : await ws.toolkit.tools.tree(p, options);
-  assert.deepStrictEqual(wrapped, failure(message), `tools.tree(${JSON.stringify(p)}, ${JSON.stringify(options)})`);
-  assertToolError(await rejectionOf(ws.toolkit.invoke("tree", { path: p, ...options })), code, message);
+  assert.deepStrictEqual(wrapped, failureResult(message), `tools.tree(${JSON.stringify(p)}, ${JSON.stringify(options)})`);
+  assertToolError(await rejection(ws.toolkit.invoke("tree", { path: p, ...options })), code, message);
 }
 
 /** Runs tree through invoke, the wrapper and the raw handler; asserts all three equal `want` (key order included). */
@@ -193,7 +163,7 @@ describe("tree: verified fixture", () => {
     }));
 
   test("every default-excluded name is excluded, for files and directories alike", () =>
-    withWorkspace(
+    withBuilt(
       async (ws) => {
         await assertTree(ws, ".", { entry_kind: "all", include_hidden: true }, output(
           D(".", 0, kids(D("keep", 1), F("keep.txt", 1))), false, 3, 2, 1, 0,
@@ -206,7 +176,7 @@ describe("tree: verified fixture", () => {
     ));
 
   test("names sort by UTF-16 code units, not by code points", () =>
-    withWorkspace(
+    withBuilt(
       async (ws) => {
         // U+1F600 is D83D DE00 in UTF-16, so it sorts before U+FF61 (code point order would swap them).
         await assertTree(ws, ".", { entry_kind: "all" }, output(
@@ -256,7 +226,7 @@ describe("tree: limits", () => {
     }));
 
   test("upstream test fixture", () =>
-    withWorkspace(
+    withBuilt(
       async (ws) => {
         const base = (await ws.toolkit.tools.tree(".")).data;
         assert.equal(base.root.children.length, 2);
@@ -400,18 +370,18 @@ describe("tree: validation", () => {
   test("path: invoke without a string path, raw handler with a blank path, wrapper with a non-string", () =>
     withFixture(async (ws) => {
       for (const args of [{}, { path: 5 }, { path: null }]) {
-        assertToolError(await rejectionOf(ws.toolkit.invoke("tree", args)), "INVALID_ARGUMENT", MSG.path);
+        assertToolError(await rejection(ws.toolkit.invoke("tree", args)), "INVALID_ARGUMENT", MSG.path);
       }
       for (const p of ["", "  "]) {
-        assertToolError(await rejectionOf(ToolCatalog.tree.handler(ws.context, p)), "INVALID_ARGUMENT", MSG.path);
+        assertToolError(await rejection(ToolCatalog.tree.handler(ws.context, p)), "INVALID_ARGUMENT", MSG.path);
       }
-      assert.deepStrictEqual(await ws.toolkit.tools.tree(5), failure("Invalid path argument"));
-      assert.deepStrictEqual(await ws.toolkit.tools.tree(), failure(MSG.path));
+      assert.deepStrictEqual(await ws.toolkit.tools.tree(5), failureResult("Invalid path argument"));
+      assert.deepStrictEqual(await ws.toolkit.tools.tree(), failureResult(MSG.path));
     }));
 
   test("options === null → INTERNAL (runtime-defined text)", () =>
     withFixture(async (ws) => {
-      const err = await rejectionOf(ToolCatalog.tree.handler(ws.context, ws.root, null));
+      const err = await rejection(ToolCatalog.tree.handler(ws.context, ws.root, null));
       assert.equal(err.code, "INTERNAL");
       assert.match(err.message, /^INTERNAL: /);
     }));
@@ -496,6 +466,6 @@ describe("tree: exclude pattern errors (double prefix, code INTERNAL)", () => {
 
   test("raw handler reports the same double-prefixed error", () =>
     withFixture(async (ws) => {
-      assertToolError(await rejectionOf(ToolCatalog.tree.handler(ws.context, ws.root, { exclude: ["a}"] })), "INTERNAL", PATTERN.braces);
+      assertToolError(await rejection(ToolCatalog.tree.handler(ws.context, ws.root, { exclude: ["a}"] })), "INTERNAL", PATTERN.braces);
     }));
 });

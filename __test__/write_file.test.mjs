@@ -2,78 +2,21 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { createToolContext, createAgentToolkit, ToolCatalog } from "agent-tools-native";
+import { ToolCatalog } from "agent-tools-native";
+import { withWorkspace, rejection, failureResult, sandboxDenied, assertToolError as assertSharedToolError } from "./helpers.mjs";
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const ALLOW_ALL = { tools: {}, defaultPolicy: "allow" };
+const assertToolError = (err, code, message, name = "WriteFileError") => assertSharedToolError(err, name, code, message);
 
-/** A fresh real temporary directory. */
-function tempDir() {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-")));
-}
 
-/** Runs `fn` with a fresh workspace (root = a realpath'd temp dir), removed afterwards. */
-async function withWorkspace(fn, { policy = ALLOW_ALL, writeScope } = {}) {
-  const root = tempDir();
-  const extra = [];
-  const context = createToolContext({ workspaceRoot: root, policy, writeScope });
-  const ws = {
-    root,
-    context,
-    toolkit: createAgentToolkit(context),
-    abs: (rel) => path.join(root, rel),
-    read: (rel) => fs.readFileSync(path.join(root, rel), "utf8"),
-    put(rel, data) {
-      const file = path.join(root, rel);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, data);
-      return file;
-    },
-    /** A second temp dir outside the workspace, removed with it. */
-    outsideDir() {
-      const dir = tempDir();
-      extra.push(dir);
-      return dir;
-    },
-  };
-  try {
-    await fn(ws);
-  } finally {
-    for (const dir of [root, ...extra]) fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
 
-async function rejectionOf(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
-
-function failure(message) {
-  return { status: "failure", reason: "runtime", message, error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} } };
-}
-
-function sandboxDenied(message) {
-  return { status: "denied", reason: "sandbox", message, error: { code: "SANDBOX_VIOLATION", message, retriable: false, details: {} } };
-}
-
-function assertToolError(err, code, message) {
-  assert.ok(err instanceof Error, `not an Error: ${err}`);
-  assert.equal(err.name, "WriteFileError");
-  assert.equal(err.code, code);
-  assert.equal(err.message, message);
-}
 
 /** Asserts the same tool error through `tools.write_file(...wrapperArgs)` and `invoke(invokeArgs)`. */
 async function assertWriteError(ws, wrapperArgs, invokeArgs, code, message) {
-  assert.deepStrictEqual(await ws.toolkit.tools.write_file(...wrapperArgs), failure(message));
-  assertToolError(await rejectionOf(ws.toolkit.invoke("write_file", invokeArgs)), code, message);
+  assert.deepStrictEqual(await ws.toolkit.tools.write_file(...wrapperArgs), failureResult(message));
+  assertToolError(await rejection(ws.toolkit.invoke("write_file", invokeArgs)), code, message);
 }
 
 async function wrapperWrite(ws, p, content) {
@@ -244,14 +187,14 @@ describe("write_file: validation", () => {
   test("invoke: missing or non-string path → path must be a non-empty string (checked before content)", () =>
     withWorkspace(async (ws) => {
       for (const args of [{}, { content: "x" }, { path: 5, content: "x" }, { path: null }]) {
-        assertToolError(await rejectionOf(ws.toolkit.invoke("write_file", args)), "INVALID_ARGUMENT", PATH);
+        assertToolError(await rejection(ws.toolkit.invoke("write_file", args)), "INVALID_ARGUMENT", PATH);
       }
     }));
 
   test("wrapper: a non-string, non-object first argument → Invalid path argument", () =>
     withWorkspace(async (ws) => {
       for (const p of [5, null, false]) {
-        assert.deepStrictEqual(await ws.toolkit.tools.write_file(p, "x"), failure("Invalid path argument"));
+        assert.deepStrictEqual(await ws.toolkit.tools.write_file(p, "x"), failureResult("Invalid path argument"));
       }
       assert.deepStrictEqual(fs.readdirSync(ws.root), []);
     }));
@@ -259,9 +202,9 @@ describe("write_file: validation", () => {
   test("raw handler: blank path → INVALID_ARGUMENT", () =>
     withWorkspace(async (ws) => {
       for (const p of ["", "   ", undefined]) {
-        assertToolError(await rejectionOf(ToolCatalog.write_file.handler(ws.context, p, "x")), "INVALID_ARGUMENT", PATH);
+        assertToolError(await rejection(ToolCatalog.write_file.handler(ws.context, p, "x")), "INVALID_ARGUMENT", PATH);
       }
-      assertToolError(await rejectionOf(ToolCatalog.write_file.handler(ws.context, ws.abs("a.txt"), 1)), "INVALID_ARGUMENT", CONTENT);
+      assertToolError(await rejection(ToolCatalog.write_file.handler(ws.context, ws.abs("a.txt"), 1)), "INVALID_ARGUMENT", CONTENT);
     }));
 });
 
@@ -271,7 +214,7 @@ describe("write_file: errors", () => {
       fs.mkdirSync(ws.abs("test"));
       const message = `NOT_FILE: path is a directory: ${ws.abs("test")}`;
       await assertWriteError(ws, ["test", "x"], { path: "test", content: "x" }, "NOT_FILE", message);
-      assertToolError(await rejectionOf(ToolCatalog.write_file.handler(ws.context, ws.abs("test"), "x")), "NOT_FILE", message);
+      assertToolError(await rejection(ToolCatalog.write_file.handler(ws.context, ws.abs("test"), "x")), "NOT_FILE", message);
       assert.deepStrictEqual(fs.readdirSync(ws.abs("test")), []);
     }));
 
@@ -307,7 +250,7 @@ describe("write_file: errors", () => {
       async (ws) => {
         const message = '[Sandbox Violation] Write operation denied. Current mode: "read-only"';
         assert.deepStrictEqual(await ws.toolkit.tools.write_file("x.txt", "x"), sandboxDenied(message));
-        const err = await rejectionOf(ws.toolkit.invoke("write_file", { path: "x.txt", content: "x" }));
+        const err = await rejection(ws.toolkit.invoke("write_file", { path: "x.txt", content: "x" }));
         assert.equal(err.name, "InvokeToolError");
         assert.equal(err.code, "TOOL_NOT_ALLOWED");
         assert.equal(err.message, `TOOL_NOT_ALLOWED: ${message}`);
@@ -334,7 +277,7 @@ describe("write_file: symlinks pointing outside (deliberate deviation: denied)",
       fs.symlinkSync(victim, ws.abs("flink"));
       const message = '[Sandbox Violation] Attempted to access path outside of workspace: "flink"';
       assert.deepStrictEqual(await ws.toolkit.tools.write_file("flink", "PWNED"), sandboxDenied(message));
-      assertDeniedMessage(await rejectionOf(ws.toolkit.invoke("write_file", { path: "flink", content: "PWNED" })), "flink");
+      assertDeniedMessage(await rejection(ws.toolkit.invoke("write_file", { path: "flink", content: "PWNED" })), "flink");
       assert.equal(fs.readFileSync(victim, "utf8"), "ORIGINAL");
       assert.ok(fs.lstatSync(ws.abs("flink")).isSymbolicLink());
     }));
@@ -346,7 +289,7 @@ describe("write_file: symlinks pointing outside (deliberate deviation: denied)",
       for (const p of ["dlink/new.txt", "dlink/deep/er/new.txt"]) {
         const message = `[Sandbox Violation] Attempted to access path outside of workspace: "${p}"`;
         assert.deepStrictEqual(await ws.toolkit.tools.write_file(p, "PWNED"), sandboxDenied(message));
-        assertDeniedMessage(await rejectionOf(ws.toolkit.invoke("write_file", { path: p, content: "PWNED" })), p);
+        assertDeniedMessage(await rejection(ws.toolkit.invoke("write_file", { path: p, content: "PWNED" })), p);
       }
       assert.deepStrictEqual(fs.readdirSync(outside), []);
     }));
@@ -357,7 +300,7 @@ describe("write_file: symlinks pointing outside (deliberate deviation: denied)",
       fs.symlinkSync(path.join(outside, "missing.txt"), ws.abs("dangling"));
       const message = '[Sandbox Violation] Attempted to access path outside of workspace: "dangling"';
       assert.deepStrictEqual(await ws.toolkit.tools.write_file("dangling", "PWNED"), sandboxDenied(message));
-      assertDeniedMessage(await rejectionOf(ws.toolkit.invoke("write_file", { path: "dangling", content: "PWNED" })), "dangling");
+      assertDeniedMessage(await rejection(ws.toolkit.invoke("write_file", { path: "dangling", content: "PWNED" })), "dangling");
       assert.deepStrictEqual(fs.readdirSync(outside), []);
     }));
 });

@@ -88,3 +88,16 @@ pub(crate) fn nul_path_message(path: &str) -> String {
         path.replace('\0', "\\u0000")
     )
 }
+
+/// A fresh temporary workspace (real path, allow-all policy) for unit tests.
+#[cfg(test)]
+pub(crate) fn temp_workspace() -> (tempfile::TempDir, super::context::ToolContext) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir
+        .path()
+        .canonicalize()
+        .expect("a real path")
+        .to_string_lossy()
+        .into_owned();
+    (dir, super::context::ToolContext::allow_all(&root))
+}

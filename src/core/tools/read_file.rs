@@ -191,17 +191,8 @@ mod tests {
     }
 
     fn ws() -> Ws {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir
-            .path()
-            .canonicalize()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        Ws {
-            ctx: ToolContext::allow_all(&root),
-            dir,
-        }
+        let (dir, ctx) = super::super::temp_workspace();
+        Ws { ctx, dir }
     }
 
     impl Ws {

@@ -452,13 +452,8 @@ mod tests {
 
     /// The contract's verified fixture.
     fn fixture() -> (tempfile::TempDir, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir
-            .path()
-            .canonicalize()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let (dir, ctx) = super::super::temp_workspace();
+        let root = ctx.workspace_root.clone().unwrap();
         for d in [
             "src/logs/deep/deeper/deepest",
             "src/empty",
@@ -490,7 +485,7 @@ mod tests {
             0,
         )
         .unwrap();
-        (dir, ToolContext::allow_all(&root))
+        (dir, ctx)
     }
 
     fn tree(ctx: &ToolContext, path: &str, options: Value) -> Result<Value, ToolError> {
@@ -738,17 +733,11 @@ mod tests {
 
     #[test]
     fn code_unit_order_is_case_sensitive() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir
-            .path()
-            .canonicalize()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let (_dir, ctx) = super::super::temp_workspace();
+        let root = ctx.workspace_root.clone().unwrap();
         for f in ["a-file.txt", "z-file.txt", "B", "Zeta"] {
             fs::write(format!("{root}/{f}"), "").unwrap();
         }
-        let ctx = ToolContext::allow_all(&root);
         let out = tree(&ctx, ".", json!({"entry_kind": "all"})).unwrap();
         let names: Vec<&str> = out["root"]["children"]
             .as_array()

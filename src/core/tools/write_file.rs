@@ -158,14 +158,7 @@ mod tests {
     use serde_json::{json, Value};
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir
-            .path()
-            .canonicalize()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        (dir, ToolContext::allow_all(&root))
+        super::super::temp_workspace()
     }
 
     fn write(ctx: &ToolContext, path: &str, content: ArgValue) -> Result<Value, ToolError> {
