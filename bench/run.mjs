@@ -1,0 +1,238 @@
+// The benchmark suite: `npm run bench` (node bench/run.mjs). Each case runs in a fresh child
+// process (so its peak RSS is its own) under Node and under Bun, next to the reference tools
+// measured in the same run; the table and the chart go into bench/README.md.
+//
+//   node bench/run.mjs                 all cases, scales 1000 5000 20000
+//   node bench/run.mjs --quick         scale 1000 only, fewer iterations
+//   node bench/run.mjs --case <name> --runtime node|bun --scale N   (one case; prints JSON)
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync, execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { makeMiB, makePatchCase, makeTree } from "./fixture.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.dirname(here);
+const work = path.join(repo, ".bench");
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+
+function stats(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { median: at(0.5), p95: at(0.95), n: sorted.length };
+}
+
+async function measure(fn, { warmup, iterations }) {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples = [];
+  for (let i = 0; i < iterations; i++) {
+    const start = performance.now();
+    await fn();
+    samples.push(performance.now() - start);
+  }
+  return stats(samples);
+}
+
+/** Runs a command and times it, from this runtime. */
+function command(cmd, cmdArgs, cwd) {
+  return () => {
+    const r = spawnSync(cmd, cmdArgs, { cwd, stdio: ["ignore", "ignore", "ignore"] });
+    if (r.error) throw r.error;
+  };
+}
+
+const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+
+// ---- cases (run inside the child) ---------------------------------------------------------------
+
+async function runCase(name, scale, quick) {
+  const { createAgentToolkit, createToolContext } = await import("agent-tools-native");
+  const tree = path.join(work, `tree-${scale}`);
+  const ctx = createToolContext({ workspaceRoot: work, policy: { tools: {}, defaultPolicy: "allow" } });
+  const tk = createAgentToolkit(ctx);
+  const iters = (n) => ({ warmup: Math.max(1, Math.floor(n / 10)), iterations: quick ? Math.max(3, Math.floor(n / 5)) : n });
+  const rel = (p) => path.relative(work, p);
+  const cases = {
+    read_small: () => measure(() => tk.invoke("read_file", { path: "small.txt" }), iters(2000)),
+    read_mib: () => measure(() => tk.invoke("read_file", { path: "mib.txt", max_lines: 500 }), iters(200)),
+    read_mib_floor: () => measure(() => fs.readFileSync(path.join(work, "mib.txt"), "utf8").split("\n").slice(0, 500), iters(200)),
+    write_mib: () => {
+      const content = "w".repeat(1024 * 1024);
+      return measure(() => tk.invoke("write_file", { path: "out/w.txt", content }), iters(200));
+    },
+    write_mib_floor: () => {
+      const content = "w".repeat(1024 * 1024);
+      fs.mkdirSync(path.join(work, "out"), { recursive: true });
+      return measure(() => fs.writeFileSync(path.join(work, "out/f.txt"), content), iters(200));
+    },
+    tree_all: () => measure(() => tk.invoke("tree", { path: rel(tree), entry_kind: "all", max_depth: 12, max_entries: 1000 }), iters(100)),
+    tree_dirs: () => measure(() => tk.invoke("tree", { path: rel(tree), max_depth: 12, max_entries: 1000 }), iters(100)),
+    find_all: () => measure(command("sh", ["-c", `find ${tree} -maxdepth 12 -not -name '.*' | head -n 1000 > /dev/null`]), iters(100)),
+    find_dirs: () => measure(command("sh", ["-c", `find ${tree} -maxdepth 12 -type d -not -name '.*' | head -n 1000 > /dev/null`]), iters(100)),
+    invoke_task_list: async () => {
+      await tk.invoke("task_create_many", { tasks: [{ title: "one" }] });
+      return measure(() => tk.invoke("task_list", {}), iters(5000));
+    },
+    regexp_literal: () => measure(() => tk.invoke("regexp_search", { pattern: "handler", root_path: rel(tree), max_results: 1000 }), iters(10)),
+    regexp_regex: () => measure(() => tk.invoke("regexp_search", { pattern: "fn \\w+_1\\d\\b", root_path: rel(tree), max_results: 1000 }), iters(10)),
+    rg_literal: () => measure(command("rg", ["--hidden", "--no-ignore", "-m", "1000", "-n", "--column", "-F", "handler", tree]), iters(10)),
+    rg_regex: () => measure(command("rg", ["--hidden", "--no-ignore", "-m", "1000", "-n", "--column", "fn \\w+_1\\d\\b", tree]), iters(10)),
+    ast_grep: () => measure(() => tk.invoke("ast_grep_search", { language: "typescript", rule: { pattern: "const $A = $B" }, root_path: rel(tree), max_results: 1000 }), iters(5)),
+    ast_grep_cli: () => measure(command(path.join(repo, "node_modules/.bin/ast-grep"), ["run", "--pattern", "const $A = $B", "--lang", "ts", "--json=stream", tree]), iters(5)),
+    git_status: () => measure(() => tk.invoke("git_status_summary", { cwd: rel(tree) }), iters(10)),
+    git_status_cli: () => measure(command("git", ["status", "--porcelain", "-b"], tree), iters(10)),
+    exec_true: () => measure(() => tk.invoke("exec_command", { cwd: ".", command: ["true"] }), iters(200)),
+    spawn_true: () => measure(command("/bin/true", []), iters(200)),
+    apply_patch: () => {
+      const dir = path.join(work, "patch");
+      const patch = fs.readFileSync(path.join(dir, "big.patch"), "utf8");
+      const original = fs.readFileSync(path.join(dir, "big.txt"));
+      return measure(async () => {
+        fs.writeFileSync(path.join(dir, "big.txt"), original);
+        await tk.invoke("apply_patch", { filePath: "patch/big.txt", patch });
+      }, iters(20));
+    },
+    git_apply: () => {
+      const dir = path.join(work, "patch");
+      const original = fs.readFileSync(path.join(dir, "big.txt"));
+      return measure(() => {
+        fs.writeFileSync(path.join(dir, "big.txt"), original);
+        command("git", ["apply", "--whitespace=fix", "big.patch"], dir)();
+      }, iters(20));
+    },
+    event_loop: async () => {
+      // the worst delay of a 1 ms timer while searches run
+      let worst = 0;
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last - 1);
+        last = now;
+      }, 1);
+      const result = await measure(() => tk.invoke("regexp_search", { pattern: "handler", root_path: rel(tree), max_results: 1000 }), iters(5));
+      clearInterval(timer);
+      return { ...result, median: worst, p95: worst };
+    },
+  };
+  if (!cases[name]) throw new Error(`unknown case ${name}`);
+  const result = await cases[name]();
+  return { ...result, maxRssKiB: process.resourceUsage().maxRSS };
+}
+
+// ---- orchestration --------------------------------------------------------------------------------
+
+const PAIRS = [
+  // [label, ours, reference, target ratio, scaled]
+  ["read_file 200 lines, small file (µs/invoke)", "read_small", null, null, false],
+  ["read_file 500 lines of 1 MiB", "read_mib", "read_mib_floor", 2, false],
+  ["write_file 1 MiB", "write_mib", "write_mib_floor", 2, false],
+  ["tree, all entries", "tree_all", "find_all", 1.5, true],
+  ["tree, dirs only", "tree_dirs", "find_dirs", 1.5, true],
+  ["regexp_search literal", "regexp_literal", "rg_literal", 1.5, true],
+  ["regexp_search regex", "regexp_regex", "rg_regex", 1.5, true],
+  ["ast_grep_search .ts pattern", "ast_grep", "ast_grep_cli", 1.0, true],
+  ["git_status_summary", "git_status", "git_status_cli", 1.1, true],
+  ["exec_command true", "exec_true", "spawn_true", 1.2, false],
+  ["apply_patch 100 hunks / 50k lines", "apply_patch", "git_apply", 0.5, false],
+  ["invoke overhead: task_list (µs/call)", "invoke_task_list", null, null, false],
+  ["event loop: worst 1 ms timer delay during a search (ms)", "event_loop", null, null, true],
+];
+
+function runChild(runtime, name, scale, quick) {
+  const bin = runtime === "bun" ? path.join(repo, "node_modules/.bin/bun") : process.execPath;
+  const r = spawnSync(bin, [fileURLToPath(import.meta.url), "--case", name, "--scale", String(scale), ...(quick ? ["--quick"] : [])], {
+    cwd: repo, encoding: "utf8", maxBuffer: 1 << 24, env: { ...process.env, RUST_BACKTRACE: "0" },
+  });
+  const line = r.stdout.trim().split("\n").pop();
+  try {
+    return JSON.parse(line);
+  } catch {
+    return { error: (r.stderr || r.stdout || "no output").trim().split("\n").slice(-1)[0] };
+  }
+}
+
+function fmt(ms) {
+  if (ms === undefined) return "n/a";
+  return ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(2)} ms`;
+}
+
+async function orchestrate() {
+  const quick = flag("--quick");
+  const scales = quick ? [1000] : [1000, 5000, 20000];
+  fs.mkdirSync(work, { recursive: true });
+  fs.writeFileSync(path.join(work, "small.txt"), Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n"));
+  makeMiB(path.join(work, "mib.txt"));
+  makePatchCase(path.join(work, "patch"));
+  const rows = [];
+  const chart = {};
+  for (const scale of scales) {
+    console.error(`fixture: ${scale} files`);
+    makeTree(path.join(work, `tree-${scale}`), scale);
+  }
+  for (const [label, ours, reference, target, scaled] of PAIRS) {
+    for (const scale of scaled ? scales : [scales[0]]) {
+      for (const runtime of ["node", "bun"]) {
+        const a = runChild(runtime, ours, scale, quick);
+        const b = reference ? runChild(runtime, reference, scale, quick) : null;
+        const ratio = a.median !== undefined && b?.median ? a.median / b.median : undefined;
+        const verdict = target && ratio !== undefined ? (ratio <= target ? "met" : `missed (≤ ${target}x)`) : "";
+        rows.push(`| ${label} | ${scaled ? scale : "—"} | ${runtime} | ${a.error ? `error: ${a.error}` : `${fmt(a.median)} (p95 ${fmt(a.p95)})`} | ${b ? (b.error ? `error: ${b.error}` : fmt(b.median)) : "—"} | ${ratio !== undefined ? ratio.toFixed(2) + "x" : "—"} ${verdict} | ${a.maxRssKiB ? Math.round(a.maxRssKiB / 1024) + " MiB" : "—"} |`);
+        if (scaled && runtime === "node" && ["tree_all", "regexp_literal", "ast_grep"].includes(ours)) (chart[ours] ??= []).push([scale, a.median, b?.median]);
+        console.error(rows.at(-1));
+      }
+    }
+  }
+  writeReadme(rows, chart, quick);
+}
+
+function svgChart(chart) {
+  const W = 640, H = 320, pad = 50;
+  const series = Object.entries(chart);
+  const maxX = 20000;
+  const maxY = Math.max(1, ...series.flatMap(([, pts]) => pts.flatMap(([, a, b]) => [a ?? 0, b ?? 0])));
+  const x = (v) => pad + (v / maxX) * (W - 2 * pad);
+  const y = (v) => H - pad - (v / maxY) * (H - 2 * pad);
+  const colors = { tree_all: "#1b6ac9", regexp_literal: "#c92a2a", ast_grep: "#2b8a3e" };
+  let out = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">`;
+  out += `<rect width="${W}" height="${H}" fill="white"/><line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="black"/><line x1="${pad}" y1="${pad}" x2="${pad}" y2="${H - pad}" stroke="black"/>`;
+  out += `<text x="${W / 2}" y="${H - 12}" text-anchor="middle">files in the tree</text><text x="14" y="${H / 2}" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">median ms (solid: ours, dashed: reference)</text>`;
+  for (const v of [1000, 5000, 20000]) out += `<text x="${x(v)}" y="${H - pad + 14}" text-anchor="middle">${v}</text>`;
+  out += `<text x="${pad - 4}" y="${y(maxY)}" text-anchor="end">${maxY.toFixed(0)}</text>`;
+  series.forEach(([name, pts], i) => {
+    const c = colors[name] ?? "#555";
+    const line = (k, dash) => `<polyline fill="none" stroke="${c}" stroke-width="2" ${dash ? 'stroke-dasharray="5,4"' : ""} points="${pts.filter((p) => p[k] !== undefined).map((p) => `${x(p[0])},${y(p[k])}`).join(" ")}"/>`;
+    out += line(1, false) + line(2, true) + `<text x="${W - pad - 120}" y="${pad + 14 * i}" fill="${c}">${name}</text>`;
+  });
+  return out + "</svg>\n";
+}
+
+function writeReadme(rows, chart, quick) {
+  fs.writeFileSync(path.join(here, "chart.svg"), svgChart(chart));
+  const cpu = os.cpus()[0]?.model ?? "unknown";
+  const readme = fs.readFileSync(path.join(here, "README.md"), "utf8");
+  const table = [
+    `Run: ${new Date().toISOString()} · ${os.cpus().length} cores (${cpu}) · Node ${process.version} · Bun ${execFileSync(path.join(repo, "node_modules/.bin/bun"), ["--version"]).toString().trim()}${quick ? " · --quick" : ""}`,
+    "",
+    "| case | files | runtime | ours (median) | reference (median) | ratio | peak RSS |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+    "![time against tree size](chart.svg)",
+  ].join("\n");
+  const start = "<!-- results:start -->";
+  const end = "<!-- results:end -->";
+  const next = readme.includes(start)
+    ? readme.slice(0, readme.indexOf(start) + start.length) + "\n" + table + "\n" + readme.slice(readme.indexOf(end))
+    : `${readme}\n${start}\n${table}\n${end}\n`;
+  fs.writeFileSync(path.join(here, "README.md"), next);
+}
+
+if (flag("--case")) {
+  const result = await runCase(option("--case"), Number(option("--scale", "1000")), flag("--quick"));
+  console.log(JSON.stringify(result));
+} else {
+  await orchestrate();
+}
