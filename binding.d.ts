@@ -69,6 +69,13 @@ export interface GrepRequest {
  */
 export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean): Promise<Record<string, unknown>>
 
+/**
+ * `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
+ * unknown names have no path argument): synchronous, so small bounded work pays no thread hop.
+ * With `runBuiltIn`, a session tool also runs here with `state` (`context.todo`).
+ */
+export declare function invokeNow(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown): Record<string, unknown>
+
 export interface RecordedOutput {
   refId: string
   /** Outputs evicted from the conversation by this recording (oldest first). */

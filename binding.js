@@ -841,6 +841,7 @@ module.exports.catalogJson = nativeBinding.catalogJson
 module.exports.debugContext = nativeBinding.debugContext
 module.exports.debugPanic = nativeBinding.debugPanic
 module.exports.invoke = nativeBinding.invoke
+module.exports.invokeNow = nativeBinding.invokeNow
 module.exports.runHandler = nativeBinding.runHandler
 module.exports.runSessionTool = nativeBinding.runSessionTool
 module.exports.secureCall = nativeBinding.secureCall

@@ -202,8 +202,17 @@ async function invoke(context, name, args, registered) {
   const { entry, call } = callSite(toolName);
   const userTool = entry === undefined ? registered.byName.get(toolName) : undefined;
   if (userTool) return invokeUserTool(context, userTool, name, args, registered.runtime);
-  const builtIn = entry !== undefined && entry.handler === workerHandlers[toolName];
-  const outcome = await native.invoke(context, call, args, builtIn);
+  // Tools with path arguments are checked (symlinks resolved) and run on the worker pool; the
+  // others (session tools, unknown names) need no filesystem: checked and run synchronously.
+  const worker = entry !== undefined && workerHandlers[toolName] !== undefined;
+  let outcome;
+  if (worker) {
+    outcome = await native.invoke(context, call, args, entry.handler === workerHandlers[toolName]);
+  } else {
+    const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
+    outcome = native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null);
+    if (builtIn && outcome.kind === "ok") return { role: "function", name, content: sessionValue(context, outcome) };
+  }
   switch (outcome.kind) {
     case "ok":
       return { role: "function", name, content: JSON.parse(outcome.json) };
@@ -225,7 +234,7 @@ async function invokeUserTool(context, tool, name, args, runtime) {
   const toolName = String(name);
   const { writes } = userTools.toolInternals.get(tool);
   const call = { name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled() };
-  const outcome = await native.invoke(context, call, args, false);
+  const outcome = native.invokeNow(context, call, args, false, null);
   if (outcome.kind === "invoke_error") throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
   if (outcome.kind !== "prepared") throw new InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
   const input = await userTools.validateInput(tool, args);

@@ -205,12 +205,16 @@ pub fn run_handler<'env>(
     ts_return_type = "Record<string, unknown>"
 )]
 pub fn run_session_tool(name: String, state: Unknown, args: Vec<Unknown>) -> Result<Outcome> {
-    let Some(registry::Handler::Session(op)) = registry::find(&name).map(|t| t.handler) else {
-        return Ok(Outcome::Internal(format!("not a session tool: {name}")));
-    };
     let state = todo::TodoState::from_value(&to_arg(&state)?);
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
-    Ok(match todo::run(op, state.as_ref(), &args) {
+    Ok(session_outcome(&name, state.as_ref(), &args))
+}
+
+fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue]) -> Outcome {
+    let Some(registry::Handler::Session(op)) = registry::find(name).map(|t| t.handler) else {
+        return Outcome::Internal(format!("not a session tool: {name}"));
+    };
+    match todo::run(op, state, args) {
         Ok(result) => Outcome::SessionOk(
             result.output,
             result
@@ -218,6 +222,36 @@ pub fn run_session_tool(name: String, state: Unknown, args: Vec<Unknown>) -> Res
                 .map(|c| serde_json::to_string(&c).unwrap_or_default()),
         ),
         Err(e) => Outcome::ToolError(e.class_name, e.code, e.message),
+    }
+}
+
+/// `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
+/// unknown names have no path argument): synchronous, so small bounded work pays no thread hop.
+/// With `runBuiltIn`, a session tool also runs here with `state` (`context.todo`).
+#[napi(
+    catch_unwind,
+    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown",
+    ts_return_type = "Record<string, unknown>"
+)]
+pub fn invoke_now(
+    context: Unknown,
+    call: CallSiteInput,
+    args: Unknown,
+    run_built_in: bool,
+    state: Unknown,
+) -> Result<Outcome> {
+    let ctx = read_context(&context)?;
+    let args = to_arg(&args)?;
+    let call: CallSite = call.into();
+    Ok(match invoke::prepare_invoke(&ctx, &call, &args) {
+        Err(Rejection::Invoke { code, raw_message }) => Outcome::InvokeError(code, raw_message),
+        Err(Rejection::Plain(message)) => Outcome::PlainError(message),
+        Err(Rejection::Tool(e)) => Outcome::ToolError(e.class_name, e.code, e.message),
+        Ok(positional) if run_built_in => {
+            let state = todo::TodoState::from_value(&to_arg(&state)?);
+            session_outcome(&call.name, state.as_ref(), &positional)
+        }
+        Ok(positional) => Outcome::Prepared(positional),
     })
 }
 
