@@ -35,16 +35,16 @@ export declare function debugPanic(mode: string): Promise<Record<string, unknown
  * `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
  * positional arguments for the caller's own handler).
  */
-export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean): Promise<Record<string, unknown>>
+export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object): Promise<Record<string, unknown>>
 
 /** `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox. */
-export declare function runHandler(name: string, context: object, args: unknown[]): Promise<Record<string, unknown>>
+export declare function runHandler(name: string, context: object, args: unknown[], processEnv: object): Promise<Record<string, unknown>>
 
 /**
  * `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
  * when `runBuiltIn`.
  */
-export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean): Promise<Record<string, unknown>>
+export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object): Promise<Record<string, unknown>>
 
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string

@@ -100,10 +100,14 @@ function messageOf(thrown) {
 const definitions = JSON.parse(native.toolDefinitionsJson());
 const definitionByName = new Map(definitions.map((d) => [d.function.name, d]));
 
+// Every native call also gets `process.env`: tools that start processes build the child's
+// environment from it (Bun does not mirror run-time changes of `process.env` into the C
+// environment, so inheriting would miss them); other tools ignore it.
 const builtInHandlers = Object.create(null);
 const ToolCatalog = {};
 for (const { name, isWriteOp, description } of JSON.parse(native.catalogJson())) {
-  const handler = async (context, ...args) => valueOf(await native.runHandler(name, context, args));
+  const handler = async (context, ...args) =>
+    valueOf(await native.runHandler(name, context, args, process.env));
   builtInHandlers[name] = handler;
   ToolCatalog[name] = { metadata: { name, isWriteOp, description }, handler };
 }
@@ -149,7 +153,7 @@ async function secureCall(context, name, handler, args) {
   try {
     const { call } = callSite(name);
     const builtIn = handler === builtInHandlers[name];
-    const outcome = await native.secureCall(context, call, args, builtIn);
+    const outcome = await native.secureCall(context, call, args, builtIn, process.env);
     switch (outcome.kind) {
       case "ok":
         return { status: "success", data: JSON.parse(outcome.json) };
@@ -172,7 +176,7 @@ async function invoke(context, name, args) {
   const toolName = String(name);
   const { entry, call } = callSite(toolName);
   const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
-  const outcome = await native.invoke(context, call, args, builtIn);
+  const outcome = await native.invoke(context, call, args, builtIn, process.env);
   switch (outcome.kind) {
     case "ok":
       return { role: "function", name, content: JSON.parse(outcome.json) };

@@ -7,6 +7,7 @@ pub mod glob;
 pub mod invoke;
 pub mod paths;
 pub mod policy;
+pub mod process;
 pub mod registry;
 pub mod sandbox;
 pub mod tools;
