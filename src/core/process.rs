@@ -122,9 +122,6 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
     let started = Instant::now();
     let mut child = command.spawn().map_err(spawn_error)?;
     let supervised = supervise(&mut child, spec, started);
-    if supervised.is_err() {
-        signal_group(Pid::from_child(&child), Signal::KILL);
-    }
     // Whatever happened, the child is reaped (no zombies).
     let status = child.wait();
     let (stdout, stderr, timed_out) = supervised.map_err(spawn_error)?;
@@ -159,14 +156,29 @@ enum Phase {
 }
 
 /// Pumps stdin/stdout/stderr until completion or until the kill grace ran out; returns the
-/// captures and whether the timeout fired. The child is left for the caller to reap.
+/// captures and whether the timeout fired. On failure the process group is killed, so the caller
+/// can always reap the child.
 fn supervise(
     child: &mut Child,
     spec: &RunSpec,
     started: Instant,
 ) -> io::Result<(CappedText, CappedText, bool)> {
     let pid = Pid::from_child(child);
-    let exit = ExitWatch::new(pid)?;
+    let exit = ExitWatch::new(pid).inspect_err(|_| signal_group(pid, Signal::KILL))?;
+    let pumped = pump(child, &exit, spec, started);
+    if pumped.is_err() {
+        signal_group(pid, Signal::KILL);
+    }
+    pumped // `exit` goes last: a waiter thread only ends once the child has exited
+}
+
+fn pump(
+    child: &mut Child,
+    exit: &ExitWatch,
+    spec: &RunSpec,
+    started: Instant,
+) -> io::Result<(CappedText, CappedText, bool)> {
+    let pid = Pid::from_child(child);
     let mut stdin = match (child.stdin.take(), spec.stdin) {
         (Some(pipe), Some(data)) if !data.is_empty() => {
             rustix::io::ioctl_fionbio(&pipe, true)?;
@@ -719,13 +731,24 @@ mod tests {
 
     #[test]
     fn thread_exit_watch_works_too() {
-        let mut child = Command::new("sh").args(["-c", "exit 0"]).spawn().unwrap();
+        let args = argv(&["sh", "-c", "echo $$; sleep 30 & sleep 30"]);
+        let mut child = Command::new(&args[0])
+            .args(&args[1..])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
         let watch = ExitWatch::with_thread(Pid::from_child(&child)).unwrap();
-        let mut fds = [PollFd::from_borrowed_fd(watch.fd(), PollFlags::IN)];
-        let ready = poll(&mut fds, Some(&timespec(Duration::from_secs(10)))).unwrap();
-        assert_eq!(ready, 1);
-        assert!(child.wait().unwrap().success());
+        let mut s = spec(&args);
+        s.timeout = Some(Duration::from_millis(100));
+        let (stdout, _, timed_out) = pump(&mut child, &watch, &s, Instant::now()).unwrap();
+        let status = child.wait().unwrap();
         drop(watch);
+        assert!(timed_out);
+        assert_eq!(status.signal(), Some(Signal::TERM.as_raw()));
+        let pgid: i32 = stdout.text().trim().parse().unwrap();
+        assert!(living_group_members(pgid).is_empty());
     }
 
     #[test]
