@@ -20,7 +20,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -102,7 +102,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         program: program.to_string(),
         error,
     };
-    let mut command = Command::new(program);
+    let mut command = Command::new(locate_program(program, spec).map_err(spawn_error)?);
     command
         .args(spec.argv.iter().skip(1))
         .stdin(if spec.stdin.is_some() {
@@ -138,6 +138,35 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         timed_out,
         duration_ms,
     })
+}
+
+/// The program to start. A name without `/` is looked up here, as the JavaScript runtime does:
+/// the first executable regular file in the child's `PATH` (a relative entry counts from the
+/// child's directory). Handing std a full path also lets it use `posix_spawn`; for a bare name
+/// with a changed environment it would fork the whole host process instead, several times
+/// slower for a large Node process.
+fn locate_program(program: &str, spec: &RunSpec) -> io::Result<PathBuf> {
+    if program.contains('/') {
+        return Ok(PathBuf::from(program));
+    }
+    let path_var = match spec.env {
+        Some(env) => env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone()),
+        None => std::env::var_os("PATH"),
+    };
+    let base = spec.cwd.unwrap_or(Path::new(""));
+    path_var
+        .iter()
+        .flat_map(std::env::split_paths)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| base.join(dir).join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate).is_ok_and(|m| m.is_file())
+                && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
+        })
+        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
 }
 
 /// The exit code, or 128 + signal for a signal death.
@@ -759,6 +788,32 @@ mod tests {
             err.message(),
             "Executable not found in $PATH: \"definitely-not-a-cmd-xyz\""
         );
+    }
+
+    #[test]
+    fn bare_names_are_found_on_the_child_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = (dir.path().join("first"), dir.path().join("second"));
+        for (bin, mode) in [(&first, 0o644), (&second, 0o755)] {
+            std::fs::create_dir(bin).unwrap();
+            let tool = bin.join("atn-tool");
+            std::fs::write(&tool, format!("#!/bin/sh\necho {}\n", bin.display())).unwrap();
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let path = std::env::join_paths([&first, &second]).unwrap();
+        let env = [(OsString::from("PATH"), path)];
+        let args = argv(&["atn-tool"]);
+        let mut s = spec(&args);
+        s.env = Some(&env);
+        assert_eq!(
+            run(&s).unwrap().stdout.text(),
+            format!("{}\n", second.display()),
+            "the non-executable first match is skipped"
+        );
+        let env = [(OsString::from("PATH"), first.into_os_string())];
+        s.env = Some(&env);
+        assert!(run(&s).unwrap_err().is_not_found());
     }
 
     #[test]
