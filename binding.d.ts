@@ -67,7 +67,7 @@ export interface GrepRequest {
  * `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
  * positional arguments for the caller's own handler).
  */
-export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean): Promise<Record<string, unknown>>
+export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object): Promise<Record<string, unknown>>
 
 /**
  * `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
@@ -83,7 +83,7 @@ export interface RecordedOutput {
 }
 
 /** `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox. */
-export declare function runHandler(name: string, context: object, args: unknown[]): Promise<Record<string, unknown>>
+export declare function runHandler(name: string, context: object, args: unknown[], processEnv: object): Promise<Record<string, unknown>>
 
 /**
  * A session tool (the todo tools), run synchronously on the JavaScript thread: `state` is
@@ -96,7 +96,7 @@ export declare function runSessionTool(name: string, state: unknown, args: unkno
  * `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
  * when `runBuiltIn`.
  */
-export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean): Promise<Record<string, unknown>>
+export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object): Promise<Record<string, unknown>>
 
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string

@@ -113,8 +113,6 @@ describe("invoke: order of checks", () => {
     const ws = workspace(ALLOW);
     try {
       for (const [name, args, errorName] of [
-        ["exec_command", { cwd: ".", command: ["true"] }, "ExecCommandError"],
-        ["git_status_summary", {}, "GitStatusSummaryError"],
         ["regexp_search", { pattern: "x" }, "RegexpSearchError"],
         ["ast_grep_search", { language: "typescript", rule: { pattern: "x" } }, "AstGrepSearchError"],
       ]) {

@@ -102,6 +102,9 @@ function messageOf(thrown) {
 const definitions = JSON.parse(native.toolDefinitionsJson());
 const definitionByName = new Map(definitions.map((d) => [d.function.name, d]));
 
+// Every native call also gets `process.env`: tools that start processes build the child's
+// environment from it (Bun does not mirror run-time changes of `process.env` into the C
+// environment, so inheriting would miss them); other tools ignore it.
 const builtInHandlers = Object.create(null);
 /** Built-in handlers that run on the worker pool, by name (the session tools run on this thread). */
 const workerHandlers = Object.create(null);
@@ -109,7 +112,7 @@ const ToolCatalog = {};
 for (const { name, isWriteOp, description, session } of JSON.parse(native.catalogJson())) {
   const handler = session
     ? async (context, ...args) => sessionValue(context, native.runSessionTool(name, todoState(context), args))
-    : async (context, ...args) => valueOf(await native.runHandler(name, context, args));
+    : async (context, ...args) => valueOf(await native.runHandler(name, context, args, process.env));
   builtInHandlers[name] = handler;
   if (!session) workerHandlers[name] = handler;
   ToolCatalog[name] = { metadata: { name, isWriteOp, description }, handler };
@@ -178,7 +181,7 @@ async function secureCall(context, name, handler, args) {
   try {
     const { call } = callSite(name);
     const builtIn = handler === workerHandlers[name];
-    const outcome = await native.secureCall(context, call, args, builtIn);
+    const outcome = await native.secureCall(context, call, args, builtIn, process.env);
     switch (outcome.kind) {
       case "ok":
         return { status: "success", data: JSON.parse(outcome.json) };
@@ -207,7 +210,7 @@ async function invoke(context, name, args, registered) {
   const worker = entry !== undefined && workerHandlers[toolName] !== undefined;
   let outcome;
   if (worker) {
-    outcome = await native.invoke(context, call, args, entry.handler === workerHandlers[toolName]);
+    outcome = await native.invoke(context, call, args, entry.handler === workerHandlers[toolName], process.env);
   } else {
     const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
     outcome = native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null);

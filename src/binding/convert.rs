@@ -30,6 +30,25 @@ pub fn read_context(value: &Unknown) -> Result<ToolContext> {
     Ok(ToolContext::from_value(&ArgValue::Object(fields)))
 }
 
+/// The string-valued entries of `process.env` (names that cannot be environment variable names
+/// are left out).
+pub fn read_process_env(value: &Unknown) -> Result<Vec<(String, String)>> {
+    let ArgValue::Object(entries) = to_arg(value)? else {
+        return Ok(Vec::new());
+    };
+    Ok(entries
+        .into_iter()
+        .filter_map(|(key, value)| match value {
+            ArgValue::String(v)
+                if !key.is_empty() && !key.contains(['=', '\0']) && !v.contains('\0') =>
+            {
+                Some((key, v))
+            }
+            _ => None,
+        })
+        .collect())
+}
+
 fn get_named(env: sys::napi_env, object: sys::napi_value, key: &str) -> Result<sys::napi_value> {
     let key = std::ffi::CString::new(key).map_err(|e| Error::from_reason(e.to_string()))?;
     let mut out = ptr::null_mut();

@@ -14,7 +14,7 @@ use crate::core::invoke::{self, CallSite, Denial, Rejection};
 use crate::core::registry;
 use crate::core::tools::todo;
 use crate::core::value::ArgValue;
-use convert::{read_context, to_arg};
+use convert::{read_context, read_process_env, to_arg};
 
 /// What a native call resolves with; the JavaScript wrapper turns it into a value, a
 /// `ToolResult` or the right error object.
@@ -89,6 +89,15 @@ fn ran(result: std::result::Result<String, crate::core::error::ToolError>) -> Ou
     }
 }
 
+/// The per-call context; tools that start processes also get the caller's `process.env`.
+fn context_for(context: &Unknown, name: &str, process_env: &Unknown) -> Result<ToolContext> {
+    let mut ctx = read_context(context)?;
+    if registry::find(name).is_some_and(|t| t.spawns_processes) {
+        ctx.process_env = Some(read_process_env(process_env)?);
+    }
+    Ok(ctx)
+}
+
 /// `TOOL_DEFINITIONS` as JSON text, in declaration order.
 #[napi(catch_unwind)]
 pub fn tool_definitions_json() -> &'static str {
@@ -127,7 +136,7 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
 /// positional arguments for the caller's own handler).
 #[napi(
     catch_unwind,
-    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean",
+    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object",
     ts_return_type = "Promise<Record<string, unknown>>"
 )]
 pub fn invoke<'env>(
@@ -136,8 +145,9 @@ pub fn invoke<'env>(
     call: CallSiteInput,
     args: Unknown,
     run_built_in: bool,
+    process_env: Unknown,
 ) -> Result<PromiseRaw<'env, Outcome>> {
-    let ctx = read_context(&context)?;
+    let ctx = context_for(&context, &call.name, &process_env)?;
     let args = to_arg(&args)?;
     let call: CallSite = call.into();
     off_thread(env, move || {
@@ -155,7 +165,7 @@ pub fn invoke<'env>(
 /// when `runBuiltIn`.
 #[napi(
     catch_unwind,
-    ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean",
+    ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object",
     ts_return_type = "Promise<Record<string, unknown>>"
 )]
 pub fn secure_call<'env>(
@@ -164,8 +174,9 @@ pub fn secure_call<'env>(
     call: CallSiteInput,
     args: Vec<Unknown>,
     run_built_in: bool,
+    process_env: Unknown,
 ) -> Result<PromiseRaw<'env, Outcome>> {
-    let ctx = read_context(&context)?;
+    let ctx = context_for(&context, &call.name, &process_env)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
     let call: CallSite = call.into();
     off_thread(env, move || {
@@ -182,7 +193,7 @@ pub fn secure_call<'env>(
 /// `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox.
 #[napi(
     catch_unwind,
-    ts_args_type = "name: string, context: object, args: unknown[]",
+    ts_args_type = "name: string, context: object, args: unknown[], processEnv: object",
     ts_return_type = "Promise<Record<string, unknown>>"
 )]
 pub fn run_handler<'env>(
@@ -190,8 +201,9 @@ pub fn run_handler<'env>(
     name: String,
     context: Unknown,
     args: Vec<Unknown>,
+    process_env: Unknown,
 ) -> Result<PromiseRaw<'env, Outcome>> {
-    let ctx = read_context(&context)?;
+    let ctx = context_for(&context, &name, &process_env)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
     off_thread(env, move || ran(invoke::run(&ctx, &name, &args, false)))
 }

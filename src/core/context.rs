@@ -13,6 +13,11 @@ pub struct ToolContext {
     pub policy: ArgValue,
     /// `env.platform`.
     pub platform: Option<String>,
+    /// The host's `process.env` at call time, for tools that start processes (the binding fills
+    /// it in for them). Bun does not mirror `process.env` changes into the C environment, so the
+    /// inherited environment alone would miss variables set at run time. `None`: this process's
+    /// own environment.
+    pub process_env: Option<Vec<(String, String)>>,
 }
 
 impl ToolContext {
@@ -23,6 +28,7 @@ impl ToolContext {
             write_scope: ctx.get("writeScope").clone(),
             policy: ctx.get("policy").clone(),
             platform: ctx.get("env").get("platform").as_str().map(str::to_string),
+            process_env: None,
         }
     }
 
@@ -36,6 +42,34 @@ impl ToolContext {
                 ("defaultPolicy".into(), "allow".into()),
             ]),
             platform: Some(std::env::consts::OS.to_string()),
+            process_env: None,
+        }
+    }
+
+    /// The environment a child process gets: `process_env` (or this process's environment) with
+    /// `overrides` applied (`Some` sets, `None` removes).
+    pub fn child_env(
+        &self,
+        overrides: &[(&str, Option<&str>)],
+    ) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = match &self.process_env {
+            Some(vars) => vars.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            None => std::env::vars_os().collect(),
+        };
+        for (key, value) in overrides {
+            env.retain(|(k, _)| k != key);
+            if let Some(value) = value {
+                env.push((key.into(), value.into()));
+            }
+        }
+        env
+    }
+
+    /// A variable of the host's environment (`process.env[name]`).
+    pub fn host_var(&self, name: &str) -> Option<std::ffi::OsString> {
+        match &self.process_env {
+            Some(vars) => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.into()),
+            None => std::env::var_os(name),
         }
     }
 

@@ -8,6 +8,7 @@ pub mod invoke;
 pub mod output_cache;
 pub mod paths;
 pub mod policy;
+pub mod process;
 pub mod registry;
 pub mod sandbox;
 pub mod tools;

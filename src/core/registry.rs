@@ -46,6 +46,9 @@ pub enum InvokeArgs {
 pub struct ToolSpec {
     pub name: &'static str,
     pub is_write_op: bool,
+    /// True for tools that start processes: the binding then passes the host's `process.env`
+    /// (`ToolContext::process_env`) for the child's environment and `PATH` lookups.
+    pub spawns_processes: bool,
     /// `ToolCatalog[name].metadata.description` (may differ from the definition's, quirks #47).
     pub description: &'static str,
     /// The JavaScript class name of this tool's errors.
@@ -62,6 +65,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "apply_patch",
         is_write_op: true,
+        spawns_processes: false,
         description: "Applies a unified diff patch to a file within the workspace.",
         error_class: "ApplyPatchError",
         invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
@@ -72,16 +76,18 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "exec_command",
         is_write_op: false,
+        spawns_processes: true,
         description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
-        error_class: "ExecCommandError",
+        error_class: tools::exec_command::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(Some("cwd")),
-        handler: Handler::Worker(tools::pending::exec_command),
+        handler: Handler::Worker(tools::exec_command::run),
         ts_args: ts::<exec_command::ExecCommandInput>(),
         ts_result: ts::<exec_command::ExecCommandOutput>(),
     },
     ToolSpec {
         name: "write_file",
         is_write_op: true,
+        spawns_processes: false,
         description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
         error_class: tools::write_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndField("path", "content"),
@@ -92,6 +98,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "tree",
         is_write_op: false,
+        spawns_processes: false,
         description: "Returns a workspace tree: directories only or directories with files.",
         error_class: tools::tree::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndOptions(
@@ -105,6 +112,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "read_file",
         is_write_op: false,
+        spawns_processes: false,
         description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
         error_class: tools::read_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
@@ -115,6 +123,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "regexp_search",
         is_write_op: false,
+        spawns_processes: false,
         description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
         error_class: "RegexpSearchError",
         invoke_args: InvokeArgs::Object(Some("root_path")),
@@ -125,6 +134,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "ast_grep_search",
         is_write_op: false,
+        spawns_processes: true,
         description: "Searches source files with ast-grep and returns raw structured matches.",
         error_class: "AstGrepSearchError",
         invoke_args: InvokeArgs::Object(Some("root_path")),
@@ -135,16 +145,18 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "git_status_summary",
         is_write_op: false,
+        spawns_processes: true,
         description: "Returns current git branch and raw porcelain status output for a workspace directory.",
-        error_class: "GitStatusSummaryError",
+        error_class: tools::git_status_summary::ERROR_CLASS,
         invoke_args: InvokeArgs::OptionalPath("cwd"),
-        handler: Handler::Worker(tools::pending::git_status_summary),
+        handler: Handler::Worker(tools::git_status_summary::run),
         ts_args: ts::<git_status_summary::GitStatusSummaryInput>(),
         ts_result: ts::<git_status_summary::GitStatusSummaryOutput>(),
     },
     ToolSpec {
         name: "task_create_many",
         is_write_op: false,
+        spawns_processes: false,
         description: "Creates initial task list for the current execution session.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
@@ -155,6 +167,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "task_list",
         is_write_op: false,
+        spawns_processes: false,
         description: "Returns all tasks in creation order for this session.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
@@ -165,6 +178,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "task_update",
         is_write_op: false,
+        spawns_processes: false,
         description: "Updates title or description of an existing session task.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
@@ -175,6 +189,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "task_update_status",
         is_write_op: false,
+        spawns_processes: false,
         description: "Updates status of an existing session task.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
@@ -185,6 +200,7 @@ pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "task_validate_completion",
         is_write_op: false,
+        spawns_processes: false,
         description: "Validates whether unfinished todo tasks remain in this session.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),

@@ -147,13 +147,13 @@ impl Confinement {
 
 /// The path the kernel holds for an open descriptor.
 #[cfg(target_os = "linux")]
-fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
+pub(crate) fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
     use std::os::fd::AsRawFd;
     fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd())).ok()
 }
 
 #[cfg(not(target_os = "linux"))]
-fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
+pub(crate) fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
     rustix::fs::getpath(fd)
         .ok()
         .map(|p| PathBuf::from(p.to_string_lossy().into_owned()))

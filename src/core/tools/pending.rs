@@ -21,18 +21,10 @@ pub fn apply_patch(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> 
     ))
 }
 
-pub fn exec_command(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("ExecCommandError", "exec_command is")
-}
-
 pub fn regexp_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
     not_available("RegexpSearchError", "regexp_search is")
 }
 
 pub fn ast_grep_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
     not_available("AstGrepSearchError", "ast_grep_search is")
-}
-
-pub fn git_status_summary(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("GitStatusSummaryError", "git_status_summary is")
 }
