@@ -67,7 +67,7 @@ export interface GrepRequest {
  * `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
  * positional arguments for the caller's own handler).
  */
-export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object): Promise<Record<string, unknown>>
+export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal): Promise<Record<string, unknown>>
 
 /**
  * `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and

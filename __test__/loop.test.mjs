@@ -265,3 +265,44 @@ describe("events", () => {
     }
   });
 });
+
+describe("abort and processes", () => {
+  /** Processes of a group that are still alive (zombies left to an init that does not reap are dead). */
+  function livingGroupMembers(pgid) {
+    const alive = [];
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(fields[2]) === pgid && fields[0] !== "Z") alive.push(Number(entry));
+      } catch {}
+    }
+    return alive;
+  }
+
+  test("aborting the loop kills a running exec_command's whole process group", async () => {
+    const ws = setup();
+    try {
+      const controller = new AbortController();
+      const session = scripted([{ content: [use("x", "exec_command", { cwd: ".", command: ["sh", "-c", "echo $$ > pid.txt; sleep 30 & sleep 30"], timeout_ms: 60000 })], stopReason: "tool_use" }]);
+      const started = Date.now();
+      const pidFile = path.join(ws.root, "pid.txt");
+      const waitForPid = async () => {
+        while (!fs.existsSync(pidFile) || fs.readFileSync(pidFile, "utf8").trim() === "") await sleep(10);
+        return Number(fs.readFileSync(pidFile, "utf8").trim());
+      };
+      const running = runToolLoop({ session, toolkit: ws.toolkit, prompt: "go", signal: controller.signal, review: () => ({ decision: "approve" }) });
+      const pgid = await waitForPid();
+      assert.ok(livingGroupMembers(pgid).length > 0, "the group is running");
+      controller.abort();
+      const result = await running;
+      assert.equal(result.stopReason, "aborted");
+      assert.ok(Date.now() - started < 5000);
+      for (let i = 0; i < 100 && livingGroupMembers(pgid).length; i++) await sleep(20);
+      assert.deepEqual(livingGroupMembers(pgid), [], "no process of the group survives");
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

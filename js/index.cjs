@@ -7,7 +7,7 @@ const os = require("node:os");
 const { AsyncLocalStorage } = require("node:async_hooks");
 const native = require("../binding.js");
 const userTools = require("./user_tools.cjs");
-const { makeToolLoop } = require("./loop.cjs");
+const { makeToolLoop, abortError } = require("./loop.cjs");
 
 // ---- SecurityBypass -------------------------------------------------------------------------
 
@@ -210,7 +210,9 @@ async function invoke(context, name, args, registered) {
   const worker = entry !== undefined && workerHandlers[toolName] !== undefined;
   let outcome;
   if (worker) {
-    outcome = await native.invoke(context, call, args, entry.handler === workerHandlers[toolName], process.env);
+    const signal = registered.runtime?.signal;
+    if (signal?.aborted) throw abortError();
+    outcome = await native.invoke(context, call, args, entry.handler === workerHandlers[toolName], process.env, signal ?? undefined);
   } else {
     const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
     outcome = native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null);

@@ -136,7 +136,7 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
 /// positional arguments for the caller's own handler).
 #[napi(
     catch_unwind,
-    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object",
+    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal",
     ts_return_type = "Promise<Record<string, unknown>>"
 )]
 pub fn invoke<'env>(
@@ -146,8 +146,18 @@ pub fn invoke<'env>(
     args: Unknown,
     run_built_in: bool,
     process_env: Unknown,
+    signal: Option<AbortSignal>,
 ) -> Result<PromiseRaw<'env, Outcome>> {
-    let ctx = context_for(&context, &call.name, &process_env)?;
+    let mut ctx = context_for(&context, &call.name, &process_env)?;
+    if let Some(signal) = signal {
+        let cancellation = std::sync::Arc::new(
+            crate::core::cancel::Cancellation::new()
+                .map_err(|e| Error::from_reason(e.to_string()))?,
+        );
+        let on_abort = cancellation.clone();
+        signal.on_abort(move || on_abort.cancel());
+        ctx.cancellation = Some(cancellation);
+    }
     let args = to_arg(&args)?;
     let call: CallSite = call.into();
     off_thread(env, move || {
@@ -155,10 +165,23 @@ pub fn invoke<'env>(
             Err(Rejection::Invoke { code, raw_message }) => Outcome::InvokeError(code, raw_message),
             Err(Rejection::Plain(message)) => Outcome::PlainError(message),
             Err(Rejection::Tool(e)) => Outcome::ToolError(e.class_name, e.code, e.message),
-            Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
-            Ok(positional) => Outcome::Prepared(positional),
+            Ok(positional) => run_or_prepare(&ctx, &call.name, positional, run_built_in),
         }
     })
+}
+
+/// After the checks passed: run the built-in handler, or hand the arguments back to JavaScript.
+fn run_or_prepare(
+    ctx: &ToolContext,
+    name: &str,
+    positional: Vec<ArgValue>,
+    run_built_in: bool,
+) -> Outcome {
+    if run_built_in {
+        ran(invoke::run(ctx, name, &positional, true))
+    } else {
+        Outcome::Prepared(positional)
+    }
 }
 
 /// `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
@@ -184,8 +207,7 @@ pub fn secure_call<'env>(
             Err(Denial::Policy(m)) => Outcome::Denied("policy", m),
             Err(Denial::Sandbox(m)) => Outcome::Denied("sandbox", m),
             Err(Denial::Failure(m)) => Outcome::Failure(m),
-            Ok(positional) if run_built_in => ran(invoke::run(&ctx, &call.name, &positional, true)),
-            Ok(positional) => Outcome::Prepared(positional),
+            Ok(positional) => run_or_prepare(&ctx, &call.name, positional, run_built_in),
         }
     })
 }

@@ -18,6 +18,8 @@ pub struct ToolContext {
     /// inherited environment alone would miss variables set at run time. `None`: this process's
     /// own environment.
     pub process_env: Option<Vec<(String, String)>>,
+    /// Set when the caller can abort the call (the tool loop's `AbortSignal`).
+    pub cancellation: Option<std::sync::Arc<super::cancel::Cancellation>>,
 }
 
 impl ToolContext {
@@ -29,6 +31,7 @@ impl ToolContext {
             policy: ctx.get("policy").clone(),
             platform: ctx.get("env").get("platform").as_str().map(str::to_string),
             process_env: None,
+            cancellation: None,
         }
     }
 
@@ -43,6 +46,7 @@ impl ToolContext {
             ]),
             platform: Some(std::env::consts::OS.to_string()),
             process_env: None,
+            cancellation: None,
         }
     }
 

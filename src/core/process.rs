@@ -54,6 +54,8 @@ pub struct RunSpec<'a> {
     pub timeout: Option<Duration>,
     /// Per-stream capture cap in UTF-16 code units.
     pub max_output_units: usize,
+    /// Aborts the run: the process group is killed at once.
+    pub cancel: Option<&'a crate::core::cancel::Cancellation>,
 }
 
 /// What a finished run produced.
@@ -64,6 +66,8 @@ pub struct RunOutput {
     pub stdout: CappedText,
     pub stderr: CappedText,
     pub timed_out: bool,
+    /// The run was aborted through `RunSpec::cancel` (the group was killed).
+    pub cancelled: bool,
     /// Whole milliseconds from spawn to completion.
     pub duration_ms: u64,
 }
@@ -125,6 +129,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
     // Whatever happened, the child is reaped (no zombies).
     let status = child.wait();
     let (stdout, stderr, timed_out) = supervised.map_err(spawn_error)?;
+    let cancelled = spec.cancel.is_some_and(|c| c.is_cancelled());
     let duration_ms = started.elapsed().as_millis() as u64;
     let exit_code = match (timed_out, status.ok().and_then(exit_code_of)) {
         (true, _) => 124,
@@ -136,6 +141,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         stdout,
         stderr,
         timed_out,
+        cancelled,
         duration_ms,
     })
 }
@@ -230,6 +236,11 @@ fn pump(
             break;
         }
         let now = Instant::now();
+        if spec.cancel.is_some_and(|c| c.is_cancelled()) {
+            // Aborted: no grace, the caller has already moved on.
+            signal_group(pid, Signal::KILL);
+            break;
+        }
         if phase == Phase::Running && deadline.is_some_and(|d| now >= d) {
             timed_out = true;
             signal_group(pid, Signal::TERM);
@@ -264,6 +275,10 @@ fn pump(
         if !exited {
             fds.push(PollFd::from_borrowed_fd(exit.fd(), PollFlags::IN));
             roles.push(Role::Exit);
+        }
+        if let Some(cancel) = spec.cancel {
+            fds.push(PollFd::from_borrowed_fd(cancel.wake_fd(), PollFlags::IN));
+            roles.push(Role::Cancel);
         }
         let timeout = wake_at.map(|at| timespec(at.saturating_duration_since(now)));
         match poll(&mut fds, timeout.as_ref()) {
@@ -300,6 +315,7 @@ fn pump(
                     }
                 }
                 Role::Exit => exited = true,
+                Role::Cancel => {} // checked at the top of the loop
             }
         }
     }
@@ -313,6 +329,7 @@ enum Role {
     Output(usize),
     Stdin,
     Exit,
+    Cancel,
 }
 
 fn timespec(d: Duration) -> Timespec {
@@ -606,6 +623,7 @@ mod tests {
             stdin: None,
             timeout: Some(Duration::from_secs(20)),
             max_output_units: DEFAULT_MAX_OUTPUT_UNITS,
+            cancel: None,
         }
     }
 
@@ -708,6 +726,30 @@ mod tests {
         assert_eq!(out.exit_code, 124);
         let pgid: i32 = out.stdout.text().trim().parse().unwrap();
         assert!(living_group_members(pgid).is_empty());
+    }
+
+    #[test]
+    fn cancellation_kills_the_group_at_once() {
+        let cancel = std::sync::Arc::new(crate::core::cancel::Cancellation::new().unwrap());
+        let argv = ["sh", "-c", "sleep 30 & sleep 30"]
+            .map(String::from)
+            .to_vec();
+        let mut s = spec(&argv);
+        s.timeout = Some(Duration::from_secs(60));
+        let trigger = cancel.clone();
+        let canceller = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            trigger.cancel();
+        });
+        s.cancel = Some(&cancel);
+        let started = Instant::now();
+        let out = run(&s).unwrap();
+        canceller.join().unwrap();
+        assert!(out.cancelled);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "returned promptly"
+        );
     }
 
     #[test]

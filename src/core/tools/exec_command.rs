@@ -201,8 +201,12 @@ pub(crate) fn execute(
         stdin: request.stdin.as_deref().map(str::as_bytes),
         timeout: Some(request.timeout),
         max_output_units: request.max_output_units,
+        cancel: rc.ctx.cancellation.as_deref(),
     })
     .map_err(|e| fail("INTERNAL", e.message()))?;
+    if finished.cancelled {
+        return Err(fail("INTERNAL", "the call was aborted"));
+    }
     drop(confined);
     Ok(ExecCommandOutput {
         cwd: request.cwd.clone(),
