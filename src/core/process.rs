@@ -714,6 +714,18 @@ mod tests {
         assert!(out.stdout.truncated() && out.stderr.truncated());
     }
 
+    /// Killed processes close their pipes before the kernel marks them dead, so a member can
+    /// look alive for a moment after the run returned; allow it a second on a loaded machine.
+    fn group_dies_soon(pgid: i32) -> bool {
+        (0..100).any(|_| {
+            let dead = living_group_members(pgid).is_empty();
+            if !dead {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            dead
+        })
+    }
+
     #[test]
     fn timeout_kills_the_whole_group_promptly() {
         let args = argv(&["sh", "-c", "echo $$; sleep 30 & sleep 30"]);
@@ -725,7 +737,7 @@ mod tests {
         assert!(out.timed_out);
         assert_eq!(out.exit_code, 124);
         let pgid: i32 = out.stdout.text().trim().parse().unwrap();
-        assert!(living_group_members(pgid).is_empty());
+        assert!(group_dies_soon(pgid), "a process of the group survived");
     }
 
     #[test]
@@ -819,7 +831,7 @@ mod tests {
         assert!(timed_out);
         assert_eq!(status.signal(), Some(Signal::TERM.as_raw()));
         let pgid: i32 = stdout.text().trim().parse().unwrap();
-        assert!(living_group_members(pgid).is_empty());
+        assert!(group_dies_soon(pgid), "a process of the group survived");
     }
 
     #[test]
