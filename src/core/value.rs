@@ -16,7 +16,8 @@ pub enum ArgValue {
     Object(Vec<(String, ArgValue)>),
     /// A function: kept as a marker, it has no data.
     Function,
-    /// A symbol or bigint: kept as a marker with its `typeof` name.
+    /// A symbol or bigint: kept as a marker with its `typeof` name; `"cycle"` marks an object
+    /// that contains itself (the binding stops there).
     Other(&'static str),
 }
 
@@ -81,13 +82,13 @@ impl ArgValue {
     }
 }
 
-/// `JSON.stringify` threw: the value holds a BigInt.
+/// `JSON.stringify` threw: the value holds a BigInt or contains itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotJsonSerializable;
 
 impl ArgValue {
     /// The JSON data `JSON.stringify` makes of this value: `Ok(None)` where it gives `undefined`
-    /// (`undefined`, functions, symbols), `Err` where it throws (a BigInt anywhere). Inside
+    /// (`undefined`, functions, symbols), `Err` where it throws (a BigInt or a cycle). Inside
     /// objects such members are dropped, inside arrays they become `null`; non-finite numbers
     /// become `null`. Integral numbers are written without a fraction, as JavaScript does.
     pub fn to_json(&self) -> Result<Option<serde_json::Value>, NotJsonSerializable> {
@@ -96,7 +97,7 @@ impl ArgValue {
             ArgValue::Undefined | ArgValue::Function | ArgValue::Other("symbol") => {
                 return Ok(None)
             }
-            ArgValue::Other("bigint") => return Err(NotJsonSerializable),
+            ArgValue::Other("bigint" | "cycle") => return Err(NotJsonSerializable),
             ArgValue::Other(_) => Value::Object(serde_json::Map::new()),
             ArgValue::Null => Value::Null,
             ArgValue::Bool(b) => Value::Bool(*b),
