@@ -296,6 +296,7 @@ describe("errors", () => {
         [{ bogus: 1 }, "unknown field `bogus`, expected one of pattern, kind, regex"],
         [{ kind: null }, "Maybe field cannot be null."],
         [{}, "Rule must have one positive matcher."],
+        [{ pattern: () => 1 }, "Rule must have one positive matcher."], // JSON.stringify drops the function
         [{ kind: "no_such_kind" }, "Kind `no_such_kind` is invalid."],
         [{ regex: "(" }, "unclosed group"],
         [{ pattern: "" }, "No AST root is detected"],

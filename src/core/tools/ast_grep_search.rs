@@ -539,7 +539,14 @@ impl Search {
             Ok(Ok(Ok(found))) => Ok(found),
             Ok(Ok(Err(Abort::Error(e)))) => Err(e),
             Ok(Ok(Err(Abort::Timeout))) => Err(timeout()),
-            Ok(Err(_panic)) => Err(fail("INTERNAL", "ast-grep search failed unexpectedly")),
+            Ok(Err(panic)) => {
+                let text = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(fail("INTERNAL", format!("ast-grep search failed: {text}")))
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 cancelled.store(true, Ordering::Relaxed);
                 Err(timeout())
