@@ -114,7 +114,6 @@ describe("invoke: order of checks", () => {
     try {
       for (const [name, args, errorName] of [
         ["regexp_search", { pattern: "x" }, "RegexpSearchError"],
-        ["ast_grep_search", { language: "typescript", rule: { pattern: "x" } }, "AstGrepSearchError"],
       ]) {
         const err = await rejection(ws.toolkit.invoke(name, args));
         assert.equal(err.name, errorName);

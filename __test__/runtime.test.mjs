@@ -52,12 +52,19 @@ describe("panics never cross the boundary", () => {
     assert.throws(() => native.debugPanic("sync"), /debug panic on the JavaScript thread/);
   });
 
-  test("cyclic arguments are refused with an error, not a crash", async () => {
+  test("cyclic and over-deep arguments fail with an error, not a crash", async () => {
     const ws = workspace();
     try {
-      const cyclic = { path: "a.txt" };
-      cyclic.self = cyclic;
-      const result = await ws.toolkit.tools.exec_command(cyclic);
+      // A cycle is cut where the object reappears; a tool that needs the value refuses it the
+      // way JSON.stringify would.
+      const rule = { pattern: "x" };
+      rule.self = rule;
+      const cyclic = await ws.toolkit.tools.ast_grep_search({ language: "ts", rule });
+      assert.equal(cyclic.status, "failure");
+      assert.equal(cyclic.message, "INVALID_ARGUMENT: rule must be JSON serializable");
+      let deep = { path: "a.txt" };
+      for (let i = 0; i < 100; i++) deep = { deep };
+      const result = await ws.toolkit.tools.exec_command(deep);
       assert.equal(result.status, "failure");
       assert.match(result.message, /nesting is too deep/);
     } finally {

@@ -9,11 +9,11 @@ use super::Outcome;
 use crate::core::context::ToolContext;
 use crate::core::value::ArgValue;
 
-/// Deeper argument trees are refused (a cyclic object would otherwise never end).
-const MAX_DEPTH: u32 = 64;
+/// Deeper argument trees are refused.
+const MAX_DEPTH: usize = 64;
 
 pub fn to_arg(value: &Unknown) -> Result<ArgValue> {
-    convert_in(value.value().env, value.value().value, 0)
+    convert_in(value.value().env, value.value().value, &mut Vec::new())
 }
 
 /// Reads the live fields of a `ToolContext` object.
@@ -24,7 +24,7 @@ pub fn read_context(value: &Unknown) -> Result<ToolContext> {
     if value.get_type()? == ValueType::Object {
         for key in ["workspaceRoot", "writeScope", "policy", "env"] {
             let prop = get_named(env, raw, key)?;
-            fields.push((key.to_string(), convert_in(env, prop, 1)?));
+            fields.push((key.to_string(), convert_in(env, prop, &mut vec![raw])?));
         }
     }
     Ok(ToolContext::from_value(&ArgValue::Object(fields)))
@@ -56,15 +56,56 @@ fn get_named(env: sys::napi_env, object: sys::napi_value, key: &str) -> Result<s
     Ok(out)
 }
 
-fn convert_in(env: sys::napi_env, raw: sys::napi_value, depth: u32) -> Result<ArgValue> {
-    if depth > MAX_DEPTH {
+/// True when `raw` is one of `ancestors` (`===`): the value contains itself.
+fn is_cycle(
+    env: sys::napi_env,
+    raw: sys::napi_value,
+    ancestors: &[sys::napi_value],
+) -> Result<bool> {
+    for &ancestor in ancestors {
+        let mut same = false;
+        check_status!(unsafe { sys::napi_strict_equals(env, raw, ancestor, &mut same) })?;
+        if same {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Converts `raw`, whose containing objects are `ancestors`. An object that contains itself
+/// becomes `ArgValue::Other("cycle")` (what `JSON.stringify` refuses), not an endless tree.
+fn convert_in(
+    env: sys::napi_env,
+    raw: sys::napi_value,
+    ancestors: &mut Vec<sys::napi_value>,
+) -> Result<ArgValue> {
+    if ancestors.len() > MAX_DEPTH {
         return Err(Error::new(
             Status::InvalidArg,
             "argument nesting is too deep (more than 64 levels)",
         ));
     }
     let value = unsafe { Unknown::from_raw_unchecked(env, raw) };
-    Ok(match value.get_type()? {
+    let value_type = value.get_type()?;
+    if matches!(value_type, ValueType::Object | ValueType::External)
+        && is_cycle(env, raw, ancestors)?
+    {
+        return Ok(ArgValue::Other("cycle"));
+    }
+    ancestors.push(raw);
+    let converted = convert_value(env, raw, &value, value_type, ancestors);
+    ancestors.pop();
+    converted
+}
+
+fn convert_value(
+    env: sys::napi_env,
+    raw: sys::napi_value,
+    value: &Unknown,
+    value_type: ValueType,
+    ancestors: &mut Vec<sys::napi_value>,
+) -> Result<ArgValue> {
+    Ok(match value_type {
         ValueType::Undefined => ArgValue::Undefined,
         ValueType::Null => ArgValue::Null,
         ValueType::Boolean => ArgValue::Bool(unsafe { value.cast::<bool>()? }),
@@ -80,7 +121,7 @@ fn convert_in(env: sys::napi_env, raw: sys::napi_value, depth: u32) -> Result<Ar
             for i in 0..len {
                 let mut item = ptr::null_mut();
                 check_status!(unsafe { sys::napi_get_element(env, raw, i, &mut item) })?;
-                items.push(convert_in(env, item, depth + 1)?);
+                items.push(convert_in(env, item, ancestors)?);
             }
             ArgValue::Array(items)
         }
@@ -105,7 +146,7 @@ fn convert_in(env: sys::napi_env, raw: sys::napi_value, depth: u32) -> Result<Ar
                 let mut prop = ptr::null_mut();
                 check_status!(unsafe { sys::napi_get_property(env, raw, key, &mut prop) })?;
                 let key = unsafe { String::from_napi_value(env, key)? };
-                entries.push((key, convert_in(env, prop, depth + 1)?));
+                entries.push((key, convert_in(env, prop, ancestors)?));
             }
             ArgValue::Object(entries)
         }

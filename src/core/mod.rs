@@ -2,6 +2,7 @@
 //! `cargo test`; the binding only converts values and errors.
 
 pub mod cancel;
+pub mod collation;
 pub mod context;
 pub mod error;
 pub mod glob;

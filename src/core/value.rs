@@ -16,7 +16,8 @@ pub enum ArgValue {
     Object(Vec<(String, ArgValue)>),
     /// A function: kept as a marker, it has no data.
     Function,
-    /// A symbol or bigint: kept as a marker with its `typeof` name.
+    /// A symbol or bigint: kept as a marker with its `typeof` name; `"cycle"` marks an object
+    /// that contains itself (the binding stops there).
     Other(&'static str),
 }
 
@@ -78,6 +79,56 @@ impl ArgValue {
                 .map(|k| (k.to_string(), self.get(k).clone()))
                 .collect(),
         )
+    }
+}
+
+/// `JSON.stringify` threw: the value holds a BigInt or contains itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotJsonSerializable;
+
+impl ArgValue {
+    /// The JSON data `JSON.stringify` makes of this value: `Ok(None)` where it gives `undefined`
+    /// (`undefined`, functions, symbols), `Err` where it throws (a BigInt or a cycle). Inside
+    /// objects such members are dropped, inside arrays they become `null`; non-finite numbers
+    /// become `null`. Integral numbers are written without a fraction, as JavaScript does.
+    pub fn to_json(&self) -> Result<Option<serde_json::Value>, NotJsonSerializable> {
+        use serde_json::Value;
+        Ok(Some(match self {
+            ArgValue::Undefined | ArgValue::Function | ArgValue::Other("symbol") => {
+                return Ok(None)
+            }
+            ArgValue::Other("bigint" | "cycle") => return Err(NotJsonSerializable),
+            ArgValue::Other(_) => Value::Object(serde_json::Map::new()),
+            ArgValue::Null => Value::Null,
+            ArgValue::Bool(b) => Value::Bool(*b),
+            ArgValue::Number(n) => json_number(*n),
+            ArgValue::String(s) => Value::String(s.clone()),
+            ArgValue::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|item| Ok(item.to_json()?.unwrap_or(Value::Null)))
+                    .collect::<Result<_, _>>()?,
+            ),
+            ArgValue::Object(entries) => {
+                let mut map = serde_json::Map::new();
+                for (key, value) in entries {
+                    if let Some(v) = value.to_json()? {
+                        map.insert(key.clone(), v);
+                    }
+                }
+                Value::Object(map)
+            }
+        }))
+    }
+}
+
+/// A JavaScript number as JSON: integers (below 2^53) without a fraction, `null` when not finite.
+fn json_number(n: f64) -> serde_json::Value {
+    const SAFE: f64 = 9_007_199_254_740_992.0;
+    if n.fract() == 0.0 && n.abs() < SAFE {
+        serde_json::Value::from(n as i64)
+    } else {
+        serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, serde_json::Value::Number)
     }
 }
 
@@ -178,6 +229,38 @@ mod tests {
             "\u{85}a",
             "NEL is not JavaScript whitespace"
         );
+    }
+
+    #[test]
+    fn to_json_follows_json_stringify() {
+        let v = ArgValue::Object(vec![
+            ("a".into(), ArgValue::Number(2.0)),
+            ("f".into(), ArgValue::Function),
+            ("u".into(), ArgValue::Undefined),
+            ("s".into(), ArgValue::Other("symbol")),
+            (
+                "arr".into(),
+                ArgValue::Array(vec![
+                    ArgValue::Undefined,
+                    ArgValue::Function,
+                    ArgValue::Number(f64::NAN),
+                    ArgValue::Number(-0.0),
+                    ArgValue::Number(1.5),
+                ]),
+            ),
+            ("n".into(), ArgValue::Null),
+        ]);
+        let json = v.to_json().unwrap().unwrap();
+        assert_eq!(
+            serde_json::to_string(&json).unwrap(),
+            r#"{"a":2,"arr":[null,null,null,0,1.5],"n":null}"#
+        );
+        assert_eq!(ArgValue::Function.to_json(), Ok(None));
+        let big = ArgValue::Object(vec![(
+            "x".into(),
+            ArgValue::Array(vec![ArgValue::Other("bigint")]),
+        )]);
+        assert_eq!(big.to_json(), Err(NotJsonSerializable));
     }
 
     #[test]

@@ -24,7 +24,3 @@ pub fn apply_patch(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> 
 pub fn regexp_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
     not_available("RegexpSearchError", "regexp_search is")
 }
-
-pub fn ast_grep_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("AstGrepSearchError", "ast_grep_search is")
-}

@@ -199,7 +199,8 @@ fn check_exclude_pattern(pattern: &str) -> Result<(), ToolError> {
     }
 }
 
-fn balanced(pattern: &str, open: char, close: char) -> bool {
+/// The contract's bracket balance check (tree.md): depth counting, escapes not considered.
+pub(crate) fn balanced(pattern: &str, open: char, close: char) -> bool {
     let mut depth = 0usize;
     for c in pattern.chars() {
         if c == open {
