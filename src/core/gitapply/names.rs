@@ -440,9 +440,7 @@ pub fn git_header_name(p: usize, line: &[u8]) -> Option<Vec<u8>> {
         if !matches!(name[len], b'\t' | b' ') {
             continue;
         }
-        if name.get(len + 1).is_none() {
-            return None;
-        }
+        name.get(len + 1)?;
         let Some(second) = skip_tree_prefix(p, &name[len + 1..line_len]) else {
             continue;
         };

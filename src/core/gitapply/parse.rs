@@ -152,30 +152,31 @@ fn parse_mode(s: &[u8]) -> Option<u32> {
     Some(value as u32)
 }
 
-/// The names of a traditional `---`/`+++` pair read with `p`: (is_new, is_delete, old, new,
-/// the name that was looked for).
-fn traditional_names(
-    first: &[u8],
-    second: &[u8],
-    p: usize,
-) -> (i32, i32, Option<Vec<u8>>, Option<Vec<u8>>, Option<Vec<u8>>) {
-    if is_dev_null(first) {
-        let name = find_name_traditional(second, None, p);
-        (1, 0, None, name.clone(), name)
+/// A traditional `---`/`+++` pair read with `p` (creation and deletion from `/dev/null` or an
+/// epoch timestamp); `None` when the name looked for is not found.
+fn traditional_names<'a>(first: &[u8], second: &[u8], p: usize) -> Option<Patch<'a>> {
+    let (is_new, is_delete, old_name, new_name) = if is_dev_null(first) {
+        (1, 0, None, Some(find_name_traditional(second, None, p)?))
     } else if is_dev_null(second) {
-        let name = find_name_traditional(first, None, p);
-        (0, 1, name.clone(), None, name)
+        (0, 1, Some(find_name_traditional(first, None, p)?), None)
     } else {
         let first_name = find_name_traditional(first, None, p);
-        let name = find_name_traditional(second, first_name.as_deref(), p);
+        let name = find_name_traditional(second, first_name.as_deref(), p)?;
         if has_epoch_timestamp(first) {
-            (1, 0, None, name.clone(), name)
+            (1, 0, None, Some(name))
         } else if has_epoch_timestamp(second) {
-            (0, 1, name.clone(), None, name)
+            (0, 1, Some(name), None)
         } else {
-            (-1, -1, name.clone(), name.clone(), name)
+            (-1, -1, Some(name.clone()), Some(name))
         }
-    }
+    };
+    Some(Patch {
+        is_new,
+        is_delete,
+        old_name,
+        new_name,
+        ..Patch::default()
+    })
 }
 
 /// Renders bytes for a message.
@@ -543,15 +544,7 @@ impl<'a> Parser<'a> {
             // When git's -p value finds no name (e.g. `--- a.txt` with -p1), another value may.
             let mut readings: Vec<Patch> = [self.p_value, 0, 1]
                 .into_iter()
-                .map(|p| traditional_names(first, second, p))
-                .filter(|names| names.4.is_some())
-                .map(|(is_new, is_delete, old_name, new_name, _)| Patch {
-                    is_new,
-                    is_delete,
-                    old_name,
-                    new_name,
-                    ..Patch::default()
-                })
+                .filter_map(|p| traditional_names(first, second, p))
                 .collect();
             if readings.is_empty() {
                 diag.error(format!(
@@ -568,9 +561,9 @@ impl<'a> Parser<'a> {
             let alternatives = [0, 1]
                 .into_iter()
                 .filter(|&p| p != self.p_value)
-                .map(|p| {
-                    let (_, _, old, new, _) = traditional_names(first, second, p);
-                    (old, new)
+                .map(|p| match traditional_names(first, second, p) {
+                    Some(reading) => (reading.old_name, reading.new_name),
+                    None => (None, None),
                 })
                 .collect();
             self.linenr += 2;
@@ -827,7 +820,7 @@ impl<'a> Parser<'a> {
                 _ => 0,
             };
             let corrupt = llen < 7
-                || (llen - 2) % 5 != 0
+                || !(llen - 2).is_multiple_of(5)
                 || byte_length == 0
                 || max_byte_length < byte_length
                 || byte_length + 4 <= max_byte_length;

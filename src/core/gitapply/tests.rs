@@ -281,3 +281,56 @@ fn traditional_headers_with_timestamps_and_quoted_names() {
     let patch = "diff --git \"a/d\\303\\251 x.ts\" \"b/d\\303\\251 x.ts\"\n--- \"a/d\\303\\251 x.ts\"\n+++ \"b/d\\303\\251 x.ts\"\n@@ -1 +1 @@\n-a\n+b\n";
     assert_eq!(replaced(&run("dé x.ts", "a\n", patch)), "b\n");
 }
+
+/// Random damage to valid patches (bytes flipped, lines cut, pieces swapped) must never panic.
+#[test]
+fn damaged_patches_never_panic() {
+    let seeds = [
+        "diff --git a/src/main.ts b/src/main.ts\nindex 7898192..6178079 100644\n--- a/src/main.ts\n+++ b/src/main.ts\n@@ -1,3 +1,4 @@\n a\n-b\n+B  \n+ \tc\n c\n\\ No newline at end of file\n",
+        "--- src/main.ts\t2024-05-01 10:00:00 +0200\n+++ src/main.ts\t1970-01-01 00:00:00 +0000\n@@ -1,2 +0,0 @@\n-a\n-b\n",
+        "diff --git \"a/src/main.ts\" \"b/src/main.ts\"\nold mode 100644\nnew mode 100755\nGIT binary patch\nliteral 7\nOcmZQzWKK*<P5}S|@Bxni\n\n",
+        "diff --git a/src/main.ts b/src/main.ts\nnew file mode 100644\n--- /dev/null\n+++ b/src/main.ts\n@@ -0,0 +1,2 @@\n+\n+  \n",
+    ];
+    let alphabet = b"@-+ \\\n\r\t\"/ab0123,";
+    let mut state: u64 = 42;
+    let mut next = |n: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) % n.max(1) as u64) as usize
+    };
+    for round in 0..4000 {
+        let mut bytes = seeds[round % seeds.len()].as_bytes().to_vec();
+        for _ in 0..1 + next(4) {
+            match next(3) {
+                0 if !bytes.is_empty() => {
+                    let i = next(bytes.len());
+                    bytes[i] = alphabet[next(alphabet.len())];
+                }
+                0 | 1 => bytes.truncate(next(bytes.len() + 1)),
+                _ => {
+                    let i = next(bytes.len() + 1);
+                    let j = next(bytes.len() + 1);
+                    let piece = bytes[i.min(j)..i.max(j)].to_vec();
+                    let at = next(bytes.len() + 1);
+                    bytes.splice(at..at, piece);
+                }
+            }
+        }
+        for base in ["", "a\nb\nc", "a\r\nb\r\n", "\n\n  \n"] {
+            let out = apply(
+                &bytes,
+                &Target {
+                    rel: T,
+                    abs: "/ws/src/main.ts",
+                    content: base.as_bytes(),
+                    mode: 0o100644,
+                },
+            );
+            assert!(
+                out.exit_code == 0 || out.effect == Effect::Unchanged,
+                "a failure never carries a result"
+            );
+        }
+    }
+}
