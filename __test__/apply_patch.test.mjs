@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, rejection } from "./helpers.mjs";
+import { workspace, rejection, failureResult, assertToolError } from "./helpers.mjs";
 
 const TARGET = "src/main.ts";
 const HEADERS = "--- a/src/main.ts\n+++ b/src/main.ts\n";
@@ -49,17 +49,11 @@ async function assertSuccess(fx, patch, data, after) {
 /** Asserts the same ApplyPatchError through both doors and that the file is unchanged. */
 async function assertFailure(fx, patch, code, message, filePath = TARGET) {
   const before = fx.read();
-  const wrapped = await fx.viaTools(patch, filePath);
-  assert.deepEqual(wrapped, {
-    status: "failure", reason: "runtime", message,
-    error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} },
-  });
+  assert.deepEqual(await fx.viaTools(patch, filePath), failureResult(message));
   assert.equal(fx.read(), before);
   const { rejected } = await fx.viaInvoke(patch, filePath);
-  assert.ok(rejected instanceof Error);
-  assert.equal(rejected.name, "ApplyPatchError");
-  assert.equal(rejected.code, code);
-  assert.equal(rejected.message, message, "apply_patch messages carry no code prefix");
+  // apply_patch messages carry no code prefix
+  assertToolError(rejected, "ApplyPatchError", code, message);
   assert.equal(fx.read(), before);
 }
 
