@@ -13,14 +13,6 @@ fn not_available(error_class: &'static str, subject: &str) -> Result<String, Too
     ))
 }
 
-pub fn apply_patch(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    Err(ToolError::bare(
-        "ApplyPatchError",
-        "INTERNAL",
-        "apply_patch is not available in this build of agent-tools-native",
-    ))
-}
-
 pub fn regexp_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
     not_available("RegexpSearchError", "regexp_search is")
 }

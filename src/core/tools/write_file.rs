@@ -3,17 +3,14 @@
 //! new content, never a mix. The existing file's mode is kept.
 
 use std::fs;
-use std::io::Write;
-use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{Mode, OFlags};
 use serde::Serialize;
 use ts_rs::TS;
 
 use super::{nul_path_message, required_path, to_json, workspace_root};
+use crate::core::atomic::{open_parent, replace_atomically};
 use crate::core::error::{is_not_found, node_io_message, ToolError};
 use crate::core::paths::workspace_relative;
 use crate::core::registry::RunContext;
@@ -21,9 +18,6 @@ use crate::core::sandbox::real_path;
 use crate::core::value::ArgValue;
 
 pub const ERROR_CLASS: &str = "WriteFileError";
-
-/// Prefix of temporary files; a leftover one (after a crash) is recognisable by it.
-pub const TEMP_PREFIX: &str = ".atn-write-";
 
 #[derive(TS)]
 #[allow(dead_code)]
@@ -78,16 +72,13 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             path,
         ));
     }
-    let dir_path = target.parent().unwrap_or(Path::new("/"));
-    let file_name = target
-        .file_name()
-        .ok_or_else(|| fail("NOT_FILE", format!("path is a directory: {path}")))?;
-    let dir = rustix::fs::open(
-        dir_path,
-        OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| internal(&e.into(), "open", &dir_path.to_string_lossy()))?;
+    if target.file_name().is_none() {
+        return Err(fail("NOT_FILE", format!("path is a directory: {path}")));
+    }
+    let (dir, file_name) = open_parent(&target).map_err(|e| {
+        let dir_path = target.parent().unwrap_or(Path::new("/"));
+        internal(&e, "open", &dir_path.to_string_lossy())
+    })?;
     if let Some(confinement) = &rc.confinement {
         if !confinement.contains_fd(&dir) {
             return Err(fail(
@@ -113,42 +104,6 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         },
         ERROR_CLASS,
     )
-}
-
-/// Writes `bytes` to a fresh temporary file in `dir` and renames it over `name`. On any error
-/// the temporary file is removed and `name` is untouched.
-fn replace_atomically(
-    dir: &OwnedFd,
-    name: &std::ffi::OsStr,
-    bytes: &[u8],
-    mode: Option<u32>,
-) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let temp_name = format!(
-        "{TEMP_PREFIX}{}-{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
-    let fd = rustix::fs::openat(
-        dir,
-        temp_name.as_str(),
-        OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o666),
-    )?;
-    let result = (|| {
-        if let Some(mode) = mode {
-            rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
-        }
-        let mut file = fs::File::from(fd);
-        file.write_all(bytes)?;
-        drop(file);
-        rustix::fs::renameat(dir, temp_name.as_str(), dir, name)?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = rustix::fs::unlinkat(dir, temp_name.as_str(), rustix::fs::AtFlags::empty());
-    }
-    result
 }
 
 #[cfg(test)]
