@@ -59,10 +59,7 @@ export async function runAgentDemo() {
       session: scriptedModel(),
       toolkit,
       prompt: "npm test fails in this project; fix it.",
-      review: async ({ name, preview }) => {
-        console.log(`   review: ${name} ${JSON.stringify(preview.path ?? preview.command)} → approved`);
-        return { decision: "approve" };
-      },
+      review: async () => ({ decision: "approve" }), // a real agent would ask a person here
     });
     let line = "";
     for await (const event of run) {
@@ -76,6 +73,12 @@ export async function runAgentDemo() {
           break;
         case "response":
           process.stdout.write("\n");
+          break;
+        case "review_request":
+          console.log(`   review: ${event.name} ${JSON.stringify(event.preview.path ?? event.preview.command)}`);
+          break;
+        case "review_decision":
+          console.log(`   review: ${event.decision.decision}`);
           break;
         case "tool_start":
           console.log(`   → ${event.name} ${JSON.stringify(event.args).slice(0, 90)}`);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createAgentToolkit, createToolContext, SecurityBypass } from "agent-tools-native";
+import { runAgentDemo } from "./agent-demo.mjs";
 
 const workspaceRoot = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-demo-")));
 const show = (title, value) => console.log(`\n## ${title}\n${typeof value === "string" ? value : JSON.stringify(value, null, 2)}`);
@@ -62,3 +63,5 @@ try {
 } finally {
   fs.rmSync(workspaceRoot, { recursive: true, force: true });
 }
+
+await runAgentDemo();
