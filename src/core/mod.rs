@@ -8,6 +8,7 @@ pub mod invoke;
 pub mod output_cache;
 pub mod paths;
 pub mod policy;
+pub mod providers;
 pub mod registry;
 pub mod sandbox;
 pub mod tools;
