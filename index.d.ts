@@ -383,3 +383,4 @@ export type ToolLoopOptions = {
 export declare function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult>;
 /** The same loop as an async iterator of events; `result` resolves when it ends. */
 export declare function streamToolLoop(options: ToolLoopOptions): AsyncIterable<LoopEvent> & { result: Promise<ToolLoopResult> };
+export * from "./types/providers";

@@ -348,4 +348,5 @@ module.exports = {
   doneTool: userTools.doneTool,
   runToolLoop,
   streamToolLoop,
+  ...require("./providers.cjs"),
 };

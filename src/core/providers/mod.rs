@@ -109,17 +109,6 @@ pub fn call_json(op: &str, input: &str) -> Result<String> {
     Ok(call(op, &input)?.to_json().to_string())
 }
 
-/// A stream accumulator by provider.
-pub fn new_stream(provider: Provider) -> Box<dyn StreamAccumulator + Send> {
-    match provider {
-        Provider::OpenAIChat => Box::new(openai_chat::Stream::new()),
-        Provider::OpenAIResponses => Box::new(openai_responses::Stream::new()),
-        Provider::Anthropic => Box::new(anthropic::Stream::new()),
-        Provider::Gemini => Box::new(gemini::Stream::new()),
-        Provider::Ollama => Box::new(ollama::Stream::new()),
-    }
-}
-
 /// Feeds one chunk given as JSON text; answers the text delta.
 pub fn push_json(acc: &mut dyn StreamAccumulator, chunk: &str) -> Result<String> {
     let chunk: Value =
