@@ -32,11 +32,8 @@ const request = (op) => (options) => {
   const opts = optionsOf(options);
   return run(op, opts, opts.onWarning);
 };
-const tools = (op) => (definitions, options) => run(op, { ...optionsOf(options), tools: definitions });
-const toolChoice = (op) => (choice, options) => {
-  const opts = optionsOf(options);
-  return run(op, { ...opts, toolChoice: choice }, opts.onWarning);
-};
+const tools = (op) => (definitions) => run(op, { tools: definitions });
+const toolChoice = (op) => (choice) => run(op, { toolChoice: choice });
 const response = (op) => (value) => run(op, value);
 
 /** Wraps a native accumulator: chunks in as the SDK yields them, text deltas out. */
@@ -101,12 +98,15 @@ module.exports = {
   createOpenAIResponsesStream: stream(native.OpenAIResponsesStream),
 
   toAnthropicTools: tools("toAnthropicTools"),
-  toAnthropicToolChoice: toolChoice("toAnthropicToolChoice"),
+  toAnthropicToolChoice(choice, options) {
+    const opts = optionsOf(options);
+    return run("toAnthropicToolChoice", { ...opts, toolChoice: choice }, opts.onWarning);
+  },
   toAnthropicRequest: request("toAnthropicRequest"),
   fromAnthropicResponse: response("fromAnthropicResponse"),
   createAnthropicStream: stream(native.AnthropicStream),
 
-  toGeminiTools: tools("toGeminiTools"),
+  toGeminiTools: (definitions, options) => run("toGeminiTools", { ...optionsOf(options), tools: definitions }),
   toGeminiToolChoice: toolChoice("toGeminiToolChoice"),
   toGeminiRequest: request("toGeminiRequest"),
   fromGeminiResponse: response("fromGeminiResponse"),
