@@ -14,6 +14,11 @@ describe("module surface", () => {
       "createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass",
       "defineTool", "asTools", "toToolMessageContent", "OutputCache", "outputCacheTools", "applyOutputCache", "doneTool",
       "runToolLoop", "streamToolLoop",
+      // provider adapters (js/providers.cjs)
+      "hasToolCalls", "isToolResult", "checkToolHistory", "toolCallIdMap",
+      ...["OpenAIChat", "OpenAIResponses", "Anthropic", "Gemini", "Ollama"].flatMap((p) => [
+        `to${p}Tools`, ...(p === "Ollama" ? [] : [`to${p}ToolChoice`]), `to${p}Request`, `from${p}Response`, `create${p}Stream`,
+      ]),
     ];
     assert.deepEqual(Object.keys(esm).sort(), [...expected].sort());
     const cjs = createRequire(import.meta.url)("agent-tools-native");

@@ -3,6 +3,7 @@
 // providers.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
+import { z } from "zod";
 import * as api from "agent-tools-native";
 import { toolWorkspace } from "./provider_helpers.mjs";
 
@@ -13,6 +14,7 @@ const {
   createOllamaStream,
   createOpenAIChatStream,
   createOpenAIResponsesStream,
+  defineTool,
   fromGeminiResponse,
   fromOpenAIChatResponse,
   hasToolCalls,
@@ -145,6 +147,24 @@ describe("errors and warnings", () => {
     assert.throws(() => fromOpenAIChatResponse("nope"), /must be an object/);
     assert.throws(() => toOpenAIChatRequest(5), /options must be an object/);
     assert.throws(() => createOpenAIChatStream().push(42), /push: a chat completion chunk must be an object/);
+  });
+
+  test("strict definitions OpenAI would reject fail before the request; defineTool's strict output passes", () => {
+    // mysql-mcp#5, aichat#1049, github-mcp-server#39.
+    const strictTool = defineTool({
+      name: "query",
+      description: "Run a query",
+      strict: true,
+      input: z.object({ sql: z.string(), params: z.array(z.object({ value: z.string().optional() })).optional() }),
+      execute: () => null,
+    });
+    assert.equal(api.toOpenAIChatTools([strictTool.definition])[0].function.strict, true);
+    assert.equal(api.toOpenAIResponsesTools([strictTool.definition])[0].strict, true);
+    const open = { type: "function", function: { name: "q", strict: true, parameters: { type: "object", properties: { sql: { type: "string" } }, required: ["sql"] } } };
+    assert.throws(() => api.toOpenAIChatTools([open]), /strict mode: an object needs additionalProperties: false at \$/);
+    assert.throws(() => api.toOpenAIResponsesRequest({ messages: [], tools: [open] }), TypeError);
+    // Providers without strict mode take it as it is.
+    assert.equal(api.toAnthropicTools([open]).length, 1);
   });
 
   test("downgrades go to onWarning, or to process warnings", async () => {

@@ -243,6 +243,68 @@ pub fn is_plain_name(name: &str, max: usize) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// OpenAI strict mode (`strict: true`) answers 400 when an object schema is open or has optional
+/// properties, or an array has no `items` (mysql-mcp#5, PackRat#2580, aichat#1049,
+/// github-mcp-server#39); such a definition is refused before the request.
+pub fn check_strict_schema(tool: &str, schema: &Value) -> Result<()> {
+    fn walk(node: &Value, path: &str, tool: &str) -> Result<()> {
+        let Some(s) = node.as_object() else {
+            return Ok(());
+        };
+        let refuse = |why: String| {
+            Err(invalid(format!(
+                "tool {tool:?}: strict mode: {why} at {path}"
+            )))
+        };
+        let types: Vec<&str> = match s.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let properties = s.get("properties").and_then(Value::as_object);
+        if types.contains(&"object") || (types.is_empty() && properties.is_some()) {
+            if s.get("additionalProperties") != Some(&Value::Bool(false)) {
+                return refuse("an object needs additionalProperties: false".into());
+            }
+            let required: Vec<&str> = items(node, "required")
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            for key in properties.into_iter().flat_map(|p| p.keys()) {
+                if !required.contains(&key.as_str()) {
+                    return refuse(format!("the property {key:?} must be listed in required"));
+                }
+            }
+        }
+        if types.contains(&"array") && !s.contains_key("items") {
+            return refuse("an array needs items".into());
+        }
+        for (key, child) in properties.into_iter().flatten() {
+            walk(child, &format!("{path}.{key}"), tool)?;
+        }
+        if let Some(child) = s.get("items") {
+            walk(child, &format!("{path}[]"), tool)?;
+        }
+        for keyword in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+            for (i, child) in items(node, keyword).iter().enumerate() {
+                walk(child, &format!("{path}.{keyword}[{i}]"), tool)?;
+            }
+        }
+        for keyword in ["$defs", "definitions"] {
+            for (key, child) in s
+                .get(keyword)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                walk(child, &format!("{path}.{keyword}.{key}"), tool)?;
+            }
+        }
+        Ok(())
+    }
+    walk(schema, "$", tool)
+}
+
 /// `ToolChoice`: `"auto" | "none" | "required" | { type: "function", function: { name } }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolChoice {
@@ -726,6 +788,39 @@ mod tests {
         assert_eq!(failed["finishReason"], "error");
         assert_eq!(failed["errorMessage"], "no");
         assert!(failed.get("toolCalls").is_none());
+    }
+
+    #[test]
+    fn strict_schemas_must_be_closed_and_complete() {
+        let strict = json!({"type": "object", "properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"], "additionalProperties": false}}
+        }, "required": ["a", "b"], "additionalProperties": false});
+        assert_eq!(check_strict_schema("t", &strict), Ok(()));
+        let mut missing = strict.clone();
+        missing["required"] = json!(["b"]);
+        assert_eq!(
+            check_strict_schema("t", &missing).unwrap_err().0,
+            "tool \"t\": strict mode: the property \"a\" must be listed in required at $"
+        );
+        let mut open = strict.clone();
+        open["properties"]["b"]["items"]
+            .as_object_mut()
+            .unwrap()
+            .remove("additionalProperties");
+        assert!(check_strict_schema("t", &open)
+            .unwrap_err()
+            .0
+            .ends_with("an object needs additionalProperties: false at $.b[]"));
+        let mut no_items = strict.clone();
+        no_items["properties"]["b"]
+            .as_object_mut()
+            .unwrap()
+            .remove("items");
+        assert!(check_strict_schema("t", &no_items)
+            .unwrap_err()
+            .0
+            .ends_with("an array needs items at $.b"));
     }
 
     #[test]

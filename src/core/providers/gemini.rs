@@ -1014,6 +1014,11 @@ mod tests {
             .0
             .contains("not valid for Gemini"));
         assert!(is_gemini_name("mcp.server:tool-1"));
+        // generative-ai-js#320: `type: "enum"` is not a type Gemini accepts.
+        assert_eq!(
+            openapi_schema(&json!({"type": "object", "properties": {"unit": {"type": "enum", "enum": ["c", "f"]}}})).unwrap()["properties"]["unit"],
+            json!({"type": "STRING", "enum": ["c", "f"]})
+        );
     }
 
     #[test]

@@ -15,9 +15,9 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::common::{
-    arguments_text, check_name, count, invalid, is_plain_name, items, synthetic_call_id, text_of,
-    tools_missing_warnings, ChatMessage, Ending, Mapped, Provider, RequestInput, Result, ToolCall,
-    ToolChoice, ToolDef, Turn, Usage,
+    arguments_text, check_name, check_strict_schema, count, invalid, is_plain_name, items,
+    synthetic_call_id, text_of, tools_missing_warnings, ChatMessage, Ending, Mapped, Provider,
+    RequestInput, Result, ToolCall, ToolChoice, ToolDef, Turn, Usage,
 };
 use super::history::provider_call_id;
 use super::stream::StreamAccumulator;
@@ -35,6 +35,9 @@ pub fn to_tools(tools: &[ToolDef]) -> Result<Value> {
                 PROVIDER,
                 "^[a-zA-Z0-9_-]{1,64}$",
             )?;
+            if let (Some(true), Some(parameters)) = (tool.strict, &tool.parameters) {
+                check_strict_schema(&tool.name, parameters)?;
+            }
             let mut function = Map::new();
             function.insert("name".into(), json!(tool.name));
             if let Some(d) = &tool.description {
@@ -347,6 +350,24 @@ mod tests {
             err.0.contains("\"read file\" is not valid for OpenAI"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn strict_definitions_that_openai_would_reject_fail_before_the_request() {
+        // mysql-mcp#5: "'required' is required to be supplied and to be an array including every key in properties".
+        let tools = ToolDef::parse_list(
+            &json!([{"type": "function", "function": {"name": "q", "strict": true, "parameters": {
+                "type": "object", "properties": {"sql": {"type": "string"}, "params": {"type": "array", "items": {}}},
+                "required": ["sql"], "additionalProperties": false
+            }}}]),
+            "tools",
+        )
+        .unwrap();
+        assert!(to_tools(&tools)
+            .unwrap_err()
+            .0
+            .contains("\"params\" must be listed in required"));
+        assert!(crate::core::providers::openai_responses::to_tools(&tools).is_err());
     }
 
     #[test]

@@ -22,9 +22,9 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::common::{
-    arguments_text, check_name, count, data_of, invalid, is_plain_name, items, synthetic_call_id,
-    text_of, tools_missing_warnings, ChatMessage, Ending, Mapped, Provider, RequestInput, Result,
-    ToolCall, ToolChoice, ToolDef, Turn, Usage,
+    arguments_text, check_name, check_strict_schema, count, data_of, invalid, is_plain_name, items,
+    synthetic_call_id, text_of, tools_missing_warnings, ChatMessage, Ending, Mapped, Provider,
+    RequestInput, Result, ToolCall, ToolChoice, ToolDef, Turn, Usage,
 };
 use super::history::provider_call_id;
 use super::stream::StreamAccumulator;
@@ -44,6 +44,9 @@ pub fn to_tools(tools: &[ToolDef]) -> Result<Value> {
                 PROVIDER,
                 "^[a-zA-Z0-9_-]{1,64}$",
             )?;
+            if let (Some(true), Some(parameters)) = (tool.strict, &tool.parameters) {
+                check_strict_schema(&tool.name, parameters)?;
+            }
             let mut out = Map::new();
             out.insert("type".into(), json!("function"));
             out.insert("name".into(), json!(tool.name));
