@@ -9,6 +9,58 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+export declare class AnthropicStream {
+  constructor()
+  /** Feeds one chunk / event (JSON text); answers the text it adds. */
+  push(chunk: string): string
+  /** The `QueryResult` of everything fed so far (JSON text). */
+  finish(): string
+  /** The provider's non-streaming response equivalent to everything fed so far. */
+  response(): string
+}
+
+export declare class GeminiStream {
+  constructor()
+  /** Feeds one chunk / event (JSON text); answers the text it adds. */
+  push(chunk: string): string
+  /** The `QueryResult` of everything fed so far (JSON text). */
+  finish(): string
+  /** The provider's non-streaming response equivalent to everything fed so far. */
+  response(): string
+}
+
+export declare class OllamaStream {
+  constructor()
+  /** Feeds one chunk / event (JSON text); answers the text it adds. */
+  push(chunk: string): string
+  /** The `QueryResult` of everything fed so far (JSON text). */
+  finish(): string
+  /** The provider's non-streaming response equivalent to everything fed so far. */
+  response(): string
+}
+
+export declare class OpenAIChatStream {
+  constructor()
+  /** Feeds one chunk / event (JSON text); answers the text it adds. */
+  push(chunk: string): string
+  /** The `QueryResult` of everything fed so far (JSON text). */
+  finish(): string
+  /** The provider's non-streaming response equivalent to everything fed so far. */
+  response(): string
+}
+export type OpenAiChatStream = OpenAIChatStream
+
+export declare class OpenAIResponsesStream {
+  constructor()
+  /** Feeds one chunk / event (JSON text); answers the text it adds. */
+  push(chunk: string): string
+  /** The `QueryResult` of everything fed so far (JSON text). */
+  finish(): string
+  /** The provider's non-streaming response equivalent to everything fed so far. */
+  response(): string
+}
+export type OpenAiResponsesStream = OpenAIResponsesStream
+
 /**
  * Tool outputs kept whole while their total stays under `budgetChars` (UTF-16 units, default
  * 100 000); older ones are evicted from the conversation but stay readable by `refId`.
@@ -75,6 +127,12 @@ export declare function invoke(context: object, call: CallSiteInput, args: unkno
  * With `runBuiltIn`, a session tool also runs here with `state` (`context.todo`).
  */
 export declare function invokeNow(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown): Record<string, unknown>
+
+/**
+ * Runs the provider mapping `op` (a public function name such as `toAnthropicRequest`) on
+ * `input` (JSON text); answers `{ value, warnings }` as JSON text.
+ */
+export declare function providerCall(op: string, input: string): string
 
 export interface RecordedOutput {
   refId: string

@@ -835,6 +835,13 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.AnthropicStream = nativeBinding.AnthropicStream
+module.exports.GeminiStream = nativeBinding.GeminiStream
+module.exports.OllamaStream = nativeBinding.OllamaStream
+module.exports.OpenAIChatStream = nativeBinding.OpenAIChatStream
+module.exports.OpenAiChatStream = nativeBinding.OpenAiChatStream
+module.exports.OpenAIResponsesStream = nativeBinding.OpenAIResponsesStream
+module.exports.OpenAiResponsesStream = nativeBinding.OpenAiResponsesStream
 module.exports.OutputCache = nativeBinding.OutputCache
 module.exports.allowedToolNames = nativeBinding.allowedToolNames
 module.exports.catalogJson = nativeBinding.catalogJson
@@ -842,6 +849,7 @@ module.exports.debugContext = nativeBinding.debugContext
 module.exports.debugPanic = nativeBinding.debugPanic
 module.exports.invoke = nativeBinding.invoke
 module.exports.invokeNow = nativeBinding.invokeNow
+module.exports.providerCall = nativeBinding.providerCall
 module.exports.runHandler = nativeBinding.runHandler
 module.exports.runSessionTool = nativeBinding.runSessionTool
 module.exports.secureCall = nativeBinding.secureCall

@@ -20,6 +20,7 @@ import type {
   ToolResultByName,
   TreeOptions,
 } from "./types/tools";
+import type { ToolDefinition } from "./types/providers";
 
 export type { AllowedToolName, ToolArgsByName, ToolResultByName };
 
@@ -173,11 +174,6 @@ export type ToolResult =
   | { type: "json"; value: unknown };
 /** `executeRaw`'s result: errors are results too (`is_error: true`, text `Error executing tool: ...`). */
 export type ToolExecutionResult = ToolResult & { is_error?: boolean };
-
-export type ToolDefinition = {
-  type: "function";
-  function: { name: string; description: string; parameters: { [key: string]: unknown }; strict?: boolean };
-};
 
 declare const toolTypes: unique symbol;
 export type Tool<TName extends string = string, TInput = unknown, TResult = unknown> = {
@@ -383,3 +379,4 @@ export type ToolLoopOptions = {
 export declare function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult>;
 /** The same loop as an async iterator of events; `result` resolves when it ends. */
 export declare function streamToolLoop(options: ToolLoopOptions): AsyncIterable<LoopEvent> & { result: Promise<ToolLoopResult> };
+export * from "./types/providers";

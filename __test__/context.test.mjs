@@ -14,6 +14,11 @@ describe("module surface", () => {
       "createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass",
       "defineTool", "asTools", "toToolMessageContent", "OutputCache", "outputCacheTools", "applyOutputCache", "doneTool",
       "runToolLoop", "streamToolLoop",
+      // provider adapters (js/providers.cjs)
+      "hasToolCalls", "isToolResult", "checkToolHistory", "toolCallIdMap",
+      ...["OpenAIChat", "OpenAIResponses", "Anthropic", "Gemini", "Ollama"].flatMap((p) => [
+        `to${p}Tools`, ...(p === "Ollama" ? [] : [`to${p}ToolChoice`]), `to${p}Request`, `from${p}Response`, `create${p}Stream`,
+      ]),
     ];
     assert.deepEqual(Object.keys(esm).sort(), [...expected].sort());
     const cjs = createRequire(import.meta.url)("agent-tools-native");
@@ -125,7 +130,7 @@ describe("typings surface", () => {
     ];
     const userToolApi = [
       "AgentToolkit", "AgentToolkitOptions", "DefineToolOptions", "DependencyKey", "DependencyOverrides", "ExecuteRawContext",
-      "ImagePart", "Logger", "TextPart", "Tool", "ToolDefinition", "ToolExecutionContext", "ToolExecutionResult", "ToolResult",
+      "ImagePart", "Logger", "TextPart", "Tool", "ToolExecutionContext", "ToolExecutionResult", "ToolResult",
     ];
     const loopApi = [
       "LlmContentBlock", "LlmResponse", "LlmSession", "LoopEvent", "LoopMessage", "LoopStopReason", "LoopToolResult", "ReviewDecision",

@@ -362,4 +362,5 @@ module.exports = {
   doneTool: userTools.doneTool,
   runToolLoop,
   streamToolLoop,
+  ...require("./providers.cjs"),
 };

@@ -1,4 +1,4 @@
 // ESM entry: the same module instance as the CommonJS entry (one ToolCatalog, one bypass scope).
 import toolkit from "./index.cjs";
 
-export const { createToolContext, createAgentToolkit, ToolCatalog, SecurityBypass, defineTool, asTools, toToolMessageContent, OutputCache, outputCacheTools, applyOutputCache, doneTool, runToolLoop, streamToolLoop } = toolkit;
+export const { createToolContext, createAgentToolkit, ToolCatalog, SecurityBypass, defineTool, asTools, toToolMessageContent, OutputCache, outputCacheTools, applyOutputCache, doneTool, runToolLoop, streamToolLoop, hasToolCalls, isToolResult, checkToolHistory, toolCallIdMap, toOpenAIChatTools, toOpenAIChatToolChoice, toOpenAIChatRequest, fromOpenAIChatResponse, createOpenAIChatStream, toOpenAIResponsesTools, toOpenAIResponsesToolChoice, toOpenAIResponsesRequest, fromOpenAIResponsesResponse, createOpenAIResponsesStream, toAnthropicTools, toAnthropicToolChoice, toAnthropicRequest, fromAnthropicResponse, createAnthropicStream, toGeminiTools, toGeminiToolChoice, toGeminiRequest, fromGeminiResponse, createGeminiStream, toOllamaTools, toOllamaRequest, fromOllamaResponse, createOllamaStream } = toolkit;

@@ -3,6 +3,7 @@
 
 mod convert;
 pub mod output_cache;
+pub mod providers;
 
 use std::panic::AssertUnwindSafe;
 

@@ -13,6 +13,7 @@ pub mod output_cache;
 pub mod paths;
 pub mod policy;
 pub mod process;
+pub mod providers;
 pub mod registry;
 pub mod sandbox;
 pub mod tools;
