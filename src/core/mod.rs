@@ -1,6 +1,7 @@
 //! The pure-Rust core: no napi types below this module. Everything here is testable with
 //! `cargo test`; the binding only converts values and errors.
 
+pub mod collation;
 pub mod context;
 pub mod error;
 pub mod glob;

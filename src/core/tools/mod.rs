@@ -88,3 +88,20 @@ pub(crate) fn nul_path_message(path: &str) -> String {
         path.replace('\0', "\\u0000")
     )
 }
+
+/// The contract's glob balance check (tree.md): `depth++` on `open`, on `close` fail at depth 0
+/// else `depth--`, fail if still open at the end. Escapes are not considered.
+pub(crate) fn balanced(pattern: &str, open: char, close: char) -> bool {
+    let mut depth = 0usize;
+    for c in pattern.chars() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            if depth == 0 {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+    depth == 0
+}

@@ -25,10 +25,6 @@ pub fn exec_command(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError>
     not_available("ExecCommandError", "exec_command is")
 }
 
-pub fn regexp_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
-    not_available("RegexpSearchError", "regexp_search is")
-}
-
 pub fn ast_grep_search(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
     not_available("AstGrepSearchError", "ast_grep_search is")
 }
