@@ -20,7 +20,7 @@ use ts_rs::TS;
 
 use super::{balanced, integer_option, to_json, workspace_root};
 use crate::core::collation::locale_compare;
-use crate::core::error::ToolError;
+use crate::core::error::{node_io_message, ToolError};
 use crate::core::glob::Glob;
 use crate::core::paths::workspace_relative;
 use crate::core::registry::RunContext;
@@ -125,13 +125,13 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
         }
         Ok(_) => {}
     }
+    // The directory actually opened (a symlinked root is followed, as upstream's `stat` does)
+    // must be inside the workspace; files are opened beneath it without following symlinks.
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+    let root_dir = rustix::fs::open(root_path, flags, Mode::empty())
+        .map_err(|e| fail("INTERNAL", node_io_message(&e.into(), "scandir", root_path)))?;
     if let Some(confinement) = &rc.confinement {
-        // The directory actually opened (a symlinked root is followed, as upstream's `stat`
-        // does) must be inside the workspace; files below are re-checked as they are opened.
-        let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
-        let inside = rustix::fs::open(root_path, flags, Mode::empty())
-            .is_ok_and(|dir| confinement.contains_fd(&dir));
-        if !inside {
+        if !confinement.contains_fd(&root_dir) {
             return Err(fail(
                 "INTERNAL",
                 format!(
@@ -152,6 +152,7 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
         max_results: query.max_results,
         max_file_size,
         deadline: start + query.timeout,
+        root_dir: &root_dir,
         confinement: rc.confinement.as_ref(),
     };
     let found = walk::search(root_path, &spec).map_err(|e| match e {

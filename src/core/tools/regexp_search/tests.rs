@@ -613,6 +613,7 @@ fn upstream_pinned_examples() {
 fn timeout_and_walk_failures() {
     let (_d, root) = fixture();
     let regex = JsRegex::new("TODO", "").unwrap();
+    let root_dir: std::os::fd::OwnedFd = fs::File::open(&root).unwrap().into();
     let spec = |deadline| SearchSpec {
         regex: &regex,
         prefilter: None,
@@ -621,6 +622,7 @@ fn timeout_and_walk_failures() {
         max_results: 100,
         max_file_size: MAX_FILE_SIZE,
         deadline,
+        root_dir: &root_dir,
         confinement: None,
     };
     let past = Instant::now()

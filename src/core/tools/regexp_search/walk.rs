@@ -13,7 +13,8 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{self, Read};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -42,7 +43,10 @@ pub struct SearchSpec<'a> {
     pub max_results: usize,
     pub max_file_size: u64,
     pub deadline: Instant,
-    /// When set, every file read must lie inside it (checked on the open descriptor).
+    /// The walk root, opened (and, when confined, verified) by the caller. Files are opened
+    /// relative to it.
+    pub root_dir: &'a OwnedFd,
+    /// When set, every file read must lie inside it.
     pub confinement: Option<&'a Confinement>,
 }
 
@@ -122,6 +126,8 @@ struct Shared {
     has_cutoff: AtomicBool,
     cutoff: RwLock<Option<WalkKey>>,
     records: Mutex<Vec<Record>>,
+    /// Set once `openat2` turned out to be unavailable (old kernel, seccomp).
+    no_openat2: AtomicBool,
 }
 
 impl Shared {
@@ -208,6 +214,7 @@ pub fn search(root: &str, spec: &SearchSpec) -> Result<SearchResult, SearchError
         has_cutoff: AtomicBool::new(false),
         cutoff: RwLock::new(None),
         records: Mutex::new(Vec::new()),
+        no_openat2: AtomicBool::new(false),
     });
     let filter_state = Arc::clone(&shared);
     let mut builder = WalkBuilder::new(root);
@@ -405,30 +412,18 @@ impl Visitor<'_> {
     /// (replaced by a symlink or special file since the listing, or outside the confinement).
     fn search_file(&self, path: &Path) -> Option<Outcome> {
         let display = path.to_string_lossy();
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-            Ok(fd) => fd,
-            Err(rustix::io::Errno::LOOP) => return None,
-            Err(e) => {
-                return Some(Outcome::Failed(node_io_message(
-                    &e.into(),
-                    "open",
-                    &display,
-                )))
-            }
+        let file = match self.open_file(path) {
+            Ok(Some(file)) => file,
+            Ok(None) => return None,
+            Err(e) => return Some(Outcome::Failed(node_io_message(&e, "open", &display))),
         };
-        let mut file = std::fs::File::from(fd);
+        let mut file = std::fs::File::from(file);
         let meta = match file.metadata() {
             Ok(meta) => meta,
             Err(e) => return Some(Outcome::Failed(node_io_message(&e, "stat", &display))),
         };
         if !meta.is_file() {
             return None;
-        }
-        if let Some(confinement) = self.spec.confinement {
-            if !confinement.contains_fd(&file) {
-                return None;
-            }
         }
         if meta.len() > self.spec.max_file_size {
             return Some(Outcome::TooLarge);
@@ -451,6 +446,37 @@ impl Visitor<'_> {
             self.spec.max_results,
         )))
     }
+
+    /// Opens a file without following any symlink on the way: `openat2` beneath the root
+    /// descriptor with `RESOLVE_NO_SYMLINKS` (one syscall, race-free), else a plain open whose
+    /// descriptor is then checked against the confinement. `Ok(None)`: skip the file.
+    fn open_file(&self, path: &Path) -> io::Result<Option<OwnedFd>> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        #[cfg(target_os = "linux")]
+        if !self.shared.no_openat2.load(AtomicOrdering::Relaxed) {
+            if let Ok(rel) = path.strip_prefix(&self.shared.root) {
+                use rustix::fs::ResolveFlags;
+                let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH;
+                match rustix::fs::openat2(self.spec.root_dir, rel, flags, Mode::empty(), resolve) {
+                    Ok(fd) => return Ok(Some(fd)),
+                    Err(rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) => return Ok(None),
+                    Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {
+                        self.shared.no_openat2.store(true, AtomicOrdering::Relaxed);
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::LOOP) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        match self.spec.confinement {
+            Some(confinement) if !confinement.contains_fd(&fd) => Ok(None),
+            _ => Ok(Some(fd)),
+        }
+    }
 }
 
 /// The path an `ignore` error is about, if it names one.
@@ -467,6 +493,72 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A path through a directory symlink (as after a directory was swapped for one during the
+    /// walk) is never opened, with or without `openat2`.
+    #[test]
+    fn files_are_opened_only_beneath_the_root_without_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("ws");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(root.join("src/a.txt"), "a").unwrap();
+        std::fs::write(base.join("outside/secret.txt"), "s").unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), root.join("swapped")).unwrap();
+        std::os::unix::fs::symlink("src", root.join("inner")).unwrap();
+        let root_str = root.to_string_lossy().into_owned();
+        let root_dir: OwnedFd = std::fs::File::open(&root).unwrap().into();
+        let regex = JsRegex::new("x", "").unwrap();
+        let confinement = Confinement::new(&root_str).unwrap();
+        let spec = SearchSpec {
+            regex: &regex,
+            prefilter: None,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            max_results: 1,
+            max_file_size: 1 << 20,
+            deadline: Instant::now(),
+            root_dir: &root_dir,
+            confinement: Some(&confinement),
+        };
+        for without_openat2 in [false, true] {
+            let shared = Shared {
+                root: root.clone(),
+                exclude: Vec::new(),
+                max_results: 1,
+                deadline: Instant::now(),
+                timed_out: AtomicBool::new(false),
+                matching: Mutex::new(BTreeMap::new()),
+                has_cutoff: AtomicBool::new(false),
+                cutoff: RwLock::new(None),
+                records: Mutex::new(Vec::new()),
+                no_openat2: AtomicBool::new(without_openat2),
+            };
+            let visitor = Visitor {
+                shared: &shared,
+                spec: &spec,
+                records: Vec::new(),
+            };
+            assert!(visitor
+                .open_file(&root.join("src/a.txt"))
+                .unwrap()
+                .is_some());
+            assert!(visitor
+                .open_file(&root.join("swapped/secret.txt"))
+                .unwrap()
+                .is_none());
+            if !without_openat2 {
+                // Even a symlink that stays inside is refused on the way (contract: symlinks
+                // below the root are never followed).
+                assert!(visitor
+                    .open_file(&root.join("inner/a.txt"))
+                    .unwrap()
+                    .is_none());
+            }
+            assert!(visitor.open_file(&root.join("src/missing")).is_err());
+        }
+    }
 
     #[test]
     fn walk_order_is_component_wise_collation() {
