@@ -116,7 +116,6 @@ describe("invoke: order of checks", () => {
         ["exec_command", { cwd: ".", command: ["true"] }, "ExecCommandError"],
         ["git_status_summary", {}, "GitStatusSummaryError"],
         ["task_list", {}, "TodoError"],
-        ["regexp_search", { pattern: "x" }, "RegexpSearchError"],
         ["ast_grep_search", { language: "typescript", rule: { pattern: "x" } }, "AstGrepSearchError"],
       ]) {
         const err = await rejection(ws.toolkit.invoke(name, args));

@@ -560,6 +560,80 @@ mod tests {
         }
     }
 
+    fn hit(line: u64) -> Hit {
+        Hit {
+            line,
+            column: 1,
+            text: super::super::matcher::MatchText::Text("x".into()),
+            line_text: "x".into(),
+        }
+    }
+
+    fn record(rel: &str, outcome: Outcome) -> Record {
+        Record {
+            rel: rel.to_string(),
+            outcome,
+        }
+    }
+
+    /// quirks #38: an unreadable directory aborts the call when the sequential walk reaches it,
+    /// i.e. unless the walk stopped (max_results) before it.
+    #[test]
+    fn replay_meets_failures_in_walk_order() {
+        let failed = |m: &str| Outcome::Failed(m.to_string());
+        let records = || {
+            vec![
+                record("z.txt", Outcome::Searched(vec![hit(1)])),
+                record("b", failed("EACCES: permission denied, scandir '/ws/b'")),
+                record("a.txt", Outcome::Searched(vec![hit(1), hit(2)])),
+                record(
+                    "a/deep",
+                    failed("EACCES: permission denied, scandir '/ws/a/deep'"),
+                ),
+            ]
+        };
+        // No stop: the first failure in walk order wins.
+        assert_eq!(
+            replay(records(), None, 100).unwrap_err(),
+            SearchError::Io("EACCES: permission denied, scandir '/ws/a/deep'".into())
+        );
+        // Stopped at a.txt: `a/deep` is still met (directory `a` sorts before `a.txt`).
+        let stop = Some(WalkKey("a.txt".into()));
+        assert!(matches!(
+            replay(records(), stop, 2),
+            Err(SearchError::Io(_))
+        ));
+        // Without the `a/deep` failure, stopping at a.txt never reaches `b`.
+        let mut without = records();
+        without.pop();
+        let result = replay(without, Some(WalkKey("a.txt".into())), 2).unwrap();
+        assert!(result.truncated);
+        assert_eq!(result.scanned_files, 1);
+        assert_eq!(result.files.len(), 1);
+    }
+
+    #[test]
+    fn replay_counts_only_up_to_the_stop() {
+        let records = vec![
+            record("c.txt", Outcome::Binary),
+            record("a.txt", Outcome::Searched(vec![hit(1), hit(2), hit(3)])),
+            record("b.txt", Outcome::TooLarge),
+            record("0.txt", Outcome::Binary),
+            record("d.txt", Outcome::Searched(vec![])),
+        ];
+        let result = replay(records, Some(WalkKey("a.txt".into())), 2).unwrap();
+        assert!(result.truncated);
+        assert_eq!(result.files[0].1.len(), 2, "hits cut at max_results");
+        assert_eq!(
+            (
+                result.scanned_files,
+                result.skipped_binary,
+                result.skipped_size
+            ),
+            (1, 1, 0)
+        );
+    }
+
     #[test]
     fn walk_order_is_component_wise_collation() {
         let mut paths = vec![
