@@ -199,6 +199,11 @@ fn exclude_is_relative_to_root_path() {
     )
     .unwrap();
     assert_eq!(out["scanned_files"], 3);
+    // The skipped directory names apply below the root, not to the root itself.
+    let out = call(&root, json!({"pattern": "TODO", "root_path": "dist"})).unwrap();
+    assert_eq!(located(&out), ["dist/d.ts 1:1"]);
+    let out = call(&root, json!({"pattern": "TODO", "root_path": ".git"})).unwrap();
+    assert_eq!(located(&out), [".git/g 1:1"]);
     // exclude also tries `rel + "/"`, so `*/` drops every top-level directory
     let out = call(&root, json!({"pattern": "TODO", "exclude": ["*/"]})).unwrap();
     assert!(located(&out).iter().all(|l| !l.contains('/')));
