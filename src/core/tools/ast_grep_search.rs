@@ -307,9 +307,9 @@ fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<String>, ToolError> {
             Some(format!("{key} must not contain empty pattern"))
         } else if pattern.contains('\0') {
             Some(format!("{key} pattern must not contain null char"))
-        } else if !super::tree::balanced(pattern, '[', ']') {
+        } else if !super::balanced(pattern, '[', ']') {
             Some(format!("{key} pattern has unbalanced square brackets"))
-        } else if !super::tree::balanced(pattern, '{', '}') {
+        } else if !super::balanced(pattern, '{', '}') {
             Some(format!("{key} pattern has unbalanced braces"))
         } else {
             None

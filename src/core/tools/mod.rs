@@ -5,7 +5,6 @@ pub mod apply_patch;
 pub mod ast_grep_search;
 pub mod exec_command;
 pub mod git_status_summary;
-pub mod pending;
 pub mod read_file;
 pub mod regexp_search;
 pub mod todo;
@@ -100,4 +99,21 @@ pub(crate) fn temp_workspace() -> (tempfile::TempDir, super::context::ToolContex
         .to_string_lossy()
         .into_owned();
     (dir, super::context::ToolContext::allow_all(&root))
+}
+
+/// The contract's glob balance check (tree.md): `depth++` on `open`, on `close` fail at depth 0
+/// else `depth--`, fail if still open at the end. Escapes are not considered.
+pub(crate) fn balanced(pattern: &str, open: char, close: char) -> bool {
+    let mut depth = 0usize;
+    for c in pattern.chars() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            if depth == 0 {
+                return false;
+            }
+            depth -= 1;
+        }
+    }
+    depth == 0
 }

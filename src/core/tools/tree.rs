@@ -11,7 +11,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::{
-    integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root,
+    balanced, integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root,
 };
 use crate::core::error::{node_io_message, ToolError};
 use crate::core::glob::Glob;
@@ -197,22 +197,6 @@ fn check_exclude_pattern(pattern: &str) -> Result<(), ToolError> {
         Some(t) => Err(fail("INTERNAL", format!("INVALID_ARGUMENT: {t}"))),
         None => Ok(()),
     }
-}
-
-/// The contract's bracket balance check (tree.md): depth counting, escapes not considered.
-pub(crate) fn balanced(pattern: &str, open: char, close: char) -> bool {
-    let mut depth = 0usize;
-    for c in pattern.chars() {
-        if c == open {
-            depth += 1;
-        } else if c == close {
-            if depth == 0 {
-                return false;
-            }
-            depth -= 1;
-        }
-    }
-    depth == 0
 }
 
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {

@@ -1,0 +1,333 @@
+//! JavaScript `RegExp` semantics for regexp_search, with the `regress` engine.
+//!
+//! The contract matches every line separately with a global regex: `lastIndex = 0`, `exec`
+//! until it fails, `lastIndex += 1` after an empty match. Positions are UTF-16 code units.
+//!
+//! * Without the `u` flag JavaScript matches code units: `.` can match half of a surrogate pair.
+//!   Lines holding a character outside the BMP are therefore matched as UCS-2 (`find_from_ucs2`);
+//!   with `u` they are matched as UTF-16 (`find_from_utf16`). A line without such characters
+//!   has one code unit per character, where regress's UTF-8 mode decodes exactly the same
+//!   characters, so it is matched in place (no transcoding).
+//! * With `u`, an exec whose `lastIndex` points between the halves of a pair starts at the pair
+//!   (V8 and JavaScriptCore agree), so an empty match before an astral character repeats until
+//!   the caller's limit — upstream's loop does the same and stops only at `max_results`.
+
+use serde::{Serialize, Serializer};
+
+/// A compiled pattern with the contract's flags (`g` is implied by the exec loop).
+pub struct JsRegex {
+    regex: regress::Regex,
+    unicode: bool,
+}
+
+/// The text of one match: a string, or (rarely) UTF-16 holding a lone surrogate, which a
+/// non-`u` pattern can produce by matching half of a pair.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MatchText {
+    Text(String),
+    Units(Vec<u16>),
+}
+
+impl MatchText {
+    fn from_units(units: &[u16]) -> MatchText {
+        match String::from_utf16(units) {
+            Ok(text) => MatchText::Text(text),
+            Err(_) => MatchText::Units(units.to_vec()),
+        }
+    }
+}
+
+/// Serialised as a JSON string; lone surrogates as `\uXXXX` escapes, which `JSON.parse` turns
+/// back into the exact JavaScript string.
+impl Serialize for MatchText {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MatchText::Text(text) => serializer.serialize_str(text),
+            MatchText::Units(units) => {
+                let raw = serde_json::value::RawValue::from_string(json_string_from_utf16(units))
+                    .map_err(serde::ser::Error::custom)?;
+                raw.serialize(serializer)
+            }
+        }
+    }
+}
+
+/// A JSON string literal for arbitrary UTF-16 (unpaired surrogates escaped).
+fn json_string_from_utf16(units: &[u16]) -> String {
+    let mut out = String::from("\"");
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if !run.is_empty() {
+            let quoted = serde_json::Value::String(std::mem::take(run)).to_string();
+            out.push_str(&quoted[1..quoted.len() - 1]);
+        }
+    };
+    for decoded in char::decode_utf16(units.iter().copied()) {
+        match decoded {
+            Ok(c) => run.push(c),
+            Err(lone) => {
+                flush(&mut run, &mut out);
+                out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate()));
+            }
+        }
+    }
+    flush(&mut run, &mut out);
+    out.push('"');
+    out
+}
+
+/// One match on a line: 1-based UTF-16 column and the matched text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineMatch {
+    pub column: u64,
+    pub text: MatchText,
+}
+
+impl JsRegex {
+    /// `new RegExp(pattern, flags)`; `flags` is already validated (only `gimsu`, no repeats).
+    /// The error is the engine's message, worded like JavaScriptCore's where known.
+    pub fn new(pattern: &str, flags: &str) -> Result<JsRegex, String> {
+        let parsed = regress::Flags::from(flags);
+        match regress::Regex::with_flags(pattern, parsed) {
+            Ok(regex) => Ok(JsRegex {
+                regex,
+                unicode: parsed.unicode,
+            }),
+            Err(e) => Err(engine_message(pattern, &e.to_string())),
+        }
+    }
+
+    /// Calls `found` for each match of the contract's exec loop on `line`, stopping after
+    /// `limit` matches; returns how many were reported.
+    pub fn each_match(&self, line: &str, limit: usize, found: impl FnMut(LineMatch)) -> usize {
+        if limit == 0 {
+            return 0;
+        }
+        if line.bytes().any(|b| b >= 0xF0) {
+            self.each_match_utf16(line, limit, found)
+        } else {
+            self.each_match_bmp(line, limit, found)
+        }
+    }
+
+    /// A line whose characters are all in the BMP: byte offsets map one-to-one to code units.
+    fn each_match_bmp(&self, line: &str, limit: usize, mut found: impl FnMut(LineMatch)) -> usize {
+        let mut count = 0;
+        let mut last = 0;
+        let (mut seen_bytes, mut seen_units) = (0, 0);
+        while count < limit && last <= line.len() {
+            let Some(m) = self.regex.find_from(line, last).next() else {
+                break;
+            };
+            let (start, end) = (m.start(), m.end());
+            seen_units += line[seen_bytes..start].chars().count();
+            seen_bytes = start;
+            found(LineMatch {
+                column: seen_units as u64 + 1,
+                text: MatchText::Text(line[start..end].to_string()),
+            });
+            count += 1;
+            last = if start == end {
+                end + line[end..].chars().next().map_or(1, char::len_utf8)
+            } else {
+                end
+            };
+        }
+        count
+    }
+
+    fn each_match_utf16(
+        &self,
+        line: &str,
+        limit: usize,
+        mut found: impl FnMut(LineMatch),
+    ) -> usize {
+        let units: Vec<u16> = line.encode_utf16().collect();
+        let mut count = 0;
+        let mut last = 0;
+        while count < limit && last <= units.len() {
+            let mut start = last;
+            if self.unicode
+                && start > 0
+                && start < units.len()
+                && is_low_surrogate(units[start])
+                && is_high_surrogate(units[start - 1])
+            {
+                start -= 1;
+            }
+            let next = if self.unicode {
+                self.regex.find_from_utf16(&units, start).next()
+            } else {
+                self.regex.find_from_ucs2(&units, start).next()
+            };
+            let Some(m) = next else {
+                break;
+            };
+            let (start, end) = (m.start(), m.end());
+            found(LineMatch {
+                column: start as u64 + 1,
+                text: MatchText::from_units(&units[start..end]),
+            });
+            count += 1;
+            last = if start == end { end + 1 } else { end };
+        }
+        count
+    }
+}
+
+fn is_high_surrogate(unit: u16) -> bool {
+    (0xD800..0xDC00).contains(&unit)
+}
+
+fn is_low_surrogate(unit: u16) -> bool {
+    (0xDC00..0xE000).contains(&unit)
+}
+
+/// `SyntaxError.message` for a pattern regress rejects. JavaScriptCore's wording for the errors
+/// the contract quotes; regress's own text otherwise (engine texts are runtime-defined).
+fn engine_message(pattern: &str, regress_text: &str) -> String {
+    let text = match regress_text {
+        "Unbalanced parenthesis" if has_unclosed_group(pattern) => "missing )",
+        "Unbalanced parenthesis" => "unmatched parentheses",
+        "Invalid quantifier" if pattern.contains('{') => "numbers out of order in {} quantifier",
+        "Invalid quantifier" => "nothing to repeat",
+        "Invalid property name" => "invalid property expression",
+        "Unbalanced bracket" => "missing terminating ] for character class",
+        "Incomplete escape" => "\\ at end of pattern",
+        "Duplicate capture group name" => "duplicate group specifier name",
+        other => other,
+    };
+    format!("Invalid regular expression: {text}")
+}
+
+/// True when a `(` outside classes and escapes is still open at the end of the pattern.
+fn has_unclosed_group(pattern: &str) -> bool {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(pattern: &str, flags: &str, line: &str) -> Vec<(u64, MatchText)> {
+        let re = JsRegex::new(pattern, flags).unwrap();
+        let mut out = Vec::new();
+        re.each_match(line, 50, |m| out.push((m.column, m.text)));
+        out
+    }
+
+    fn text(s: &str) -> MatchText {
+        MatchText::Text(s.to_string())
+    }
+
+    #[test]
+    fn literal_and_columns_in_code_units() {
+        assert_eq!(
+            all("TODO", "", "😀TODO é TODO"),
+            [(3, text("TODO")), (10, text("TODO"))]
+        );
+        assert_eq!(all("é", "", "aé é"), [(2, text("é")), (4, text("é"))]);
+        assert_eq!(all("x", "", ""), []);
+    }
+
+    #[test]
+    fn empty_matches_advance_one_unit() {
+        assert_eq!(
+            all("x*", "", "axb"),
+            [(1, text("")), (2, text("x")), (3, text("")), (4, text(""))]
+        );
+        assert_eq!(all("^", "", ""), [(1, text(""))]);
+        // Without `u`, positions step through both halves of a pair.
+        assert_eq!(
+            all("(?:)", "", "😀a"),
+            [(1, text("")), (2, text("")), (3, text("")), (4, text(""))]
+        );
+    }
+
+    #[test]
+    fn unicode_empty_match_before_astral_repeats_like_upstream() {
+        let re = JsRegex::new("x*", "u").unwrap();
+        let mut columns = Vec::new();
+        let n = re.each_match("a😀", 6, |m| columns.push(m.column));
+        assert_eq!(n, 6);
+        assert_eq!(columns, [1, 2, 2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn code_unit_matching_without_u() {
+        assert_eq!(
+            all(".", "", "😀"),
+            [
+                (1, MatchText::Units(vec![0xD83D])),
+                (2, MatchText::Units(vec![0xDE00]))
+            ]
+        );
+        assert_eq!(all(".", "u", "😀"), [(1, text("😀"))]);
+        assert_eq!(
+            all("\\uDE00", "", "😀"),
+            [(2, MatchText::Units(vec![0xDE00]))]
+        );
+        assert_eq!(all("\\uDE00", "u", "😀"), []);
+        assert_eq!(all("[^a]", "u", "😀"), [(1, text("😀"))]);
+    }
+
+    #[test]
+    fn javascript_features() {
+        assert_eq!(all("(?<=foo )TODO", "", "foo TODO"), [(5, text("TODO"))]);
+        assert_eq!(all("(?<w>O)\\k<w>", "i", "foo TODO"), [(2, text("oo"))]);
+        assert_eq!(all("(a)\\1", "", "xaa"), [(2, text("aa"))]);
+        assert_eq!(all("^b", "m", "ab"), []);
+        assert_eq!(all("a.c", "s", "a\u{2028}c"), [(1, text("a\u{2028}c"))]);
+        assert_eq!(all("a.c", "", "a\u{2028}c"), []);
+        assert_eq!(all("\\p{Lu}", "u", "aB"), [(2, text("B"))]);
+        assert_eq!(all("ſ", "iu", "S"), [(1, text("S"))]);
+        // Known deviation (README): without `u`, regress lets `i` equate ſ/ı with S/I, which
+        // JavaScript's legacy canonicalisation does not.
+        assert_eq!(all("ſ", "i", "S"), [(1, text("S"))]);
+    }
+
+    #[test]
+    fn engine_messages() {
+        let message = |p: &str, f: &str| JsRegex::new(p, f).err().unwrap();
+        assert_eq!(message("(", ""), "Invalid regular expression: missing )");
+        assert_eq!(
+            message("a{2,1}", ""),
+            "Invalid regular expression: numbers out of order in {} quantifier"
+        );
+        assert_eq!(
+            message("\\p{Foo}", "u"),
+            "Invalid regular expression: invalid property expression"
+        );
+        assert_eq!(
+            message(")", ""),
+            "Invalid regular expression: unmatched parentheses"
+        );
+        assert!(
+            JsRegex::new("\\p{Foo}", "").is_ok(),
+            "Annex B: literal p{{Foo}}"
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_serialise_as_escapes() {
+        let json = serde_json::to_string(&MatchText::Units(vec![0x61, 0xD83D, 0x22])).unwrap();
+        assert_eq!(json, "\"a\\ud83d\\\"\"");
+        let json = serde_json::to_string(&text("a\"b")).unwrap();
+        assert_eq!(json, "\"a\\\"b\"");
+    }
+}
