@@ -380,3 +380,25 @@ export declare function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopR
 /** The same loop as an async iterator of events; `result` resolves when it ends. */
 export declare function streamToolLoop(options: ToolLoopOptions): AsyncIterable<LoopEvent> & { result: Promise<ToolLoopResult> };
 export * from "./types/providers";
+
+/** Options of `createProviderSession`. */
+export type ProviderSessionOptions = {
+  provider: "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ollama";
+  /** The official SDK client (`new OpenAI()`, `new Anthropic()`, `new GoogleGenAI()`, `new Ollama()`). */
+  client: unknown;
+  model: string;
+  /** A system prompt, first in the history. */
+  system?: string;
+  /** Stream answers; text deltas reach the loop's `text_delta` events. */
+  stream?: boolean;
+  /** Extra fields merged into every request (e.g. `{ temperature: 0 }`, `{ max_tokens: 8192 }`). */
+  request?: Record<string, unknown>;
+  /** Extra adapter options (e.g. `{ parallelToolCalls: false }`). */
+  requestOptions?: Record<string, unknown>;
+};
+
+/** A ready-made `LlmSession` over an official SDK client, built on the provider adapters. */
+export declare function createProviderSession(options: ProviderSessionOptions): LlmSession & {
+  /** The conversation so far, in the common `ChatMessage` shape. */
+  readonly messages: import("./types/providers").ChatMessage[];
+};

@@ -13,7 +13,7 @@ describe("module surface", () => {
     const expected = [
       "createToolContext", "createAgentToolkit", "ToolCatalog", "SecurityBypass",
       "defineTool", "asTools", "toToolMessageContent", "OutputCache", "outputCacheTools", "applyOutputCache", "doneTool",
-      "runToolLoop", "streamToolLoop",
+      "runToolLoop", "streamToolLoop", "createProviderSession",
       // provider adapters (js/providers.cjs)
       "hasToolCalls", "isToolResult", "checkToolHistory", "toolCallIdMap",
       ...["OpenAIChat", "OpenAIResponses", "Anthropic", "Gemini", "Ollama"].flatMap((p) => [
@@ -122,7 +122,7 @@ describe("typings surface", () => {
     ];
     assert.deepEqual([...new Set(values)].sort(), [
       "OutputCache", "SecurityBypass", "ToolCatalog", "applyOutputCache", "asTools", "createAgentToolkit", "createToolContext",
-      "defineTool", "doneTool", "outputCacheTools", "runToolLoop", "streamToolLoop", "toToolMessageContent",
+      "createProviderSession", "defineTool", "doneTool", "outputCacheTools", "runToolLoop", "streamToolLoop", "toToolMessageContent",
     ]);
     const upstream = [
       "AccessLevel", "AllowedToolName", "FileAccessMode", "Invoke", "InvokeToolErrorCode", "SecurityPolicyConfig",
@@ -135,6 +135,7 @@ describe("typings surface", () => {
     const loopApi = [
       "LlmContentBlock", "LlmResponse", "LlmSession", "LoopEvent", "LoopMessage", "LoopStopReason", "LoopToolResult", "ReviewDecision",
       "ReviewRequest", "SessionEvent", "SessionSendOptions", "StopReason", "ToolCallDelta", "ToolLoopOptions", "ToolLoopResult", "TurnRecord",
+      "ProviderSessionOptions",
     ];
     assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi].sort());
   });

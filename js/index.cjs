@@ -362,5 +362,6 @@ module.exports = {
   doneTool: userTools.doneTool,
   runToolLoop,
   streamToolLoop,
+  createProviderSession: require("./sessions.cjs").createProviderSession,
   ...require("./providers.cjs"),
 };

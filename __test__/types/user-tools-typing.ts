@@ -108,3 +108,16 @@ export async function loopTyping(): Promise<void> {
   await runToolLoop({ session: { sendWithTools: session.sendWithTools }, toolkit, prompt: "go" });
   void stop;
 }
+
+import { createProviderSession } from "agent-tools-native";
+import OpenAI from "openai";
+
+export async function providerSessionTyping(): Promise<void> {
+  const session = createProviderSession({ provider: "openai-chat", client: new OpenAI({ apiKey: "k" }), model: "gpt-4.1", stream: true });
+  const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: "/ws" }));
+  const result = await runToolLoop({ session, toolkit, prompt: "go" });
+  const history = session.messages.length;
+  // @ts-expect-error an unknown provider
+  createProviderSession({ provider: "openai", client: {}, model: "m" });
+  void result, history;
+}

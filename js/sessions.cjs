@@ -1,0 +1,108 @@
+"use strict";
+// Ready-made tool-loop sessions (an `LlmSession`) over the official SDK clients, built on the
+// provider adapters: the session keeps the chat history in the common `ChatMessage` shape and
+// maps it to the provider on every request.
+
+const providers = require("./providers.cjs");
+
+/** How each provider is called through its SDK client: `(client, body, signal, stream)`. */
+const CALLS = {
+  "openai-chat": {
+    request: providers.toOpenAIChatRequest,
+    parse: providers.fromOpenAIChatResponse,
+    stream: providers.createOpenAIChatStream,
+    call: (client, body, signal, stream) => client.chat.completions.create(stream ? { ...body, stream: true } : body, { signal }),
+  },
+  "openai-responses": {
+    request: providers.toOpenAIResponsesRequest,
+    parse: providers.fromOpenAIResponsesResponse,
+    stream: providers.createOpenAIResponsesStream,
+    call: (client, body, signal, stream) => client.responses.create(stream ? { ...body, stream: true } : body, { signal }),
+  },
+  anthropic: {
+    request: providers.toAnthropicRequest,
+    parse: providers.fromAnthropicResponse,
+    stream: providers.createAnthropicStream,
+    call: (client, body, signal, stream) =>
+      client.messages.create({ max_tokens: 4096, ...body, ...(stream ? { stream: true } : {}) }, { signal }),
+  },
+  gemini: {
+    request: providers.toGeminiRequest,
+    parse: providers.fromGeminiResponse,
+    stream: providers.createGeminiStream,
+    call: (client, body, signal, stream) => {
+      const { model, contents, config, ...rest } = body;
+      const params = { model, contents, config: { ...config, ...rest.config, abortSignal: signal } };
+      return stream ? client.models.generateContentStream(params) : client.models.generateContent(params);
+    },
+  },
+  ollama: {
+    request: providers.toOllamaRequest,
+    parse: providers.fromOllamaResponse,
+    stream: providers.createOllamaStream,
+    call: (client, body, _signal, stream) => client.chat(stream ? { ...body, stream: true } : body),
+  },
+};
+
+const STOP = { tool_calls: "tool_use", stop: "end_turn", length: "max_tokens" };
+
+/** A QueryResult as the loop's `LlmResponse`. */
+function toLlmResponse(result) {
+  const content = [];
+  if (result.content) content.push({ type: "text", text: result.content });
+  for (const call of result.toolCalls ?? []) {
+    content.push({ type: "tool_use", id: call.id, name: call.function.name, input: call.function.arguments });
+  }
+  const stopReason = STOP[result.finishReason] ?? { other: result.rawFinishReason ?? result.finishReason };
+  return { content, stopReason };
+}
+
+/**
+ * An `LlmSession` over an official SDK client.
+ * `provider`: "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ollama";
+ * `client`: the SDK client; `model`; `system` (optional system prompt); `stream` (stream the
+ * answer, passing text deltas to the loop's events); `request` (extra request fields, merged
+ * into every request, e.g. `{ temperature: 0 }`); `requestOptions` (extra adapter options, e.g.
+ * `{ parallelToolCalls: false }`).
+ */
+function createProviderSession({ provider, client, model, system, stream = false, request = {}, requestOptions = {} }) {
+  const spec = CALLS[provider];
+  if (!spec) throw new TypeError(`createProviderSession: unknown provider ${JSON.stringify(provider)} (use one of ${Object.keys(CALLS).join(", ")})`);
+  if (!client) throw new TypeError("createProviderSession: client is required (an official SDK client)");
+  const messages = system ? [{ role: "system", content: system }] : [];
+  let tools = [];
+
+  async function send({ signal, emit }) {
+    const body = { model, ...request, ...spec.request({ ...requestOptions, messages, tools }) };
+    let result;
+    if (stream) {
+      const accumulator = spec.stream();
+      for await (const text of accumulator.textStream(await spec.call(client, body, signal, true))) {
+        if (text) emit({ type: "text_delta", text });
+      }
+      result = accumulator.finish();
+    } else {
+      result = spec.parse(await spec.call(client, body, signal, false));
+    }
+    messages.push(result.message);
+    return toLlmResponse(result);
+  }
+
+  return {
+    /** The conversation so far, in the common `ChatMessage` shape. */
+    messages,
+    async sendWithTools(prompt, definitions, options) {
+      tools = [...definitions];
+      messages.push({ role: "user", content: prompt });
+      return send(options);
+    },
+    async sendToolResults(results, options) {
+      for (const r of results) {
+        messages.push({ role: "tool", toolCallId: r.tool_use_id, name: r.tool_name, content: r.output, ...(r.is_error ? { isError: true } : {}) });
+      }
+      return send(options);
+    },
+  };
+}
+
+module.exports = { createProviderSession };
