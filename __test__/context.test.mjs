@@ -123,7 +123,7 @@ describe("typings surface", () => {
     assert.deepEqual([...new Set(values)].sort(), [
       "OutputCache", "SecurityBypass", "ToolCatalog", "applyOutputCache", "asTools", "createAgentToolkit", "createToolContext",
       "createProviderSession", "defineTool", "doneTool", "outputCacheTools", "runToolLoop", "streamToolLoop", "toToolMessageContent",
-    ]);
+    ].sort());
     const upstream = [
       "AccessLevel", "AllowedToolName", "FileAccessMode", "Invoke", "InvokeToolErrorCode", "SecurityPolicyConfig",
       "ToolArgsByName", "ToolContext", "ToolErrorEnvelope", "ToolPolicy", "ToolResultByName", "ToolkitInvokeOutput",
