@@ -76,11 +76,11 @@ async function runCase(name, scale, quick) {
       await tk.invoke("task_create_many", { tasks: [{ title: "one" }] });
       return measure(() => tk.invoke("task_list", {}), iters(5000));
     },
-    regexp_literal: () => measure(() => tk.invoke("regexp_search", { pattern: "no_such_identifier", root_path: rel(tree), max_results: 500 }), iters(10)),
-    regexp_regex: () => measure(() => tk.invoke("regexp_search", { pattern: "fn \\w+_9\\d{4}\\b", root_path: rel(tree), max_results: 500 }), iters(10)),
+    regexp_literal: () => measure(() => tk.invoke("regexp_search", { pattern: "no_such_identifier", root_path: rel(tree), max_results: 500, timeout_ms: 30000 }), iters(10)),
+    regexp_regex: () => measure(() => tk.invoke("regexp_search", { pattern: "fn \\w+_9\\d{4}\\b", root_path: rel(tree), max_results: 500, timeout_ms: 30000 }), iters(10)),
     rg_literal: () => measure(command("rg", ["--hidden", "--no-ignore", "--glob", "!.git", "-n", "--column", "-F", "no_such_identifier", tree]), iters(10)),
     rg_regex: () => measure(command("rg", ["--hidden", "--no-ignore", "--glob", "!.git", "-n", "--column", "fn \\w+_9\\d{4}\\b", tree]), iters(10)),
-    ast_grep: () => measure(() => tk.invoke("ast_grep_search", { language: "typescript", rule: { pattern: "const $A = nonexistent($B)" }, root_path: rel(tree), max_results: 500 }), iters(5)),
+    ast_grep: () => measure(() => tk.invoke("ast_grep_search", { language: "typescript", rule: { pattern: "const $A = nonexistent($B)" }, root_path: rel(tree), max_results: 500, timeout_ms: 30000 }), iters(5)),
     ast_grep_cli: () => measure(command(path.join(repo, "node_modules/.bin/ast-grep"), ["run", "--pattern", "const $A = nonexistent($B)", "--lang", "ts", "--json=stream", tree]), iters(5)),
     git_status: () => measure(() => tk.invoke("git_status_summary", { cwd: rel(tree) }), iters(10)),
     git_status_cli: () => measure(command("git", ["status", "--porcelain", "-b"], tree), iters(10)),
@@ -112,7 +112,7 @@ async function runCase(name, scale, quick) {
         worst = Math.max(worst, now - last - 1);
         last = now;
       }, 1);
-      const result = await measure(() => tk.invoke("regexp_search", { pattern: "no_such_identifier", root_path: rel(tree), max_results: 500 }), iters(5));
+      const result = await measure(() => tk.invoke("regexp_search", { pattern: "no_such_identifier", root_path: rel(tree), max_results: 500, timeout_ms: 30000 }), iters(5));
       clearInterval(timer);
       return { ...result, median: worst, p95: worst };
     },
