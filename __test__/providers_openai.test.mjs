@@ -317,3 +317,16 @@ describe("OpenAI Responses API through the openai SDK", () => {
     });
   });
 });
+
+describe("OpenAI-compatible servers", () => {
+  test("compat cuts long descriptions (1024-character caps) and strips defaults (Azure)", () => {
+    const warnings = [];
+    const tools = [{ type: "function", function: { name: "t", description: "x".repeat(2000), parameters: { type: "object", properties: { n: { type: "number", default: 3 } } } } }];
+    const request = toOpenAIChatRequest({ messages: [{ role: "user", content: "hi" }], tools, compat: { maxDescriptionLength: 1024, stripDefaults: true }, onWarning: (w) => warnings.push(w) });
+    assert.equal(request.tools[0].function.description.length, 1024);
+    assert.deepEqual(request.tools[0].function.parameters, { type: "object", properties: { n: { type: "number" } } });
+    assert.equal(warnings.length, 2);
+    const untouched = toOpenAIChatRequest({ messages: [{ role: "user", content: "hi" }], tools });
+    assert.equal(untouched.tools[0].function.description.length, 2000);
+  });
+});

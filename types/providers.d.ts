@@ -244,7 +244,14 @@ export interface OpenAIChatChunkLike {
 export declare function toOpenAIChatTools(tools: ReadonlyArray<ToolDefinitionInput>): OpenAIChatTool[];
 export declare function toOpenAIChatToolChoice(choice: ToolChoice): OpenAIChatToolChoice;
 /** Call ids are made provider-safe (at most 40 characters); a call message without text gets `content: null`. */
-export declare function toOpenAIChatRequest(options: ProviderRequestOptions): OpenAIChatRequest;
+/** Workarounds for OpenAI-compatible servers (each change is reported as a warning). */
+export interface OpenAIChatCompat {
+  /** Cut longer tool descriptions (some compatible endpoints reject more than 1024 characters). */
+  maxDescriptionLength?: number;
+  /** Remove `default` keywords from parameter schemas (rejected by Azure OpenAI). */
+  stripDefaults?: boolean;
+}
+export declare function toOpenAIChatRequest(options: ProviderRequestOptions & { compat?: OpenAIChatCompat }): OpenAIChatRequest;
 export declare function fromOpenAIChatResponse(completion: OpenAIChatCompletionLike): QueryResult;
 /** Robust to a missing `index` and to a new `id` on a reused index (servers that put every call on index 0). */
 export declare function createOpenAIChatStream(): ProviderStream<OpenAIChatChunkLike>;

@@ -112,7 +112,9 @@ pub fn to_request(input: &RequestInput) -> Result<Mapped> {
     let mut warnings = Vec::new();
     request.insert("messages".into(), to_messages(&input.messages));
     if !input.tools.is_empty() {
-        request.insert("tools".into(), to_tools(&input.tools)?);
+        let mut tools = to_tools(&input.tools)?;
+        apply_compat(&mut tools, input.options.get("compat"), &mut warnings)?;
+        request.insert("tools".into(), tools);
         if let Some(choice) = &input.tool_choice {
             request.insert("tool_choice".into(), to_tool_choice(choice));
         }
@@ -125,6 +127,88 @@ pub fn to_request(input: &RequestInput) -> Result<Mapped> {
         value: Value::Object(request),
         warnings,
     })
+}
+
+/// Workarounds for OpenAI-compatible servers, asked for with `compat` (providers.md B.1):
+/// `maxDescriptionLength` cuts longer tool descriptions (some compatible endpoints reject more
+/// than 1024 characters), `stripDefaults` removes `default` keywords from the parameter schemas
+/// (accepted by api.openai.com, rejected by Azure OpenAI). Each change is reported as a warning.
+fn apply_compat(
+    tools: &mut Value,
+    compat: Option<&Value>,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let Some(compat) = compat.filter(|c| !c.is_null()) else {
+        return Ok(());
+    };
+    if !compat.is_object() {
+        return Err(invalid("compat must be an object"));
+    }
+    let max = match &compat["maxDescriptionLength"] {
+        Value::Null => None,
+        v => Some(
+            v.as_u64()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| invalid("compat.maxDescriptionLength must be a positive integer"))?
+                as usize,
+        ),
+    };
+    let strip = match &compat["stripDefaults"] {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        _ => return Err(invalid("compat.stripDefaults must be a boolean")),
+    };
+    for tool in tools.as_array_mut().into_iter().flatten() {
+        let function = &mut tool["function"];
+        let name = function["name"].as_str().unwrap_or_default().to_string();
+        if let (Some(max), Some(description)) = (max, function["description"].as_str()) {
+            if description.chars().count() > max {
+                let cut: String = description.chars().take(max).collect();
+                function["description"] = json!(cut);
+                warnings.push(format!(
+                    "{PROVIDER}: the description of tool \"{name}\" was cut to {max} characters"
+                ));
+            }
+        }
+        if strip {
+            if let Some(parameters) = function.get_mut("parameters") {
+                if remove_defaults(parameters) {
+                    warnings.push(format!("{PROVIDER}: `default` keywords were removed from the parameters of tool \"{name}\""));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes every `default` keyword of a JSON Schema (not a property named `default`).
+fn remove_defaults(schema: &mut Value) -> bool {
+    let mut removed = false;
+    match schema {
+        Value::Object(map) => {
+            removed |= map.remove("default").is_some();
+            for (key, value) in map.iter_mut() {
+                if key == "properties" || key == "$defs" || key == "definitions" {
+                    for sub in value
+                        .as_object_mut()
+                        .into_iter()
+                        .flat_map(|m| m.values_mut())
+                    {
+                        removed |= remove_defaults(sub);
+                    }
+                } else {
+                    removed |= remove_defaults(value);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                removed |= remove_defaults(item);
+            }
+        }
+        _ => {}
+    }
+    removed
 }
 
 /// A `ChatCompletion` → turn. Calls without an id (some compatible servers) get a fresh one.
@@ -350,6 +434,38 @@ mod tests {
             err.0.contains("\"read file\" is not valid for OpenAI"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn compat_cuts_long_descriptions_and_strips_defaults() {
+        let long = "d".repeat(1500);
+        let input = RequestInput::parse(&json!({
+            "messages": [],
+            "tools": [{"type": "function", "function": {"name": "t", "description": long, "parameters": {
+                "type": "object",
+                "properties": {"default": {"type": "string", "default": "x"}, "n": {"type": "number", "default": 3}},
+                "additionalProperties": false
+            }}}],
+            "compat": {"maxDescriptionLength": 1024, "stripDefaults": true}
+        }))
+        .unwrap();
+        let mapped = to_request(&input).unwrap();
+        let function = &mapped.value["tools"][0]["function"];
+        assert_eq!(function["description"].as_str().unwrap().len(), 1024);
+        assert_eq!(
+            function["parameters"],
+            json!({"type": "object", "properties": {"default": {"type": "string"}, "n": {"type": "number"}}, "additionalProperties": false})
+        );
+        assert_eq!(mapped.warnings.len(), 2);
+        let plain = RequestInput::parse(&json!({"messages": [], "tools": [{"type": "function", "function": {"name": "t", "description": "short", "parameters": {"type": "object", "properties": {"n": {"type": "number", "default": 3}}}}}]})).unwrap();
+        let mapped = to_request(&plain).unwrap();
+        assert_eq!(
+            mapped.value["tools"][0]["function"]["parameters"]["properties"]["n"]["default"], 3,
+            "untouched without compat"
+        );
+        assert!(mapped.warnings.is_empty());
+        let bad = RequestInput::parse(&json!({"messages": [], "tools": [{"type": "function", "function": {"name": "t"}}], "compat": {"maxDescriptionLength": 0}})).unwrap();
+        assert!(to_request(&bad).is_err());
     }
 
     #[test]
