@@ -46,6 +46,16 @@ function command(cmd, cmdArgs, cwd) {
 
 const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
 
+/** A model that answers with the given turns of tool calls, then ends. */
+function scriptedSession(turns) {
+  let i = 0;
+  const next = async () => {
+    const calls = turns[i++];
+    return calls ? { content: calls, stopReason: "tool_use" } : { content: [{ type: "text", text: "done" }], stopReason: "end_turn" };
+  };
+  return { sendWithTools: next, sendToolResults: next };
+}
+
 // ---- cases (run inside the child) ---------------------------------------------------------------
 
 async function runCase(name, scale, quick) {
@@ -103,6 +113,28 @@ async function runCase(name, scale, quick) {
         command("git", ["apply", "--whitespace=fix", "big.patch"], dir)();
       }, iters(20));
     },
+    loop_parallel8: async () => {
+      // one turn with 8 read-only calls: they run in parallel on the worker pool
+      const { runToolLoop } = await import("agent-tools-native");
+      const calls = Array.from({ length: 8 }, (_, i) => ({ type: "tool_use", id: `c${i}`, name: "regexp_search", input: { pattern: "no_such_identifier", root_path: rel(tree), timeout_ms: 30000 } }));
+      return measure(() => runToolLoop({ session: scriptedSession([calls]), toolkit: tk, prompt: "go" }), iters(10));
+    },
+    loop_sequential8: async () => {
+      // the same 8 calls, one per turn
+      const { runToolLoop } = await import("agent-tools-native");
+      const turns = Array.from({ length: 8 }, (_, i) => [{ type: "tool_use", id: `c${i}`, name: "regexp_search", input: { pattern: "no_such_identifier", root_path: rel(tree), timeout_ms: 30000 } }]);
+      return measure(() => runToolLoop({ session: scriptedSession(turns), toolkit: tk, prompt: "go" }), iters(10));
+    },
+    loop_overhead: async () => {
+      // per turn: a loop of 100 turns with one task_list call each, minus 100 direct invokes
+      const { runToolLoop } = await import("agent-tools-native");
+      await tk.invoke("task_create_many", { tasks: [{ title: "one" }] });
+      const turns = Array.from({ length: 100 }, (_, i) => [{ type: "tool_use", id: `c${i}`, name: "task_list", input: {} }]);
+      const loop = await measure(() => runToolLoop({ session: scriptedSession(turns), toolkit: tk, prompt: "go", maxToolTurns: 100 }), iters(20));
+      const direct = await measure(async () => { for (let i = 0; i < 100; i++) await tk.invoke("task_list", {}); }, iters(20));
+      const perTurn = (loop.median - direct.median) / 100;
+      return { median: perTurn, p95: perTurn, n: loop.n };
+    },
     event_loop: async () => {
       // the worst delay of a 1 ms timer while searches run
       let worst = 0;
@@ -138,6 +170,8 @@ const PAIRS = [
   ["exec_command true", "exec_true", "spawn_true", 1.2, false],
   ["apply_patch 100 hunks / 50k lines", "apply_patch", "git_apply", 0.5, false],
   ["invoke overhead: task_list (µs/call)", "invoke_task_list", null, null, false],
+  ["tool loop: 8 read-only calls in one turn vs one per turn (ratio = speed-up⁻¹)", "loop_parallel8", "loop_sequential8", 1 / 1.7, false],
+  ["tool loop: overhead per turn, excluding tool time", "loop_overhead", null, null, false],
   ["event loop: worst 1 ms timer delay during a search (ms)", "event_loop", null, null, true],
 ];
 

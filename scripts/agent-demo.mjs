@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createAgentToolkit, createToolContext, streamToolLoop } from "agent-tools-native";
+import { createAgentToolkit, createProviderSession, createToolContext, streamToolLoop } from "agent-tools-native";
 
 const SUM_BUGGY = "export function sum(values) {\n  let total = 0;\n  for (let i = 1; i < values.length; i++) total += values[i];\n  return total;\n}\n";
 const TEST = 'import { sum } from "./sum.mjs";\nconst got = sum([1, 2, 3]);\nif (got !== 6) {\n  console.error(`FAIL: sum([1, 2, 3]) = ${got}, expected 6`);\n  process.exit(1);\n}\nconsole.log("PASS: sum([1, 2, 3]) = 6");\n';
@@ -46,6 +46,26 @@ function scriptedModel() {
   return { sendWithTools: (_prompt, _tools, options) => respond(options), sendToolResults: (_results, options) => respond(options) };
 }
 
+/**
+ * `npm run demo -- --live`: the same loop against a real model when an API key is present
+ * (OPENAI_API_KEY, or ANTHROPIC_API_KEY; model from AGENT_DEMO_MODEL). Without one, the scripted
+ * model runs.
+ */
+async function liveSession() {
+  if (!process.argv.includes("--live")) return null;
+  const system = "You fix bugs in a small JavaScript project with the tools you are given. Read before you patch; run the test with exec_command (node src/sum.test.mjs) after patching.";
+  if (process.env.OPENAI_API_KEY) {
+    const { default: OpenAI } = await import("openai");
+    return createProviderSession({ provider: "openai-chat", client: new OpenAI(), model: process.env.AGENT_DEMO_MODEL ?? "gpt-4.1-mini", system, stream: true });
+  }
+  if (process.env.ANTHROPIC_API_KEY) {
+    const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    return createProviderSession({ provider: "anthropic", client: new Anthropic(), model: process.env.AGENT_DEMO_MODEL ?? "claude-sonnet-4-5", system, stream: true });
+  }
+  console.log("--live needs OPENAI_API_KEY or ANTHROPIC_API_KEY; running the scripted model instead.");
+  return null;
+}
+
 export async function runAgentDemo() {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-agent-")));
   try {
@@ -56,7 +76,7 @@ export async function runAgentDemo() {
     const toolkit = createAgentToolkit(context);
     console.log(`\n# Agent run: fix the failing test in ${root}\n`);
     const run = streamToolLoop({
-      session: scriptedModel(),
+      session: (await liveSession()) ?? scriptedModel(),
       toolkit,
       prompt: "npm test fails in this project; fix it.",
       review: async () => ({ decision: "approve" }), // a real agent would ask a person here
@@ -93,7 +113,7 @@ export async function runAgentDemo() {
     }
     const result = await run.result;
     const exec = result.messages.filter((m) => m.role === "tool").flatMap((m) => m.results).find((r) => r.tool_name === "exec_command");
-    console.log(`test output: ${JSON.parse(exec.output).stdout.trim()}`);
+    if (exec && !exec.is_error) console.log(`test output: ${JSON.parse(exec.output).stdout.trim()}`);
     console.log(`src/sum.mjs now:\n${fs.readFileSync(path.join(root, "src/sum.mjs"), "utf8")}`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
