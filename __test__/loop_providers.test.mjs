@@ -115,13 +115,64 @@ describe("the tool loop through each provider adapter and official SDK client", 
       ], async (server) => {
         const session = createProviderSession({ provider: "openai-chat", client: CASES["openai-chat"].client(server.url), model: "m", stream: true });
         const deltas = [];
+        const callDeltas = [];
         const run = streamToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
-        for await (const event of run) if (event.type === "text_delta") deltas.push(event.text);
+        for await (const event of run) {
+          if (event.type === "text_delta") deltas.push(event.text);
+          if (event.type === "tool_call_delta") callDeltas.push(event);
+        }
         const result = await run.result;
         assert.deepEqual(deltas, ["Let me ", "look.", "done"]);
+        assert.deepEqual(callDeltas, [
+          { type: "tool_call_delta", index: 0, id: "call_1", name: "read_file", arguments_delta: "" },
+          { type: "tool_call_delta", index: 0, arguments_delta: JSON.stringify(READ) },
+        ]);
         assert.equal(result.stopReason, "end_turn");
         assert.equal(result.turns[0].calls[0].name, "read_file");
         assert.equal(server.requests[0].body.stream, true);
+      });
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("streaming (Anthropic SSE): tool-call fragments reach the loop's events", async () => {
+    const ws = toolWorkspace();
+    const ev = (type, data) => ({ event: type, data: { type, ...data } });
+    const start = (id) => ev("message_start", { message: { id, type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0 } } });
+    try {
+      await withProvider([
+        { sse: [
+          start("msg_1"),
+          ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: "toolu_1", name: "read_file", input: {} } }),
+          ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: '{"path":' } }),
+          ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: '"notes.txt"}' } }),
+          ev("content_block_stop", { index: 0 }),
+          ev("message_delta", { delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 5 } }),
+          ev("message_stop", {}),
+        ] },
+        { sse: [
+          start("msg_2"),
+          ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+          ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "done" } }),
+          ev("content_block_stop", { index: 0 }),
+          ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 1 } }),
+          ev("message_stop", {}),
+        ] },
+      ], async (server) => {
+        const session = createProviderSession({ provider: "anthropic", client: CASES.anthropic.client(server.url), model: "m", stream: true });
+        const callDeltas = [];
+        const run = streamToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+        for await (const event of run) if (event.type === "tool_call_delta") callDeltas.push(event);
+        const result = await run.result;
+        assert.deepEqual(callDeltas, [
+          { type: "tool_call_delta", index: 0, id: "toolu_1", name: "read_file" },
+          { type: "tool_call_delta", index: 0, arguments_delta: '{"path":' },
+          { type: "tool_call_delta", index: 0, arguments_delta: '"notes.txt"}' },
+        ]);
+        assert.equal(result.text, "done");
+        const sent = server.requests[1].body.messages.at(-1).content[0];
+        assert.equal(sent.tool_use_id, "toolu_1");
       });
     } finally {
       ws.cleanup();

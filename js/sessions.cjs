@@ -46,6 +46,60 @@ const CALLS = {
 
 const STOP = { tool_calls: "tool_use", stop: "end_turn", length: "max_tokens" };
 
+/**
+ * The tool-call fragments of one streamed chunk, as the loop's `tool_call_delta` events
+ * (`{ index, id?, name?, arguments_delta? }`), read from each provider's chunk shape. `state`
+ * keeps what a provider only says once (Responses item ids → call index).
+ */
+const CALL_DELTAS = {
+  "openai-chat": (chunk) =>
+    (chunk?.choices?.[0]?.delta?.tool_calls ?? []).map((c, i) => ({
+      index: c.index ?? i, id: c.id, name: c.function?.name, arguments_delta: c.function?.arguments,
+    })),
+  "openai-responses": (event, state) => {
+    if (event?.type === "response.output_item.added" && event.item?.type === "function_call") {
+      const index = (state.next = (state.next ?? -1) + 1);
+      (state.items ??= {})[event.item.id] = index;
+      return [{ index, id: event.item.call_id, name: event.item.name }];
+    }
+    if (event?.type === "response.function_call_arguments.delta") {
+      return [{ index: state.items?.[event.item_id] ?? 0, arguments_delta: event.delta }];
+    }
+    return [];
+  },
+  anthropic: (event) => {
+    if (event?.type === "content_block_start" && event.content_block?.type === "tool_use") {
+      return [{ index: event.index, id: event.content_block.id, name: event.content_block.name }];
+    }
+    if (event?.type === "content_block_delta" && event.delta?.type === "input_json_delta") {
+      return [{ index: event.index, arguments_delta: event.delta.partial_json }];
+    }
+    return [];
+  },
+  gemini: (chunk, state) =>
+    (chunk?.candidates?.[0]?.content?.parts ?? [])
+      .filter((p) => p.functionCall)
+      .map((p) => ({ index: (state.next = (state.next ?? -1) + 1), id: p.functionCall.id, name: p.functionCall.name, arguments_delta: JSON.stringify(p.functionCall.args ?? {}) })),
+  ollama: (chunk, state) =>
+    (chunk?.message?.tool_calls ?? []).map((c) => ({
+      index: (state.next = (state.next ?? -1) + 1), name: c.function?.name,
+      arguments_delta: typeof c.function?.arguments === "string" ? c.function.arguments : JSON.stringify(c.function?.arguments ?? {}),
+    })),
+};
+
+/** Passes every chunk through, emitting its tool-call fragments on the way. */
+async function* withCallDeltas(stream, provider, emit) {
+  const state = {};
+  for await (const chunk of stream) {
+    for (const delta of CALL_DELTAS[provider](chunk, state)) {
+      const event = { type: "tool_call_delta", index: delta.index };
+      for (const key of ["id", "name", "arguments_delta"]) if (delta[key] !== undefined && delta[key] !== null) event[key] = delta[key];
+      emit(event);
+    }
+    yield chunk;
+  }
+}
+
 /** A QueryResult as the loop's `LlmResponse`. */
 function toLlmResponse(result) {
   const content = [];
@@ -61,7 +115,7 @@ function toLlmResponse(result) {
  * An `LlmSession` over an official SDK client.
  * `provider`: "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ollama";
  * `client`: the SDK client; `model`; `system` (optional system prompt); `stream` (stream the
- * answer, passing text deltas to the loop's events); `request` (extra request fields, merged
+ * answer, passing text deltas and tool-call fragments to the loop's events); `request` (extra request fields, merged
  * into every request, e.g. `{ temperature: 0 }`); `requestOptions` (extra adapter options, e.g.
  * `{ parallelToolCalls: false }`).
  */
@@ -77,7 +131,8 @@ function createProviderSession({ provider, client, model, system, stream = false
     let result;
     if (stream) {
       const accumulator = spec.stream();
-      for await (const text of accumulator.textStream(await spec.call(client, body, signal, true))) {
+      const chunks = withCallDeltas(await spec.call(client, body, signal, true), provider, emit);
+      for await (const text of accumulator.textStream(chunks)) {
         if (text) emit({ type: "text_delta", text });
       }
       result = accumulator.finish();
