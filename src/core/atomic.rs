@@ -29,10 +29,89 @@ pub fn open_parent(target: &Path) -> io::Result<(OwnedFd, &OsStr)> {
     Ok((fd, name))
 }
 
-/// Writes `bytes` to a fresh temporary file in `dir` (with permission bits `mode` when given)
-/// and renames it over `name`. On any error the temporary file is removed and `name` is
-/// untouched.
+/// Writes `bytes` to a new file in `dir` (with permission bits `mode` when given) and renames it
+/// over `name`. On any error `name` is untouched and no temporary file is left.
+///
+/// Where the filesystem allows it the content is written to an unnamed file (`O_TMPFILE`), so a
+/// crash while writing leaves nothing behind; only for the rename it gets a name,
+/// `.atn-write-<name>.tmp`, one per target. A leftover of that name (a crash between link and
+/// rename) is removed by the next write of the same target.
 pub fn replace_atomically(
+    dir: &OwnedFd,
+    name: &OsStr,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> io::Result<()> {
+    match rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    ) {
+        Ok(fd) => replace_via_unnamed(dir, name, fd, bytes, mode),
+        // no O_TMPFILE support here: a named temporary file from the start
+        Err(_) => replace_via_named(dir, name, bytes, mode),
+    }
+}
+
+/// The per-target name the new content takes for the rename.
+fn link_name(name: &OsStr) -> std::ffi::OsString {
+    let mut link = std::ffi::OsString::from(TEMP_PREFIX);
+    link.push(name);
+    link.push(".tmp");
+    link
+}
+
+fn fill(file: &mut fs::File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    if let Some(mode) = mode {
+        rustix::fs::fchmod(&*file, Mode::from_raw_mode(mode))?;
+    }
+    file.write_all(bytes)
+}
+
+fn replace_via_unnamed(
+    dir: &OwnedFd,
+    name: &OsStr,
+    fd: OwnedFd,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> io::Result<()> {
+    let mut file = fs::File::from(fd);
+    fill(&mut file, bytes, mode)?;
+    let link = link_name(name);
+    let proc_path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file));
+    let link_in = || {
+        rustix::fs::linkat(
+            rustix::fs::CWD,
+            proc_path.as_str(),
+            dir,
+            link.as_os_str(),
+            rustix::fs::AtFlags::SYMLINK_FOLLOW,
+        )
+    };
+    match link_in() {
+        Ok(()) => {}
+        Err(rustix::io::Errno::EXIST) => {
+            // a leftover of a crash (or a concurrent writer's link): remove it and try once more
+            let _ = rustix::fs::unlinkat(dir, link.as_os_str(), rustix::fs::AtFlags::empty());
+            if link_in().is_err() {
+                return replace_via_named(dir, name, bytes, mode);
+            }
+        }
+        Err(e) => return Err(e.into()),
+    }
+    match rustix::fs::renameat(dir, link.as_os_str(), dir, name) {
+        Ok(()) => Ok(()),
+        // a concurrent writer removed our link before the rename: write under a unique name
+        Err(rustix::io::Errno::NOENT) => replace_via_named(dir, name, bytes, mode),
+        Err(e) => {
+            let _ = rustix::fs::unlinkat(dir, link.as_os_str(), rustix::fs::AtFlags::empty());
+            Err(e.into())
+        }
+    }
+}
+
+fn replace_via_named(
     dir: &OwnedFd,
     name: &OsStr,
     bytes: &[u8],
@@ -51,12 +130,7 @@ pub fn replace_atomically(
         Mode::from_raw_mode(0o666),
     )?;
     let result = (|| {
-        if let Some(mode) = mode {
-            rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
-        }
-        let mut file = fs::File::from(fd);
-        file.write_all(bytes)?;
-        drop(file);
+        fill(&mut fs::File::from(fd), bytes, mode)?;
         rustix::fs::renameat(dir, temp_name.as_str(), dir, name)?;
         Ok(())
     })();
@@ -83,6 +157,56 @@ mod tests {
             fs::metadata(&target).unwrap().permissions().mode() & 0o777,
             0o640
         );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_leftover_from_a_crash_is_removed_by_the_next_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.txt");
+        fs::write(&target, "old").unwrap();
+        fs::write(dir.path().join(".atn-write-t.txt.tmp"), "half").unwrap();
+        let (fd, name) = open_parent(&target).unwrap();
+        replace_atomically(&fd, name, b"new", None).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "the leftover is gone"
+        );
+    }
+
+    #[test]
+    fn concurrent_writers_of_one_target_all_succeed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.txt");
+        let writers: Vec<_> = (0..8)
+            .map(|i| {
+                let target = target.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        let (fd, name) = open_parent(&target).unwrap();
+                        replace_atomically(&fd, name, format!("writer {i}").as_bytes(), None)
+                            .unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        assert!(fs::read_to_string(&target).unwrap().starts_with("writer "));
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn the_named_fallback_replaces_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.txt");
+        fs::write(&target, "old").unwrap();
+        let (fd, name) = open_parent(&target).unwrap();
+        replace_via_named(&fd, name, b"new", Some(0o600)).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
