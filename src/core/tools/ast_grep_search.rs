@@ -303,17 +303,7 @@ fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<String>, ToolError> {
         let Some(pattern) = item.as_str() else {
             return Err(invalid(format!("{key}[{index}] must be a string")));
         };
-        let problem = if pattern.is_empty() {
-            Some(format!("{key} must not contain empty pattern"))
-        } else if pattern.contains('\0') {
-            Some(format!("{key} pattern must not contain null char"))
-        } else if !super::balanced(pattern, '[', ']') {
-            Some(format!("{key} pattern has unbalanced square brackets"))
-        } else if !super::balanced(pattern, '{', '}') {
-            Some(format!("{key} pattern has unbalanced braces"))
-        } else {
-            None
-        };
+        let problem = super::glob_pattern_problem(pattern).map(|tail| format!("{key} {tail}"));
         if let Some(text) = problem {
             return Err(invalid(text));
         }

@@ -101,9 +101,25 @@ pub(crate) fn temp_workspace() -> (tempfile::TempDir, super::context::ToolContex
     (dir, super::context::ToolContext::allow_all(&root))
 }
 
+/// The contract's checks of one glob pattern (tree.md, regexp_search.md, ast_grep_search.md),
+/// in order: the message tail after the option name (`"<key> <tail>"`), or `None` when valid.
+pub(crate) fn glob_pattern_problem(pattern: &str) -> Option<&'static str> {
+    if pattern.is_empty() {
+        Some("must not contain empty pattern")
+    } else if pattern.contains('\0') {
+        Some("pattern must not contain null char")
+    } else if !balanced(pattern, '[', ']') {
+        Some("pattern has unbalanced square brackets")
+    } else if !balanced(pattern, '{', '}') {
+        Some("pattern has unbalanced braces")
+    } else {
+        None
+    }
+}
+
 /// The contract's glob balance check (tree.md): `depth++` on `open`, on `close` fail at depth 0
 /// else `depth--`, fail if still open at the end. Escapes are not considered.
-pub(crate) fn balanced(pattern: &str, open: char, close: char) -> bool {
+fn balanced(pattern: &str, open: char, close: char) -> bool {
     let mut depth = 0usize;
     for c in pattern.chars() {
         if c == open {

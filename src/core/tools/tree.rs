@@ -11,7 +11,8 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::{
-    balanced, integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root,
+    glob_pattern_problem, integer_option, nul_path_message, options_arg, required_path, to_json,
+    workspace_root,
 };
 use crate::core::error::{node_io_message, ToolError};
 use crate::core::glob::Glob;
@@ -182,19 +183,11 @@ fn parse_options(options: &ArgValue) -> Result<Options, ToolError> {
 
 /// The contract's late exclude-pattern check; its errors surface double-prefixed as INTERNAL.
 fn check_exclude_pattern(pattern: &str) -> Result<(), ToolError> {
-    let text = if pattern.is_empty() {
-        Some("exclude must not contain empty pattern")
-    } else if pattern.contains('\0') {
-        Some("exclude pattern must not contain null char")
-    } else if !balanced(pattern, '[', ']') {
-        Some("exclude pattern has unbalanced square brackets")
-    } else if !balanced(pattern, '{', '}') {
-        Some("exclude pattern has unbalanced braces")
-    } else {
-        None
-    };
-    match text {
-        Some(t) => Err(fail("INTERNAL", format!("INVALID_ARGUMENT: {t}"))),
+    match glob_pattern_problem(pattern) {
+        Some(tail) => Err(fail(
+            "INTERNAL",
+            format!("INVALID_ARGUMENT: exclude {tail}"),
+        )),
         None => Ok(()),
     }
 }

@@ -18,7 +18,7 @@ use rustix::fs::{Mode, OFlags};
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::{balanced, integer_option, to_json, workspace_root};
+use super::{integer_option, to_json, workspace_root};
 use crate::core::collation::locale_compare;
 use crate::core::error::{node_io_message, ToolError};
 use crate::core::glob::Glob;
@@ -274,17 +274,7 @@ fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<Glob>, ToolError> {
         let Some(pattern) = item.as_str() else {
             return Err(invalid(format!("{key}[{index}] must be a string")));
         };
-        let problem = if pattern.is_empty() {
-            Some("must not contain empty pattern")
-        } else if pattern.contains('\0') {
-            Some("pattern must not contain null char")
-        } else if !balanced(pattern, '[', ']') {
-            Some("pattern has unbalanced square brackets")
-        } else if !balanced(pattern, '{', '}') {
-            Some("pattern has unbalanced braces")
-        } else {
-            None
-        };
+        let problem = super::glob_pattern_problem(pattern);
         if let Some(problem) = problem {
             return Err(invalid(format!("{key} {problem}")));
         }
