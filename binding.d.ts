@@ -98,9 +98,6 @@ export interface CallSiteInput {
 /** `ToolCatalog` metadata as JSON text: `[{ name, isWriteOp, description }]` in catalog order. */
 export declare function catalogJson(): string
 
-/** The workspace-independent context fields the core reads, for tests of the conversion. */
-export declare function debugContext(context: object): string
-
 /**
  * Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
  * (`"async"`), to prove that a panic never takes the host process down.

@@ -845,7 +845,6 @@ module.exports.OpenAiResponsesStream = nativeBinding.OpenAiResponsesStream
 module.exports.OutputCache = nativeBinding.OutputCache
 module.exports.allowedToolNames = nativeBinding.allowedToolNames
 module.exports.catalogJson = nativeBinding.catalogJson
-module.exports.debugContext = nativeBinding.debugContext
 module.exports.debugPanic = nativeBinding.debugPanic
 module.exports.invoke = nativeBinding.invoke
 module.exports.invokeNow = nativeBinding.invokeNow

@@ -302,15 +302,3 @@ pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Outc
     }
     panic!("debug panic on the JavaScript thread");
 }
-
-/// The workspace-independent context fields the core reads, for tests of the conversion.
-#[napi(catch_unwind, ts_args_type = "context: object")]
-pub fn debug_context(context: Unknown) -> Result<String> {
-    let ToolContext {
-        workspace_root,
-        write_scope,
-        platform,
-        ..
-    } = read_context(&context)?;
-    Ok(format!("{workspace_root:?}|{write_scope:?}|{platform:?}"))
-}

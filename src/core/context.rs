@@ -3,7 +3,7 @@
 
 use super::value::ArgValue;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ToolContext {
     /// `workspaceRoot` as given; `None` when it is not a string.
     pub workspace_root: Option<String>,
@@ -20,6 +20,24 @@ pub struct ToolContext {
     pub process_env: Option<Vec<(String, String)>>,
     /// Set when the caller can abort the call (the tool loop's `AbortSignal`).
     pub cancellation: Option<std::sync::Arc<super::cancel::Cancellation>>,
+    /// The real (symlink-free) workspace root, resolved once per call and shared by every path
+    /// check and the confinement of the call.
+    real_root: std::sync::OnceLock<Result<std::path::PathBuf, String>>,
+}
+
+/// A clone resolves the real root afresh (its `workspace_root` may be changed).
+impl Clone for ToolContext {
+    fn clone(&self) -> Self {
+        ToolContext {
+            workspace_root: self.workspace_root.clone(),
+            write_scope: self.write_scope.clone(),
+            policy: self.policy.clone(),
+            platform: self.platform.clone(),
+            process_env: self.process_env.clone(),
+            cancellation: self.cancellation.clone(),
+            real_root: std::sync::OnceLock::new(),
+        }
+    }
 }
 
 impl ToolContext {
@@ -32,6 +50,7 @@ impl ToolContext {
             platform: ctx.get("env").get("platform").as_str().map(str::to_string),
             process_env: None,
             cancellation: None,
+            real_root: std::sync::OnceLock::new(),
         }
     }
 
@@ -47,6 +66,7 @@ impl ToolContext {
             platform: Some(std::env::consts::OS.to_string()),
             process_env: None,
             cancellation: None,
+            real_root: std::sync::OnceLock::new(),
         }
     }
 
@@ -81,6 +101,18 @@ impl ToolContext {
         self.write_scope.as_str() == Some("read-only")
     }
 
+    /// The real location of the workspace root (resolved on first use in this call).
+    pub fn real_root(&self) -> Result<&std::path::Path, String> {
+        self.real_root
+            .get_or_init(|| {
+                let root = self.root()?;
+                super::sandbox::real_path(std::path::Path::new(&super::paths::absolute(root)))
+                    .map_err(|e| e.to_string())
+            })
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
     /// The workspace root for path work; a non-string root behaves like Node's `path.resolve`
     /// refusing it.
     pub fn root(&self) -> Result<&str, String> {
@@ -88,5 +120,36 @@ impl ToolContext {
             "The \"paths[0]\" argument must be of type string. Received a non-string workspaceRoot"
                 .to_string()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_real_root_is_resolved_once_and_clones_start_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(real.join("ws")).unwrap();
+        std::os::unix::fs::symlink(real.join("ws"), real.join("link")).unwrap();
+        let ctx = ToolContext::allow_all(&real.join("link").to_string_lossy());
+        assert_eq!(ctx.real_root().unwrap(), real.join("ws"));
+        let first: *const std::path::Path = ctx.real_root().unwrap();
+        assert_eq!(
+            first,
+            ctx.real_root().unwrap() as *const _,
+            "cached, not resolved again"
+        );
+        let mut other = ctx.clone();
+        other.workspace_root = Some(real.to_string_lossy().into_owned());
+        assert_eq!(
+            other.real_root().unwrap(),
+            real,
+            "a clone does not keep the old root"
+        );
+        let mut broken = ctx.clone();
+        broken.workspace_root = None;
+        assert!(broken.real_root().is_err());
     }
 }

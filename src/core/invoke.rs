@@ -134,7 +134,7 @@ pub fn prepare_secure(
 
 fn resolve(ctx: &ToolContext, path: &str) -> Result<String, String> {
     let root = ctx.root()?;
-    sandbox::resolve_in_workspace(path, root).map_err(|v| v.message)
+    sandbox::resolve_in_root(path, root, ctx.real_root().ok()).map_err(|v| v.message)
 }
 
 /// Runs the built-in handler of `name`. `confined` is true for calls that passed a front door.
@@ -151,11 +151,12 @@ pub fn run(
             format!("no built-in handler for tool: {name}"),
         )
     })?;
-    let confinement = match (confined, ctx.workspace_root.as_deref()) {
-        (true, Some(root)) => Some(
-            Confinement::new(root)
-                .map_err(|e| ToolError::coded(spec.error_class, "INTERNAL", e.to_string()))?,
-        ),
+    let confinement = match (confined, ctx.workspace_root.is_some()) {
+        (true, true) => Some(Confinement::at(
+            ctx.real_root()
+                .map_err(|e| ToolError::coded(spec.error_class, "INTERNAL", e))?
+                .to_path_buf(),
+        )),
         _ => None,
     };
     let rc = RunContext { ctx, confinement };

@@ -32,17 +32,28 @@ const MAX_SYMLINK_HOPS: usize = 40;
 /// lexically normalised path that tools receive. Denies paths that leave the root lexically or
 /// through symlinks.
 pub fn resolve_in_workspace(target: &str, root: &str) -> Result<String, SandboxViolation> {
+    let real_root = real_path(Path::new(&paths::absolute(root)));
+    resolve_in_root(target, root, real_root.as_deref().ok())
+}
+
+/// [`resolve_in_workspace`] with the root's real location already known (`None`: it cannot be
+/// resolved, so only the lexical rule applies and the tool reports the root's problem).
+pub fn resolve_in_root(
+    target: &str,
+    root: &str,
+    real_root: Option<&Path>,
+) -> Result<String, SandboxViolation> {
     let normalised = target.replace('\\', "/");
     if normalised.contains('\0') {
         // The OS cannot represent it; let the tool report its own error on the lexical path.
         return lexical(&normalised, root);
     }
     let abs = lexical(&normalised, root)?;
-    let real_root = real_path(Path::new(&paths::absolute(root)));
-    let real_target = real_path(Path::new(&abs));
-    match (real_root, real_target) {
-        (Ok(r), Ok(t)) if t.starts_with(&r) => Ok(abs),
-        (Err(_), _) => Ok(abs), // the root itself cannot be resolved: the tool reports it
+    let Some(real_root) = real_root else {
+        return Ok(abs);
+    };
+    match real_path(Path::new(&abs)) {
+        Ok(t) if t.starts_with(real_root) => Ok(abs),
         _ => Err(SandboxViolation::outside(&normalised)),
     }
 }
@@ -131,9 +142,14 @@ pub struct Confinement {
 
 impl Confinement {
     pub fn new(workspace_root: &str) -> io::Result<Confinement> {
-        Ok(Confinement {
-            real_root: real_path(Path::new(&paths::absolute(workspace_root)))?,
-        })
+        Ok(Confinement::at(real_path(Path::new(&paths::absolute(
+            workspace_root,
+        )))?))
+    }
+
+    /// A confinement to an already resolved real root.
+    pub fn at(real_root: PathBuf) -> Confinement {
+        Confinement { real_root }
     }
 
     /// True when the real path of an open file descriptor lies inside the root.
