@@ -114,15 +114,15 @@ async function runCase(name, scale, quick) {
       }, iters(20));
     },
     loop_parallel8: async () => {
-      // one turn with 8 read-only calls: they run in parallel on the worker pool
+      // one turn with 8 read-only calls (git_status_summary: one git process each) run in parallel on the worker pool
       const { runToolLoop } = await import("agent-tools-native");
-      const calls = Array.from({ length: 8 }, (_, i) => ({ type: "tool_use", id: `c${i}`, name: "regexp_search", input: { pattern: "no_such_identifier", root_path: rel(tree), timeout_ms: 30000 } }));
+      const calls = Array.from({ length: 8 }, (_, i) => ({ type: "tool_use", id: `c${i}`, name: "git_status_summary", input: { cwd: rel(tree) } }));
       return measure(() => runToolLoop({ session: scriptedSession([calls]), toolkit: tk, prompt: "go" }), iters(10));
     },
     loop_sequential8: async () => {
       // the same 8 calls, one per turn
       const { runToolLoop } = await import("agent-tools-native");
-      const turns = Array.from({ length: 8 }, (_, i) => [{ type: "tool_use", id: `c${i}`, name: "regexp_search", input: { pattern: "no_such_identifier", root_path: rel(tree), timeout_ms: 30000 } }]);
+      const turns = Array.from({ length: 8 }, (_, i) => [{ type: "tool_use", id: `c${i}`, name: "git_status_summary", input: { cwd: rel(tree) } }]);
       return measure(() => runToolLoop({ session: scriptedSession(turns), toolkit: tk, prompt: "go" }), iters(10));
     },
     loop_overhead: async () => {
