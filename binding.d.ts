@@ -114,9 +114,10 @@ export interface GrepRequest {
 
 /**
  * `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
- * positional arguments for the caller's own handler).
+ * positional arguments for the caller's own handler). A bounded tool with a small input finishes
+ * here, synchronously; other calls resolve from the blocking pool.
  */
-export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal): Promise<Record<string, unknown>>
+export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal): Record<string, unknown> | Promise<Record<string, unknown>>
 
 /**
  * `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
@@ -151,7 +152,7 @@ export declare function runSessionTool(name: string, state: unknown, args: unkno
  * `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
  * when `runBuiltIn`.
  */
-export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object): Promise<Record<string, unknown>>
+export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object): Record<string, unknown> | Promise<Record<string, unknown>>
 
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string

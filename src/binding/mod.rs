@@ -134,11 +134,12 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
 }
 
 /// `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
-/// positional arguments for the caller's own handler).
+/// positional arguments for the caller's own handler). A bounded tool with a small input finishes
+/// here, synchronously; other calls resolve from the blocking pool.
 #[napi(
     catch_unwind,
     ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal",
-    ts_return_type = "Promise<Record<string, unknown>>"
+    ts_return_type = "Record<string, unknown> | Promise<Record<string, unknown>>"
 )]
 pub fn invoke<'env>(
     env: &'env Env,
@@ -148,8 +149,17 @@ pub fn invoke<'env>(
     run_built_in: bool,
     process_env: Unknown,
     signal: Option<AbortSignal>,
-) -> Result<PromiseRaw<'env, Outcome>> {
+) -> Result<Either<Outcome, PromiseRaw<'env, Outcome>>> {
     let mut ctx = context_for(&context, &call.name, &process_env)?;
+    let args = to_arg(&args)?;
+    let call: CallSite = call.into();
+    if run_built_in && invoke::is_bounded(&call.name) {
+        let positional = match invoke::prepare_invoke(&ctx, &call, &args) {
+            Ok(positional) => positional,
+            Err(rejection) => return Ok(Either::A(rejected(rejection))),
+        };
+        return finish_bounded(env, ctx, call.name, positional);
+    }
     if let Some(signal) = signal {
         let cancellation = std::sync::Arc::new(
             crate::core::cancel::Cancellation::new()
@@ -159,16 +169,42 @@ pub fn invoke<'env>(
         signal.on_abort(move || on_abort.cancel());
         ctx.cancellation = Some(cancellation);
     }
-    let args = to_arg(&args)?;
-    let call: CallSite = call.into();
     off_thread(env, move || {
         match invoke::prepare_invoke(&ctx, &call, &args) {
-            Err(Rejection::Invoke { code, raw_message }) => Outcome::InvokeError(code, raw_message),
-            Err(Rejection::Plain(message)) => Outcome::PlainError(message),
-            Err(Rejection::Tool(e)) => Outcome::ToolError(e.class_name, e.code, e.message),
+            Err(rejection) => rejected(rejection),
             Ok(positional) => run_or_prepare(&ctx, &call.name, positional, run_built_in),
         }
     })
+    .map(Either::B)
+}
+
+fn rejected(rejection: Rejection) -> Outcome {
+    match rejection {
+        Rejection::Invoke { code, raw_message } => Outcome::InvokeError(code, raw_message),
+        Rejection::Plain(message) => Outcome::PlainError(message),
+        Rejection::Tool(e) => Outcome::ToolError(e.class_name, e.code, e.message),
+    }
+}
+
+/// A bounded tool after its checks passed: finished here when its input is small, else on the
+/// blocking pool. Its checks and first attempt are a few system calls on the JavaScript thread.
+fn finish_bounded(
+    env: &Env,
+    ctx: ToolContext,
+    name: String,
+    positional: Vec<ArgValue>,
+) -> Result<Either<Outcome, PromiseRaw<'_, Outcome>>> {
+    let inline = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        invoke::run_inline(&ctx, &name, &positional)
+    }));
+    match inline {
+        Ok(Some(result)) => Ok(Either::A(ran(result))),
+        Err(panic) => Ok(Either::A(Outcome::Internal(panic_message(&panic)))),
+        Ok(None) => off_thread(env, move || {
+            ran(invoke::run(&ctx, &name, &positional, true))
+        })
+        .map(Either::B),
+    }
 }
 
 /// After the checks passed: run the built-in handler, or hand the arguments back to JavaScript.
@@ -190,7 +226,7 @@ fn run_or_prepare(
 #[napi(
     catch_unwind,
     ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object",
-    ts_return_type = "Promise<Record<string, unknown>>"
+    ts_return_type = "Record<string, unknown> | Promise<Record<string, unknown>>"
 )]
 pub fn secure_call<'env>(
     env: &'env Env,
@@ -199,18 +235,32 @@ pub fn secure_call<'env>(
     args: Vec<Unknown>,
     run_built_in: bool,
     process_env: Unknown,
-) -> Result<PromiseRaw<'env, Outcome>> {
+) -> Result<Either<Outcome, PromiseRaw<'env, Outcome>>> {
     let ctx = context_for(&context, &call.name, &process_env)?;
     let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
     let call: CallSite = call.into();
+    if run_built_in && invoke::is_bounded(&call.name) {
+        let positional = match invoke::prepare_secure(&ctx, &call, args) {
+            Ok(positional) => positional,
+            Err(denial) => return Ok(Either::A(denied(denial))),
+        };
+        return finish_bounded(env, ctx, call.name, positional);
+    }
     off_thread(env, move || {
         match invoke::prepare_secure(&ctx, &call, args) {
-            Err(Denial::Policy(m)) => Outcome::Denied("policy", m),
-            Err(Denial::Sandbox(m)) => Outcome::Denied("sandbox", m),
-            Err(Denial::Failure(m)) => Outcome::Failure(m),
+            Err(denial) => denied(denial),
             Ok(positional) => run_or_prepare(&ctx, &call.name, positional, run_built_in),
         }
     })
+    .map(Either::B)
+}
+
+fn denied(denial: Denial) -> Outcome {
+    match denial {
+        Denial::Policy(m) => Outcome::Denied("policy", m),
+        Denial::Sandbox(m) => Outcome::Denied("sandbox", m),
+        Denial::Failure(m) => Outcome::Failure(m),
+    }
 }
 
 /// `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox.
@@ -279,9 +329,7 @@ pub fn invoke_now(
     let args = to_arg(&args)?;
     let call: CallSite = call.into();
     Ok(match invoke::prepare_invoke(&ctx, &call, &args) {
-        Err(Rejection::Invoke { code, raw_message }) => Outcome::InvokeError(code, raw_message),
-        Err(Rejection::Plain(message)) => Outcome::PlainError(message),
-        Err(Rejection::Tool(e)) => Outcome::ToolError(e.class_name, e.code, e.message),
+        Err(rejection) => rejected(rejection),
         Ok(positional) if run_built_in => {
             let state = todo::TodoState::from_value(&to_arg(&state)?);
             session_outcome(&call.name, state.as_ref(), &positional)

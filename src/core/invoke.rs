@@ -144,6 +144,50 @@ pub fn run(
     positional: &[ArgValue],
     confined: bool,
 ) -> Result<String, ToolError> {
+    let (spec, rc) = run_context(ctx, name, confined)?;
+    match spec.handler {
+        Handler::Worker(handler) => handler(&rc, positional),
+        Handler::Bounded(handler) => handler(&rc, positional, None)?
+            .ok_or_else(|| ToolError::coded(spec.error_class, "INTERNAL", "unbounded run gave up")),
+        Handler::Session(_) => Err(ToolError::coded(
+            spec.error_class,
+            "INTERNAL",
+            format!("{name} runs on the JavaScript thread with the session state"),
+        )),
+    }
+}
+
+/// Input size up to which a bounded tool runs on the caller's (JavaScript) thread: a few
+/// system calls and a copy cost less than the round trip to the blocking pool.
+pub const INLINE_BYTES: u64 = 64 * 1024;
+
+/// A sandboxed run of a bounded tool on the caller's thread; `None` when the tool is not
+/// bounded or its input is larger than `INLINE_BYTES` (then `run` it on the blocking pool).
+pub fn run_inline(
+    ctx: &ToolContext,
+    name: &str,
+    positional: &[ArgValue],
+) -> Option<Result<String, ToolError>> {
+    let (spec, rc) = match run_context(ctx, name, true) {
+        Ok(found) => found,
+        Err(e) => return Some(Err(e)),
+    };
+    match spec.handler {
+        Handler::Bounded(handler) => handler(&rc, positional, Some(INLINE_BYTES)).transpose(),
+        Handler::Worker(_) | Handler::Session(_) => None,
+    }
+}
+
+/// True when `name` may finish on the caller's thread (see `run_inline`).
+pub fn is_bounded(name: &str) -> bool {
+    registry::find(name).is_some_and(|spec| matches!(spec.handler, Handler::Bounded(_)))
+}
+
+fn run_context<'c>(
+    ctx: &'c ToolContext,
+    name: &str,
+    confined: bool,
+) -> Result<(&'static registry::ToolSpec, RunContext<'c>), ToolError> {
     let spec = registry::find(name).ok_or_else(|| {
         ToolError::coded(
             "Error",
@@ -159,15 +203,7 @@ pub fn run(
         )),
         _ => None,
     };
-    let rc = RunContext { ctx, confinement };
-    match spec.handler {
-        Handler::Worker(handler) => handler(&rc, positional),
-        Handler::Session(_) => Err(ToolError::coded(
-            spec.error_class,
-            "INTERNAL",
-            format!("{name} runs on the JavaScript thread with the session state"),
-        )),
-    }
+    Ok((spec, RunContext { ctx, confinement }))
 }
 
 #[cfg(test)]

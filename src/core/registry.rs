@@ -26,6 +26,10 @@ pub struct RunContext<'a> {
 pub enum Handler {
     /// On the blocking pool: positional arguments in, the output as JSON text out.
     Worker(fn(&RunContext, &[ArgValue]) -> Result<String, ToolError>),
+    /// Bounded work, cheap enough for the JavaScript thread when its input is small: given
+    /// `Some(limit)`, it gives up (`Ok(None)`) as soon as it sees more than `limit` bytes of
+    /// input, and the call moves to the blocking pool; given `None`, it runs in full.
+    Bounded(fn(&RunContext, &[ArgValue], Option<u64>) -> Result<Option<String>, ToolError>),
     /// On the JavaScript thread, with the session state of `context.todo` (see `tools::todo`).
     Session(TodoOp),
 }
@@ -116,7 +120,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
         error_class: tools::read_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
-        handler: Handler::Worker(tools::read_file::run),
+        handler: Handler::Bounded(tools::read_file::run),
         ts_args: ts::<read_file::ReadFileInput>(),
         ts_result: ts::<read_file::ReadFileOutput>(),
     },

@@ -1,5 +1,6 @@
 //! read_file (contract: read_file.md): a line window of a UTF-8 text file.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -59,7 +60,12 @@ fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
     ToolError::coded(ERROR_CLASS, code, text)
 }
 
-pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+/// With `inline_limit`, gives up (`Ok(None)`) before reading a file larger than that.
+pub fn run(
+    rc: &RunContext,
+    args: &[ArgValue],
+    inline_limit: Option<u64>,
+) -> Result<Option<String>, ToolError> {
     let path = required_path(args, ERROR_CLASS)?;
     let options = options_arg(args, ERROR_CLASS, "start_line")?;
     let start_line = integer_option(options.get("start_line"), 1.0, 1.0..=f64::MAX)
@@ -73,48 +79,72 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         })?;
     let root = workspace_root(rc, ERROR_CLASS)?;
 
-    let (bytes, meta) = read_checked(rc, path)?;
-    let text = String::from_utf8_lossy(&bytes);
+    let Some((bytes, meta)) = read_checked(rc, path, inline_limit)? else {
+        return Ok(None);
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(valid) => Cow::Borrowed(valid),
+        Err(_) => String::from_utf8_lossy(&bytes),
+    };
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let normalised = text.replace("\r\n", "\n");
-    let lines: Vec<&str> = if normalised.is_empty() {
-        Vec::new()
+    let normalised = if text.contains('\r') {
+        Cow::Owned(text.replace("\r\n", "\n"))
     } else {
-        normalised.split('\n').collect()
+        Cow::Borrowed(text)
     };
-
-    let start = (start_line - 1.0) as usize;
-    let (content, truncated, next_start_line, returned) = if start >= lines.len() {
-        (String::new(), false, None, 0)
-    } else {
-        let end = lines.len().min(start.saturating_add(max_lines as usize));
-        let truncated = end < lines.len();
-        (
-            lines[start..end].join("\n"),
-            truncated,
-            truncated.then_some(end as u64 + 1),
-            end - start,
-        )
-    };
+    let start_line = start_line as usize;
+    let (window, line_count, end) = line_window(&normalised, start_line, max_lines as usize);
+    let truncated = end < line_count;
     let output = ReadFileOutput {
         path: workspace_relative(root, path),
-        content,
+        content: window.to_string(),
         truncated,
-        next_start_line,
+        next_start_line: truncated.then_some(end as u64 + 1),
         meta: ReadFileMeta {
             byte_length: meta.size(),
-            line_count: lines.len() as u64,
-            returned_line_count: returned as u64,
+            line_count: line_count as u64,
+            returned_line_count: end.saturating_sub(start_line - 1) as u64,
             mtime_ms: meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1e6,
         },
     };
-    to_json(&output, ERROR_CLASS)
+    to_json(&output, ERROR_CLASS).map(Some)
+}
+
+/// Lines `start_line..start_line + max_lines` (1-based) of `text` split at `\n`, joined back:
+/// `(window, line count, index after the window's last line)`. An empty text has no lines.
+fn line_window(text: &str, start_line: usize, max_lines: usize) -> (&str, usize, usize) {
+    let line_count = if text.is_empty() {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
+    };
+    let start = start_line - 1;
+    if start >= line_count {
+        return ("", line_count, start);
+    }
+    let end = line_count.min(start.saturating_add(max_lines));
+    let mut newlines = memchr::memchr_iter(b'\n', text.as_bytes());
+    let from = match start {
+        0 => 0,
+        _ => newlines.nth(start - 1).map_or(text.len(), |at| at + 1),
+    };
+    let to = if end == line_count {
+        text.len()
+    } else {
+        newlines.nth(end - start - 1).unwrap_or(text.len())
+    };
+    (&text[from..to], line_count, end)
 }
 
 /// The contract's checks (lstat, regular file, size, binary sniff), then the bytes. The file is
 /// opened without following a final symlink and checked through its descriptor, so what is read
 /// is exactly what was checked; a confined call also verifies where the descriptor really is.
-fn read_checked(rc: &RunContext, path: &str) -> Result<(Vec<u8>, fs::Metadata), ToolError> {
+/// `None` when the file is larger than `inline_limit`.
+fn read_checked(
+    rc: &RunContext,
+    path: &str,
+    inline_limit: Option<u64>,
+) -> Result<Option<(Vec<u8>, fs::Metadata)>, ToolError> {
     if path.contains('\0') {
         return Err(fail("INTERNAL", nul_path_message(path)));
     }
@@ -164,6 +194,9 @@ fn read_checked(rc: &RunContext, path: &str) -> Result<(Vec<u8>, fs::Metadata), 
             format!("file size exceeds 1 MiB limit: {path}"),
         ));
     }
+    if inline_limit.is_some_and(|limit| meta.size() > limit) {
+        return Ok(None);
+    }
     let mut bytes = Vec::with_capacity(meta.size() as usize);
     (&mut file)
         .take(SIZE_LIMIT)
@@ -176,7 +209,7 @@ fn read_checked(rc: &RunContext, path: &str) -> Result<(Vec<u8>, fs::Metadata), 
             format!("binary file is not supported: {path}"),
         ));
     }
-    Ok((bytes, meta))
+    Ok(Some((bytes, meta)))
 }
 
 #[cfg(test)]
@@ -209,9 +242,62 @@ mod tests {
                 ctx: &self.ctx,
                 confinement: None,
             };
-            run(&rc, &[path.into(), ArgValue::from(&options)])
-                .map(|s| serde_json::from_str(&s).unwrap())
+            run(&rc, &[path.into(), ArgValue::from(&options)], None)
+                .map(|s| serde_json::from_str(&s.unwrap()).unwrap())
         }
+    }
+
+    #[test]
+    fn line_window_matches_split_and_join() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "\n",
+            "a\nb",
+            "a\nb\n",
+            "\n\nx\n\n",
+            "one\ntwo\nthree",
+        ] {
+            let lines: Vec<&str> = if text.is_empty() {
+                vec![]
+            } else {
+                text.split('\n').collect()
+            };
+            for start_line in 1..=7 {
+                for max_lines in 1..=7 {
+                    let start = start_line - 1;
+                    let end = lines.len().min(start + max_lines).max(start);
+                    let expected = if start >= lines.len() {
+                        String::new()
+                    } else {
+                        lines[start..end].join("\n")
+                    };
+                    let (window, count, window_end) = line_window(text, start_line, max_lines);
+                    assert_eq!(
+                        (window, count, window_end),
+                        (expected.as_str(), lines.len(), end),
+                        "{text:?} {start_line} {max_lines}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inline_limit_gives_up_only_on_larger_files() {
+        let w = ws();
+        let rc = RunContext {
+            ctx: &w.ctx,
+            confinement: None,
+        };
+        let small = w.write("small.txt", b"0123456789");
+        let big = w.write("big.txt", &[b'x'; 11]);
+        let inline = |p: &str| run(&rc, &[p.into()], Some(10));
+        assert!(inline(&small).unwrap().is_some());
+        assert!(inline(&big).unwrap().is_none());
+        let missing = format!("{}/missing.txt", w.root());
+        assert_eq!(inline(&missing).unwrap_err().code, "NOT_FOUND");
     }
 
     #[test]
@@ -310,7 +396,7 @@ mod tests {
             confinement: None,
         };
         assert_eq!(
-            run(&rc, &["  ".into()]).unwrap_err().message,
+            run(&rc, &["  ".into()], None).unwrap_err().message,
             "INVALID_ARGUMENT: path must be a non-empty string"
         );
     }
@@ -377,7 +463,7 @@ mod tests {
             ctx: &ctx,
             confinement: Some(crate::core::sandbox::Confinement::new(&inner).unwrap()),
         };
-        let err = run(&rc, &[secret.to_string_lossy().as_ref().into()]).unwrap_err();
+        let err = run(&rc, &[secret.to_string_lossy().as_ref().into()], None).unwrap_err();
         assert!(err.message.contains("Sandbox Violation"), "{}", err.message);
     }
 }
