@@ -126,6 +126,41 @@ function todoState(context) {
   return { tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order };
 }
 
+/** `context.todo` as JSON text for `invokeSession` (null when unset; undefined when it cannot be JSON). */
+function todoJson(context) {
+  const state = context.todo;
+  if (state == null) return null;
+  try {
+    return JSON.stringify({ tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order });
+  } catch {
+    return undefined;
+  }
+}
+
+const isRecord = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+const snapshots = new WeakMap();
+
+/**
+ * A native snapshot of the fields of `context` the checks read, when they are all plain strings
+ * (else null: such a context is read field by field on every call). Remade whenever one of
+ * them changes, so a policy edited between calls applies at once.
+ */
+function contextSnapshot(context) {
+  const { workspaceRoot, writeScope, policy, env } = context;
+  if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env)) return null;
+  const { tools, defaultPolicy } = policy;
+  const { platform } = env;
+  if (typeof defaultPolicy !== "string" || typeof platform !== "string" || !isRecord(tools)) return null;
+  const entries = Object.entries(tools);
+  for (const entry of entries) if (typeof entry[1] !== "string") return null;
+  const key = JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries]);
+  const cached = snapshots.get(context);
+  if (cached !== undefined && cached.key === key) return cached.handle;
+  const handle = native.contextSnapshot(key);
+  snapshots.set(context, { key, handle });
+  return handle;
+}
+
 /** Applies a session tool's change to `context.todo` and returns its output. */
 function sessionValue(context, outcome) {
   const value = valueOf(outcome);
@@ -215,7 +250,14 @@ async function invoke(context, name, args, registered) {
     outcome = await native.invoke(context, call, args, entry.handler === workerHandlers[toolName], process.env, signal ?? undefined);
   } else {
     const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
-    outcome = native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null);
+    const snapshot = builtIn ? contextSnapshot(context) : null;
+    const state = snapshot === null ? undefined : todoJson(context);
+    if (state !== undefined) {
+      outcome = native.invokeSession(snapshot, toolName, call.isWriteOp, call.bypass, args, state);
+      if (typeof outcome === "string") return { role: "function", name, content: JSON.parse(outcome) };
+    } else {
+      outcome = native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null);
+    }
     if (builtIn && outcome.kind === "ok") return { role: "function", name, content: sessionValue(context, outcome) };
   }
   switch (outcome.kind) {

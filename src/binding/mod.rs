@@ -338,6 +338,79 @@ pub fn invoke_now(
     })
 }
 
+/// A context for `invokeSession`, from the JSON snapshot
+/// `[workspaceRoot, writeScope, defaultPolicy, platform, [[tool, policy], ...]]` that the
+/// JavaScript side makes of a context whose fields are all plain strings (the common case; any
+/// other context takes `invokeNow`, which reads every field as it is).
+#[napi(catch_unwind, ts_return_type = "ExternalObject<'ToolContext'>")]
+pub fn context_snapshot(snapshot: String) -> Result<External<ToolContext>> {
+    type Snapshot = (String, String, String, String, Vec<(String, String)>);
+    let (root, write_scope, default_policy, platform, tools): Snapshot =
+        serde_json::from_str(&snapshot).map_err(|e| Error::from_reason(e.to_string()))?;
+    let text = |s: String| ArgValue::String(s);
+    let tools = tools.into_iter().map(|(k, v)| (k, text(v))).collect();
+    let fields = vec![
+        ("workspaceRoot".to_string(), text(root)),
+        ("writeScope".to_string(), text(write_scope)),
+        (
+            "policy".to_string(),
+            ArgValue::Object(vec![
+                ("tools".to_string(), ArgValue::Object(tools)),
+                ("defaultPolicy".to_string(), text(default_policy)),
+            ]),
+        ),
+        (
+            "env".to_string(),
+            ArgValue::Object(vec![("platform".to_string(), text(platform))]),
+        ),
+    ];
+    Ok(External::new(ToolContext::from_value(&ArgValue::Object(
+        fields,
+    ))))
+}
+
+/// `toolkit.invoke` of a built-in session tool with a context snapshot: the checks and the tool,
+/// synchronously. `state` is `context.todo` as JSON text (`{ tasks: [[id, task], ...], order }`)
+/// or null. Resolves with the output's JSON text alone when the state is unchanged, else with an
+/// outcome like `invokeNow`'s. Session tools have no path arguments, so the snapshot's workspace
+/// root is never resolved here.
+#[napi(
+    catch_unwind,
+    ts_args_type = "context: ExternalObject<'ToolContext'>, name: string, isWriteOp: boolean, bypass: boolean, args: unknown, state: string | null",
+    ts_return_type = "string | Record<string, unknown>"
+)]
+pub fn invoke_session(
+    context: &External<ToolContext>,
+    name: String,
+    is_write_op: bool,
+    bypass: bool,
+    args: Unknown,
+    state: Option<String>,
+) -> Result<Either<String, Outcome>> {
+    let call = CallSite {
+        name,
+        registered: true,
+        is_write_op,
+        bypass,
+    };
+    let positional = match invoke::prepare_invoke(context, &call, &to_arg(&args)?) {
+        Ok(positional) => positional,
+        Err(rejection) => return Ok(Either::B(rejected(rejection))),
+    };
+    let state = match state {
+        Some(json) => serde_json::from_str::<ArgValue>(&json)
+            .ok()
+            .and_then(|value| todo::TodoState::from_value(&value)),
+        None => None,
+    };
+    Ok(
+        match session_outcome(&call.name, state.as_ref(), &positional) {
+            Outcome::SessionOk(json, None) => Either::A(json),
+            outcome => Either::B(outcome),
+        },
+    )
+}
+
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
 /// (`"async"`), to prove that a panic never takes the host process down.
 #[napi(

@@ -21,6 +21,10 @@ pub struct RunContext<'a> {
     pub confinement: Option<Confinement>,
 }
 
+/// A bounded handler: arguments and an optional input-size limit in, `None` when over it.
+pub type BoundedHandler =
+    fn(&RunContext, &[ArgValue], Option<u64>) -> Result<Option<String>, ToolError>;
+
 /// How a tool runs.
 #[derive(Clone, Copy)]
 pub enum Handler {
@@ -29,7 +33,7 @@ pub enum Handler {
     /// Bounded work, cheap enough for the JavaScript thread when its input is small: given
     /// `Some(limit)`, it gives up (`Ok(None)`) as soon as it sees more than `limit` bytes of
     /// input, and the call moves to the blocking pool; given `None`, it runs in full.
-    Bounded(fn(&RunContext, &[ArgValue], Option<u64>) -> Result<Option<String>, ToolError>),
+    Bounded(BoundedHandler),
     /// On the JavaScript thread, with the session state of `context.todo` (see `tools::todo`).
     Session(TodoOp),
 }

@@ -157,6 +157,63 @@ impl From<&serde_json::Value> for ArgValue {
     }
 }
 
+/// Reads JSON text straight into an argument tree (no intermediate `serde_json::Value`), e.g.
+/// `serde_json::from_str::<ArgValue>(text)`. Duplicate keys are kept; `get` sees the last one,
+/// as `JSON.parse` would.
+impl<'de> serde::Deserialize<'de> for ArgValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = ArgValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<ArgValue, E> {
+                Ok(ArgValue::Null)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<ArgValue, E> {
+                Ok(ArgValue::Bool(b))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<ArgValue, E> {
+                Ok(ArgValue::Number(n as f64))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<ArgValue, E> {
+                Ok(ArgValue::Number(n as f64))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<ArgValue, E> {
+                Ok(ArgValue::Number(n))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<ArgValue, E> {
+                Ok(ArgValue::String(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<ArgValue, E> {
+                Ok(ArgValue::String(s))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<ArgValue, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(ArgValue::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ArgValue, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0));
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(ArgValue::Object(entries))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
 /// Length of a string in UTF-16 code units, as JavaScript's `string.length`.
 pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
@@ -184,6 +241,16 @@ pub fn js_trim(s: &str) -> &str {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_text_reads_like_the_json_value_conversion() {
+        let value = json!({"s": "x\u{e9}", "n": -1.5, "i": 7, "big": 18446744073709551615u64,
+            "a": [null, true, {"k": []}], "o": {}});
+        let direct: ArgValue = serde_json::from_str(&value.to_string()).unwrap();
+        assert_eq!(direct, ArgValue::from(&value));
+        let duplicate: ArgValue = serde_json::from_str(r#"{"k": 1, "k": 2}"#).unwrap();
+        assert_eq!(duplicate.get("k"), &ArgValue::Number(2.0));
+    }
 
     #[test]
     fn get_reads_like_javascript() {
