@@ -94,3 +94,25 @@ describe("execution policy (fails closed, quirks #5)", () => {
     }
   });
 });
+
+describe("the context is read live on every call (session tools use a cached snapshot)", () => {
+  test("a policy or write scope edited between calls applies at once; unusual values fail closed", async () => {
+    const ctx = createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } });
+    const toolkit = createAgentToolkit(ctx);
+    await toolkit.invoke("task_create_many", { tasks: [{ title: "one" }] });
+    assert.equal((await toolkit.invoke("task_list", {})).content.tasks.length, 1);
+    ctx.policy.tools.task_list = "deny";
+    assert.equal((await rejection(toolkit.invoke("task_list", {}))).code, "TOOL_NOT_ALLOWED");
+    ctx.policy.tools.task_list = "allow";
+    assert.equal((await toolkit.invoke("task_list", {})).content.tasks.length, 1);
+    ctx.policy.defaultPolicy = "deny";
+    assert.equal((await rejection(toolkit.invoke("task_validate_completion", {}))).code, "TOOL_NOT_ALLOWED");
+    // values that are not plain strings take the field-by-field path and still fail closed
+    ctx.policy = { tools: { task_list: ["allow"] }, defaultPolicy: "allow" };
+    assert.equal((await rejection(toolkit.invoke("task_list", {}))).code, "TOOL_NOT_ALLOWED");
+    ctx.policy = { tools: { task_list: "allow" }, defaultPolicy: "deny" };
+    assert.equal((await toolkit.invoke("task_list", {})).content.tasks.length, 1);
+    Object.defineProperty(ctx.policy.tools, "task_list", { get: () => "deny", enumerable: true });
+    assert.equal((await rejection(toolkit.invoke("task_list", {}))).code, "TOOL_NOT_ALLOWED");
+  });
+});
