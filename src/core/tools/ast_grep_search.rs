@@ -48,7 +48,9 @@ use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::{integer_option, to_json, workspace_root};
+use super::{
+    integer_option, lower_helper_thread_priority, to_json, workspace_root, HelperThreadPriority,
+};
 use crate::core::collation::locale_compare;
 use crate::core::error::ToolError;
 use crate::core::paths;
@@ -583,7 +585,10 @@ impl Search {
         let found = Mutex::new(Vec::new());
         let stopped = AtomicBool::new(false);
         builder.build_parallel().run(|| {
-            Box::new(|entry| {
+            let (found, stopped) = (&found, &stopped);
+            let mut priority = HelperThreadPriority::new();
+            Box::new(move |entry| {
+                priority.on_visit();
                 if self.should_stop() {
                     stopped.store(true, Ordering::Relaxed);
                     return WalkState::Quit;
@@ -675,10 +680,13 @@ impl Search {
             }
         };
         std::thread::scope(|scope| {
-            for _ in 1..Self::threads().min(candidates.len().max(1)) {
-                scope.spawn(worker);
+            // every matcher is a helper thread; this (pool) thread only waits
+            for _ in 0..Self::threads().min(candidates.len().max(1)) {
+                scope.spawn(|| {
+                    lower_helper_thread_priority();
+                    worker()
+                });
             }
-            worker();
         });
         let progress = progress
             .into_inner()

@@ -29,6 +29,7 @@ use crate::core::collation::locale_compare_total;
 use crate::core::error::node_io_message;
 use crate::core::glob::Glob;
 use crate::core::sandbox::Confinement;
+use crate::core::tools::HelperThreadPriority;
 
 /// Directory names never entered (files with these names are searched).
 const SKIPPED_DIRECTORIES: [&str; 6] =
@@ -331,6 +332,7 @@ impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
             shared: self.shared,
             spec: self.spec,
             records: Vec::new(),
+            priority: HelperThreadPriority::new(),
         })
     }
 }
@@ -340,6 +342,7 @@ struct Visitor<'s> {
     shared: &'s Shared,
     spec: &'s SearchSpec<'s>,
     records: Vec<Record>,
+    priority: HelperThreadPriority,
 }
 
 impl Drop for Visitor<'_> {
@@ -352,6 +355,7 @@ impl Drop for Visitor<'_> {
 
 impl ParallelVisitor for Visitor<'_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        self.priority.on_visit();
         if self.shared.past_deadline() {
             return WalkState::Quit;
         }
@@ -539,6 +543,7 @@ mod tests {
                 shared: &shared,
                 spec: &spec,
                 records: Vec::new(),
+                priority: HelperThreadPriority::new(),
             };
             assert!(visitor
                 .open_file(&root.join("src/a.txt"))
