@@ -56,6 +56,8 @@ function scriptedSession(turns) {
   return { sendWithTools: next, sendToolResults: next };
 }
 
+const AST_GREP_PARSE_PATTERN = "$F($A, $B, $C, $D, $E)";
+
 // ---- cases (run inside the child) ---------------------------------------------------------------
 
 async function runCase(name, scale, quick) {
@@ -65,6 +67,18 @@ async function runCase(name, scale, quick) {
   const tk = createAgentToolkit(ctx);
   const iters = (n) => ({ warmup: Math.max(1, Math.floor(n / 10)), iterations: quick ? Math.max(3, Math.floor(n / 5)) : n });
   const rel = (p) => path.relative(work, p);
+  /** One turn with 8 read-only calls of `tool` (run in parallel), and the same 8 calls one per turn. */
+  const loopCases = (key, tool, input) => {
+    const call = (i) => ({ type: "tool_use", id: `c${i}`, name: tool, input });
+    const loop = async (turns) => {
+      const { runToolLoop } = await import("agent-tools-native");
+      return measure(() => runToolLoop({ session: scriptedSession(turns), toolkit: tk, prompt: "go", maxToolTurns: 20 }), iters(10));
+    };
+    return {
+      [`loop_parallel8_${key}`]: () => loop([Array.from({ length: 8 }, (_, i) => call(i))]),
+      [`loop_sequential8_${key}`]: () => loop(Array.from({ length: 8 }, (_, i) => [call(i)])),
+    };
+  };
   const cases = {
     read_small: () => measure(() => tk.invoke("read_file", { path: "small.txt" }), iters(2000)),
     read_mib: () => measure(() => tk.invoke("read_file", { path: "mib.txt", max_lines: 500 }), iters(200)),
@@ -91,6 +105,9 @@ async function runCase(name, scale, quick) {
     rg_literal: () => measure(command("rg", ["--hidden", "--no-ignore", "--glob", "!.git", "-n", "--column", "-F", "no_such_identifier", tree]), iters(10)),
     rg_regex: () => measure(command("rg", ["--hidden", "--no-ignore", "--glob", "!.git", "-n", "--column", "fn \\w+_9\\d{4}\\b", tree]), iters(10)),
     ast_grep: () => measure(() => tk.invoke("ast_grep_search", { language: "typescript", rule: { pattern: "const $A = nonexistent($B)" }, root_path: rel(tree), max_results: 500, timeout_ms: 30000 }), iters(5)),
+    // a pattern with no fixed text (only metavariables): every file is parsed, by us and by the CLI
+    ast_grep_parse: () => measure(() => tk.invoke("ast_grep_search", { language: "typescript", rule: { pattern: AST_GREP_PARSE_PATTERN }, root_path: rel(tree), max_results: 500, timeout_ms: 30000 }), iters(5)),
+    ast_grep_parse_cli: () => measure(command(path.join(repo, "node_modules/.bin/ast-grep"), ["run", "--pattern", AST_GREP_PARSE_PATTERN, "--lang", "ts", "--json=stream", tree]), iters(5)),
     ast_grep_cli: () => measure(command(path.join(repo, "node_modules/.bin/ast-grep"), ["run", "--pattern", "const $A = nonexistent($B)", "--lang", "ts", "--json=stream", tree]), iters(5)),
     git_status: () => measure(() => tk.invoke("git_status_summary", { cwd: rel(tree) }), iters(10)),
     git_status_cli: () => measure(command("git", ["status", "--porcelain", "-b"], tree), iters(10)),
@@ -113,18 +130,9 @@ async function runCase(name, scale, quick) {
         command("git", ["apply", "--whitespace=fix", "big.patch"], dir)();
       }, iters(20));
     },
-    loop_parallel8: async () => {
-      // one turn with 8 read-only calls (git_status_summary: one git process each) run in parallel on the worker pool
-      const { runToolLoop } = await import("agent-tools-native");
-      const calls = Array.from({ length: 8 }, (_, i) => ({ type: "tool_use", id: `c${i}`, name: "git_status_summary", input: { cwd: rel(tree) } }));
-      return measure(() => runToolLoop({ session: scriptedSession([calls]), toolkit: tk, prompt: "go" }), iters(10));
-    },
-    loop_sequential8: async () => {
-      // the same 8 calls, one per turn
-      const { runToolLoop } = await import("agent-tools-native");
-      const turns = Array.from({ length: 8 }, (_, i) => [{ type: "tool_use", id: `c${i}`, name: "git_status_summary", input: { cwd: rel(tree) } }]);
-      return measure(() => runToolLoop({ session: scriptedSession(turns), toolkit: tk, prompt: "go" }), iters(10));
-    },
+    ...loopCases("git", "git_status_summary", { cwd: rel(tree) }),
+    ...loopCases("tree", "tree", { path: rel(tree), entry_kind: "all", max_depth: 12, max_entries: 1000 }),
+    ...loopCases("search", "regexp_search", { pattern: "no_such_identifier", root_path: rel(tree), max_results: 500, timeout_ms: 30000 }),
     loop_overhead: async () => {
       // per turn: a loop of 100 turns with one task_list call each, minus 100 direct invokes
       const { runToolLoop } = await import("agent-tools-native");
@@ -166,11 +174,14 @@ const PAIRS = [
   ["regexp_search literal", "regexp_literal", "rg_literal", 1.5, true],
   ["regexp_search regex", "regexp_regex", "rg_regex", 1.5, true],
   ["ast_grep_search .ts pattern", "ast_grep", "ast_grep_cli", 1.0, true],
+  ["ast_grep_search .ts pattern without fixed text (every file parsed)", "ast_grep_parse", "ast_grep_parse_cli", 1.0, true],
   ["git_status_summary", "git_status", "git_status_cli", 1.1, true],
   ["exec_command true", "exec_true", "spawn_true", 1.2, false],
   ["apply_patch 100 hunks / 50k lines", "apply_patch", "git_apply", 0.5, false],
   ["invoke overhead: task_list (µs/call)", "invoke_task_list", null, null, false],
-  ["tool loop: 8 read-only calls in one turn vs one per turn (ratio = speed-up⁻¹)", "loop_parallel8", "loop_sequential8", 1 / 1.7, false],
+  ["tool loop: 8 git_status_summary calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_git", "loop_sequential8_git", 1 / 1.7, false],
+  ["tool loop: 8 tree calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_tree", "loop_sequential8_tree", 1 / 1.7, false],
+  ["tool loop: 8 regexp_search calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_search", "loop_sequential8_search", 1 / 1.7, false],
   ["tool loop: overhead per turn, excluding tool time", "loop_overhead", null, null, false],
   ["event loop: worst 1 ms timer delay during a search (ms)", "event_loop", null, null, true],
 ];
@@ -214,7 +225,7 @@ async function orchestrate() {
         const ratio = a.median !== undefined && b?.median ? a.median / b.median : undefined;
         const verdict = target && ratio !== undefined ? (ratio <= target ? "met" : `missed (≤ ${target}x)`) : "";
         rows.push(`| ${label} | ${scaled ? scale : "—"} | ${runtime} | ${a.error ? `error: ${a.error}` : `${fmt(a.median)} (p95 ${fmt(a.p95)})`} | ${b ? (b.error ? `error: ${b.error}` : fmt(b.median)) : "—"} | ${ratio !== undefined ? ratio.toFixed(2) + "x" : "—"} ${verdict} | ${a.maxRssKiB ? Math.round(a.maxRssKiB / 1024) + " MiB" : "—"} |`);
-        if (scaled && runtime === "node" && ["tree_all", "regexp_literal", "ast_grep"].includes(ours)) (chart[ours] ??= []).push([scale, a.median, b?.median]);
+        if (scaled && runtime === "node" && CHARTED.includes(ours)) (chart[ours] ??= []).push([scale, a.median, b?.median]);
         console.error(rows.at(-1));
       }
     }
@@ -222,22 +233,29 @@ async function orchestrate() {
   writeReadme(rows, chart, quick);
 }
 
+const CHARTED = ["tree_all", "regexp_literal", "ast_grep", "ast_grep_parse"];
+
+/** Time against tree size, on a logarithmic time axis (the cases span three orders of magnitude). */
 function svgChart(chart) {
   const W = 640, H = 320, pad = 50;
   const series = Object.entries(chart);
   const maxX = 20000;
-  const maxY = Math.max(1, ...series.flatMap(([, pts]) => pts.flatMap(([, a, b]) => [a ?? 0, b ?? 0])));
+  const values = series.flatMap(([, pts]) => pts.flatMap(([, a, b]) => [a, b])).filter((v) => v > 0);
+  const lo = Math.floor(Math.log10(Math.min(...values)));
+  const hi = Math.ceil(Math.log10(Math.max(...values)));
   const x = (v) => pad + (v / maxX) * (W - 2 * pad);
-  const y = (v) => H - pad - (v / maxY) * (H - 2 * pad);
-  const colors = { tree_all: "#1b6ac9", regexp_literal: "#c92a2a", ast_grep: "#2b8a3e" };
+  const y = (v) => H - pad - ((Math.log10(v) - lo) / Math.max(1, hi - lo)) * (H - 2 * pad);
+  const colors = { tree_all: "#1b6ac9", regexp_literal: "#c92a2a", ast_grep: "#2b8a3e", ast_grep_parse: "#e67700" };
   let out = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">`;
   out += `<rect width="${W}" height="${H}" fill="white"/><line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="black"/><line x1="${pad}" y1="${pad}" x2="${pad}" y2="${H - pad}" stroke="black"/>`;
-  out += `<text x="${W / 2}" y="${H - 12}" text-anchor="middle">files in the tree</text><text x="14" y="${H / 2}" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">median ms (solid: ours, dashed: reference)</text>`;
+  out += `<text x="${W / 2}" y="${H - 12}" text-anchor="middle">files in the tree</text><text x="14" y="${H / 2}" transform="rotate(-90 14 ${H / 2})" text-anchor="middle">median ms, log scale (solid: ours, dashed: reference)</text>`;
   for (const v of [1000, 5000, 20000]) out += `<text x="${x(v)}" y="${H - pad + 14}" text-anchor="middle">${v}</text>`;
-  out += `<text x="${pad - 4}" y="${y(maxY)}" text-anchor="end">${maxY.toFixed(0)}</text>`;
+  for (let e = lo; e <= hi; e++) {
+    out += `<line x1="${pad}" y1="${y(10 ** e)}" x2="${W - pad}" y2="${y(10 ** e)}" stroke="#ddd"/><text x="${pad - 4}" y="${y(10 ** e) + 4}" text-anchor="end">${10 ** e >= 1 ? 10 ** e : (10 ** e).toFixed(-e)}</text>`;
+  }
   series.forEach(([name, pts], i) => {
     const c = colors[name] ?? "#555";
-    const line = (k, dash) => `<polyline fill="none" stroke="${c}" stroke-width="2" ${dash ? 'stroke-dasharray="5,4"' : ""} points="${pts.filter((p) => p[k] !== undefined).map((p) => `${x(p[0])},${y(p[k])}`).join(" ")}"/>`;
+    const line = (k, dash) => `<polyline fill="none" stroke="${c}" stroke-width="2" ${dash ? 'stroke-dasharray="5,4"' : ""} points="${pts.filter((p) => p[k] > 0).map((p) => `${x(p[0])},${y(p[k])}`).join(" ")}"/>`;
     out += line(1, false) + line(2, true) + `<text x="${W - pad - 120}" y="${pad + 14 * i}" fill="${c}">${name}</text>`;
   });
   return out + "</svg>\n";

@@ -10,7 +10,8 @@
 //! the language can be embedded in it), upstream's `--globs` as overrides relative to the
 //! workspace root (gitignore glob rules; the last matching glob wins; a glob match beats every
 //! other rule), files that are not UTF-8, empty, or over 3 MB *and* 200 000 lines skipped. Each
-//! file is matched with `CombinedScan` (so `ast-grep-ignore` comments suppress matches), and
+//! file is matched as `CombinedScan` matches it (so `ast-grep-ignore` comments suppress matches; a
+//! file without one goes straight to the rule's matcher, which finds the same), and
 //! `<script>` blocks of HTML files are matched when the rule's language is embedded there.
 //!
 //! Deliberate improvements over the CLI (quirks #22–#24 are gone with the binary):
@@ -38,9 +39,10 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ast_grep_config::{from_yaml_string, CombinedScan, GlobalRules, LabelStyle, RuleConfig};
+use ast_grep_core::matcher::PatternNode;
 use ast_grep_core::meta_var::MetaVariable;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
-use ast_grep_core::{AstGrep, Language, Node, NodeMatch};
+use ast_grep_core::{AstGrep, Language, Node, NodeMatch, Pattern};
 use ast_grep_language::SupportLang;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
@@ -221,6 +223,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     }
     let search = Search {
         types: file_types(lang),
+        required_texts: required_texts(&request.rule, lang),
         lang,
         rule,
         root_rel: paths::workspace_relative(&workspace_root, &root_path),
@@ -375,6 +378,37 @@ fn parse_language(language: &str) -> Result<SupportLang, ToolError> {
     })
 }
 
+/// Texts that every match of `rule` contains, so a file without one of them is not parsed (the
+/// CLI's `run` skips matching the same way; `scan`, whose results these are, parses every file):
+/// the longest named leaves of a top-level string `pattern`, which the rule requires (a rule's
+/// fields are combined with AND). Under the default strictness a named leaf of a pattern only
+/// matches a node with exactly its text. Patterns with options, and other rules, give none.
+fn required_texts(rule: &serde_json::Value, lang: SupportLang) -> Vec<String> {
+    fn named_leaves(node: &PatternNode, out: &mut Vec<String>) {
+        match node {
+            PatternNode::Terminal { text, is_named, .. } if *is_named && !text.is_empty() => {
+                out.push(text.clone())
+            }
+            PatternNode::Internal { children, .. } => {
+                children.iter().for_each(|child| named_leaves(child, out))
+            }
+            _ => {}
+        }
+    }
+    let Some(source) = rule.get("pattern").and_then(serde_json::Value::as_str) else {
+        return Vec::new();
+    };
+    let Ok(pattern) = Pattern::try_new(source, lang) else {
+        return Vec::new();
+    };
+    let mut texts = Vec::new();
+    named_leaves(&pattern.node, &mut texts);
+    texts.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    texts.dedup();
+    texts.truncate(2);
+    texts
+}
+
 /// Upstream's `rule.yml`, read the way the CLI reads it.
 fn compile_rule(
     language: &str,
@@ -492,6 +526,8 @@ enum Abort {
 struct Search {
     lang: SupportLang,
     rule: RuleConfig<SupportLang>,
+    /// Texts a file must contain to hold a match (see `required_texts`).
+    required_texts: Vec<String>,
     /// The absolute (lexical) directory walked.
     root_abs: String,
     /// `root_abs` relative to the workspace root (`.` for the root).
@@ -714,6 +750,11 @@ impl Search {
         let Some(source) = self.read_source(candidate)? else {
             return Ok(Vec::new());
         };
+        let lacks =
+            |text: &String| memchr::memmem::find(source.as_bytes(), text.as_bytes()).is_none();
+        if self.required_texts.iter().any(lacks) {
+            return Ok(Vec::new());
+        }
         let Some(doc) = self.parse(source, file_lang)? else {
             return Ok(Vec::new());
         };
@@ -801,12 +842,26 @@ impl Search {
         file: &str,
         out: &mut Vec<AstGrepJsonMatch>,
     ) {
+        // Without a suppression comment, the combined scan's extra pass that collects them finds
+        // nothing, and its match loop is exactly `find_all` with the rule's matcher.
+        let source = doc.get_text();
+        if memchr::memmem::find(source.as_bytes(), SUPPRESSION_MARKER.as_bytes()).is_none() {
+            out.extend(
+                doc.root()
+                    .find_all(&self.rule.matcher)
+                    .map(|m| to_item(&self.rule, &m, file)),
+            );
+            return;
+        }
         let combined = CombinedScan::new(vec![&self.rule]);
         for (rule, matches) in combined.scan(doc, false).matches {
             out.extend(matches.iter().map(|m| to_item(rule, m, file)));
         }
     }
 }
+
+/// The comment text that can suppress a match (`// ast-grep-ignore`).
+const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
 
 type SgNode<'t> = Node<'t, StrDoc<SupportLang>>;
 type SgMatch<'t> = NodeMatch<'t, StrDoc<SupportLang>>;
@@ -910,6 +965,97 @@ mod tests {
     use super::*;
     use crate::core::context::ToolContext;
     use serde_json::{json, Value};
+
+    #[test]
+    fn required_texts_are_named_leaves_of_a_plain_pattern() {
+        let ts = SupportLang::TypeScript;
+        let texts = |rule: Value| required_texts(&rule, ts);
+        assert_eq!(
+            texts(json!({"pattern": "const $A = nonexistent($B)"})),
+            ["nonexistent"]
+        );
+        assert_eq!(
+            texts(json!({"pattern": "console.log($X)"})),
+            ["console", "log"]
+        );
+        assert_eq!(
+            texts(json!({"pattern": "a.b.c(d)", "inside": {"kind": "program"}})),
+            ["a", "b"]
+        );
+        assert!(texts(json!({"pattern": "$A + $B"})).is_empty());
+        assert!(
+            texts(json!({"pattern": {"context": "foo()", "strictness": "signature"}})).is_empty()
+        );
+        assert!(texts(json!({"any": [{"pattern": "foo()"}]})).is_empty());
+        assert!(texts(json!({"kind": "identifier"})).is_empty());
+    }
+
+    #[test]
+    fn a_file_without_a_required_text_holds_no_match() {
+        let sources = [
+            "console.log(1); console.log(2)",
+            "console . log ( x ) ;",
+            "const x = nonexistent(1)",
+            "let y = 1 + 2; foo(); a.b.c(d); a?.b.c(d)",
+            "/* console */ window.log(3); logger.console(4)",
+        ];
+        let patterns = [
+            "console.log($X)",
+            "const $A = nonexistent($B)",
+            "$A + 2",
+            "foo()",
+            "a.b.c(d)",
+            "log",
+        ];
+        for pattern in patterns {
+            let rule = json!({"pattern": pattern});
+            let config = compile_rule("typescript", &rule).unwrap();
+            let required = required_texts(&rule, SupportLang::TypeScript);
+            assert!(!required.is_empty(), "{pattern}");
+            for source in sources {
+                let doc = AstGrep::doc(StrDoc::new(source, SupportLang::TypeScript));
+                let found = doc.root().find_all(&config.matcher).count();
+                let has_all = required.iter().all(|t| source.contains(t.as_str()));
+                assert!(found == 0 || has_all, "{pattern} in {source}");
+            }
+        }
+    }
+
+    #[test]
+    fn rule_matcher_finds_what_the_combined_scan_finds_without_suppressions() {
+        let source = "const a = f(1);\nfunction g() { const b = f(a); let c = f(f(2)); }\n\
+                      class K { m() { return f(3) + 1; } }\nconst d = 1; /* f(4) */\n";
+        let rules = [
+            json!({"pattern": "f($X)"}),
+            json!({"pattern": "const $A = $B"}),
+            json!({"kind": "call_expression"}),
+            json!({"kind": "call_expression", "inside": {"kind": "function_declaration", "stopBy": "end"}}),
+            json!({"pattern": "f($X)", "not": {"has": {"kind": "number"}}}),
+            json!({"any": [{"pattern": "f($X)"}, {"kind": "class_declaration"}]}),
+            json!({"regex": "^f", "kind": "identifier"}),
+            json!({"kind": "comment"}),
+        ];
+        for rule in rules {
+            let config = compile_rule("typescript", &rule).unwrap();
+            let doc = AstGrep::doc(StrDoc::new(source, SupportLang::TypeScript));
+            let ranges = |ms: Vec<SgMatch>| {
+                let mut r: Vec<_> = ms.iter().map(|m| m.range()).collect();
+                r.sort_by_key(|r| (r.start, r.end));
+                r
+            };
+            let direct = ranges(doc.root().find_all(&config.matcher).collect());
+            let combined = CombinedScan::new(vec![&config]);
+            let scanned = combined
+                .scan(&doc, false)
+                .matches
+                .into_iter()
+                .flat_map(|(_, m)| m)
+                .collect();
+            let scanned = ranges(scanned);
+            assert!(!scanned.is_empty(), "{rule}");
+            assert_eq!(direct, scanned, "{rule}");
+        }
+    }
 
     struct Workspace {
         _dir: tempfile::TempDir,
