@@ -53,24 +53,34 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             format!("cwd is not a directory: {target}"),
         ));
     }
-    let rev_parse = git(
-        rc,
-        &target,
-        &["rev-parse", "--show-toplevel"],
-        "failed to resolve repository root",
-    )?;
-    let status = git(
-        rc,
-        &target,
-        &[
-            "-c",
-            "core.quotePath=false",
-            "status",
-            "--porcelain=v1",
-            "--branch",
-        ],
-        "failed to get git status",
-    )?;
+    // The two git processes are independent: run side by side, checked in upstream's order.
+    let (rev_parse, status) = std::thread::scope(|scope| {
+        let rev_parse = scope.spawn(|| {
+            git(
+                rc,
+                &target,
+                &["rev-parse", "--show-toplevel"],
+                "failed to resolve repository root",
+            )
+        });
+        let status = git(
+            rc,
+            &target,
+            &[
+                "-c",
+                "core.quotePath=false",
+                "status",
+                "--porcelain=v1",
+                "--branch",
+            ],
+            "failed to get git status",
+        );
+        let rev_parse = rev_parse
+            .join()
+            .unwrap_or_else(|_| Err(fail("INTERNAL", "failed to resolve repository root")));
+        (rev_parse, status)
+    });
+    let (rev_parse, status) = (rev_parse?, status?);
     to_json(
         &GitStatusSummaryOutput {
             repository_root: js_trim(rev_parse.stdout.text()).to_string(),
