@@ -1,6 +1,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { z } from "zod";
 import { createAgentToolkit, defineTool, doneTool, runToolLoop, streamToolLoop } from "agent-tools-native";
@@ -50,6 +51,43 @@ function setup(tools = [], policy) {
   fs.writeFileSync(path.join(ws.root, "a.txt"), "alpha\n");
   return { ...ws, toolkit: createAgentToolkit(ws.context, { tools }) };
 }
+
+describe("tool output text", () => {
+  test("a built-in's output is JSON.stringify of the value invoke returns, for every read tool", async () => {
+    const ws = setup();
+    try {
+      fs.writeFileSync(path.join(ws.root, "b.ts"), "const x = f(1);\n// é \u2028 \u0001 \"q\"\n");
+      fs.utimesSync(path.join(ws.root, "a.txt"), 1_700_000_000, 1_700_000_000); // a whole-ms mtime
+      execFileSync("git", ["init", "-q"], { cwd: ws.root });
+      await ws.toolkit.invoke("task_create_many", { tasks: [{ title: "one" }] });
+      const calls = [
+        ["read_file", { path: "a.txt" }],
+        ["read_file", { path: "b.ts", max_lines: 1 }],
+        ["tree", { path: ".", entry_kind: "all" }],
+        ["regexp_search", { pattern: "f\\(", root_path: "." }],
+        ["ast_grep_search", { language: "typescript", rule: { pattern: "f($X)" } }],
+        ["git_status_summary", {}],
+        ["task_list", {}],
+        ["task_validate_completion", {}],
+      ];
+      const session = scripted([
+        { content: calls.map(([name, input], i) => use(`c${i}`, name, input)), stopReason: "tool_use" },
+        { content: [text("done")], stopReason: "end_turn" },
+      ]);
+      await runToolLoop({ session, toolkit: ws.toolkit, prompt: "go" });
+      const outputs = session.sent[1].results.map((r) => r.output);
+      const untimed = (value) => JSON.parse(JSON.stringify(value, (key, v) => (key === "took_ms" ? 0 : v)));
+      for (const [i, [name, input]] of calls.entries()) {
+        assert.equal(outputs[i], JSON.stringify(JSON.parse(outputs[i])), name);
+        const { content } = await ws.toolkit.invoke(name, input);
+        assert.deepEqual(untimed(JSON.parse(outputs[i])), untimed(content), name);
+      }
+      assert.match(outputs[0], /"mtime_ms":1700000000000[,}]/);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
 
 describe("stop reasons and turns", () => {
   test("end_turn returns the text; tool results pair with calls in order", async () => {

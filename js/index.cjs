@@ -234,12 +234,18 @@ async function secureCall(context, name, handler, args) {
   }
 }
 
-/** `toolkit.invoke(name, args)`: resolves with `{ role, name, content }`, rejects on any error. */
-async function invoke(context, name, args, registered) {
+/**
+ * `toolkit.invoke(name, args)`: resolves with `{ role, name, content }`, rejects on any error.
+ * With `asText` it resolves with the output as JSON text instead (the tool loop's output for the
+ * model): a built-in's text as it left Rust, which is `JSON.stringify` of its parsed value.
+ */
+async function invoke(context, name, args, registered, asText = false) {
+  const fromJson = (json) => (asText ? json : { role: "function", name, content: JSON.parse(json) });
+  const fromValue = (content) => (asText ? JSON.stringify(content) : { role: "function", name, content });
   const toolName = String(name);
   const { entry, call } = callSite(toolName);
   const userTool = entry === undefined ? registered.byName.get(toolName) : undefined;
-  if (userTool) return invokeUserTool(context, userTool, name, args, registered.runtime);
+  if (userTool) return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
   // Tools with path arguments are checked (symlinks resolved) and run on the worker pool; the
   // others (session tools, unknown names) need no filesystem: checked and run synchronously.
   const worker = entry !== undefined && workerHandlers[toolName] !== undefined;
@@ -254,17 +260,17 @@ async function invoke(context, name, args, registered) {
     const state = snapshot === null ? undefined : todoJson(context);
     if (state !== undefined) {
       outcome = native.invokeSession(snapshot, toolName, call.isWriteOp, call.bypass, args, state);
-      if (typeof outcome === "string") return { role: "function", name, content: JSON.parse(outcome) };
+      if (typeof outcome === "string") return fromJson(outcome);
     } else {
       outcome = native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null);
     }
-    if (builtIn && outcome.kind === "ok") return { role: "function", name, content: sessionValue(context, outcome) };
+    if (builtIn && outcome.kind === "ok") return fromValue(sessionValue(context, outcome));
   }
   switch (outcome.kind) {
     case "ok":
-      return { role: "function", name, content: JSON.parse(outcome.json) };
+      return fromJson(outcome.json);
     case "prepared":
-      return { role: "function", name, content: await ToolCatalog[toolName].handler(context, ...outcome.args) };
+      return fromValue(await ToolCatalog[toolName].handler(context, ...outcome.args));
     case "invoke_error":
       throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
     case "plain_error":
@@ -375,9 +381,12 @@ function loopRuntime(toolkit) {
       const tool = registered.byName.get(name);
       return tool ? { writes: userTools.toolInternals.get(tool).writes } : undefined;
     },
-    invoke: async (name, args, ctx) => (await invoke(context, name, args, { byName: registered.byName, runtime: { ...registered.runtime, ...ctx } })).content,
-    format: (name, content) =>
-      registered.byName.has(name) ? messageText(userTools.toToolResult(content)) : JSON.stringify(content),
+    /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
+    output: async (name, args, ctx) => {
+      const reg = { byName: registered.byName, runtime: { ...registered.runtime, ...ctx } };
+      if (registered.byName.has(name)) return messageText(userTools.toToolResult((await invoke(context, name, args, reg)).content));
+      return invoke(context, name, args, reg, true);
+    },
   };
 }
 

@@ -95,7 +95,7 @@ module.exports = { effectClass, normaliseStopReason, toolUses, textOf, EventQueu
 
 /**
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor:
- * `runtimeOf(toolkit) → { definitions(), userTool(name), has(name), invoke(name, args, ctx), format(name, content) }`.
+ * `runtimeOf(toolkit) → { definitions(), userTool(name), has(name), output(name, args, ctx) }`.
  */
 function makeToolLoop(runtimeOf) {
   async function run(options, emit) {
@@ -163,12 +163,12 @@ function makeToolLoop(runtimeOf) {
       emit({ type: "tool_start", id: call.id, name: call.name, args });
       let result;
       try {
-        const content = await bounded(rt.invoke(call.name, args, { signal }), {
+        const output = await bounded(rt.output(call.name, args, { signal }), {
           signal,
           ms: toolTimeoutMs,
           onTimeout: () => new Error(`timed out after ${toolTimeoutMs} ms`),
         });
-        result = { tool_use_id: call.id, tool_name: call.name, output: rt.format(call.name, content), is_error: false, is_rejected: false };
+        result = { tool_use_id: call.id, tool_name: call.name, output, is_error: false, is_rejected: false };
       } catch (error) {
         const aborted = error?.name === "AbortError";
         result = aborted

@@ -80,6 +80,17 @@ pub(crate) fn to_json<T: Serialize>(
         .map_err(|e| ToolError::coded(error_class, "INTERNAL", e.to_string()))
 }
 
+/// An `f64` written as `JSON.stringify` writes it: integral values without a fraction (serde
+/// writes `1.0`), so a tool's JSON text is exactly `JSON.stringify` of its parsed value.
+pub(crate) fn js_number<S: serde::Serializer>(n: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+    const SAFE: f64 = 9_007_199_254_740_991.0;
+    if n.fract() == 0.0 && n.abs() <= SAFE {
+        serializer.serialize_i64(*n as i64)
+    } else {
+        serializer.serialize_f64(*n)
+    }
+}
+
 /// Node's message for a path holding a NUL byte.
 pub(crate) fn nul_path_message(path: &str) -> String {
     format!(

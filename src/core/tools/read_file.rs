@@ -53,6 +53,7 @@ pub struct ReadFileMeta {
     pub byte_length: u64,
     pub line_count: u64,
     pub returned_line_count: u64,
+    #[serde(serialize_with = "super::js_number")]
     pub mtime_ms: f64,
 }
 
