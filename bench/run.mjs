@@ -61,6 +61,8 @@ const AST_GREP_PARSE_PATTERN = "$F($A, $B, $C, $D, $E)";
 // ---- cases (run inside the child) ---------------------------------------------------------------
 
 async function runCase(name, scale, quick) {
+  // the runtime alone, for the memory baseline (nothing imported)
+  if (name === "baseline_runtime") return { median: 0, p95: 0, n: 1, maxRssKiB: process.resourceUsage().maxRSS };
   const { createAgentToolkit, createToolContext } = await import("agent-tools-native");
   const tree = path.join(work, `tree-${scale}`);
   const ctx = createToolContext({ workspaceRoot: work, policy: { tools: {}, defaultPolicy: "allow" } });
@@ -80,6 +82,11 @@ async function runCase(name, scale, quick) {
     };
   };
   const cases = {
+    // the addon loaded and used once: its own share of the memory baseline
+    baseline_addon: async () => {
+      await tk.invoke("read_file", { path: "small.txt" });
+      return { median: 0, p95: 0, n: 1 };
+    },
     read_small: () => measure(() => tk.invoke("read_file", { path: "small.txt" }), iters(2000)),
     read_mib: () => measure(() => tk.invoke("read_file", { path: "mib.txt", max_lines: 500 }), iters(200)),
     read_mib_floor: () => measure(() => fs.readFileSync(path.join(work, "mib.txt"), "utf8").split("\n").slice(0, 500), iters(200)),
@@ -166,6 +173,8 @@ async function runCase(name, scale, quick) {
 
 const PAIRS = [
   // [label, ours, reference, target ratio, scaled]
+  ["memory baseline: the runtime alone (peak RSS; time column unused)", "baseline_runtime", null, null, false],
+  ["memory baseline: the addon loaded, one read_file (peak RSS)", "baseline_addon", null, null, false],
   ["read_file 200 lines, small file (µs/invoke)", "read_small", null, null, false],
   ["read_file 500 lines of 1 MiB", "read_mib", "read_mib_floor", 2, false],
   ["write_file 1 MiB", "write_mib", "write_mib_floor", 2, false],
