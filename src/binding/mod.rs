@@ -165,8 +165,15 @@ pub fn invoke<'env>(
             crate::core::cancel::Cancellation::new()
                 .map_err(|e| Error::from_reason(e.to_string()))?,
         );
-        let on_abort = cancellation.clone();
-        signal.on_abort(move || on_abort.cancel());
+        // The signal keeps every callback registered on it until it is garbage-collected (a
+        // tool loop passes one signal to all its calls), so the callback holds the cancellation
+        // weakly: its wake-up pipe is closed as soon as this call ends.
+        let on_abort = std::sync::Arc::downgrade(&cancellation);
+        signal.on_abort(move || {
+            if let Some(cancellation) = on_abort.upgrade() {
+                cancellation.cancel();
+            }
+        });
         ctx.cancellation = Some(cancellation);
     }
     off_thread(env, move || {
