@@ -28,6 +28,9 @@ impl SandboxViolation {
 /// Maximum number of symlinks followed while resolving one path (Linux's MAXSYMLINKS).
 const MAX_SYMLINK_HOPS: usize = 40;
 
+/// Linux's PATH_MAX: the longest path (with its NUL) a system call accepts.
+const PATH_MAX: usize = 4096;
+
 /// Resolves `target` (a user path, `\` already allowed) inside `root` and returns the absolute,
 /// lexically normalised path that tools receive. Denies paths that leave the root lexically or
 /// through symlinks.
@@ -173,6 +176,11 @@ impl Confinement {
         use rustix::io::Errno;
         if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
             return Ok(());
+        }
+        // `mkdir` on the whole path fails for a path this long before anything is created, and
+        // so does `create_dir_all`; relative to descriptors it would go on past PATH_MAX.
+        if path.as_os_str().len() >= PATH_MAX {
+            return Err(Errno::NAMETOOLONG.into());
         }
         let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
         #[cfg(target_os = "linux")]
@@ -397,11 +405,13 @@ mod tests {
         let r = Path::new(&f.root);
         fs::write(r.join("file"), "x").unwrap();
         let c = Confinement::new(&f.root).unwrap();
-        for target in ["file", "file/x"] {
-            let ours = c.create_dir_all(&r.join(target)).unwrap_err();
-            let std = fs::create_dir_all(r.join(target)).unwrap_err();
+        let deep = "d".repeat(200) + "/";
+        for target in ["file".to_string(), "file/x".to_string(), deep.repeat(25)] {
+            let ours = c.create_dir_all(&r.join(&target)).unwrap_err();
+            let std = fs::create_dir_all(r.join(&target)).unwrap_err();
             assert_eq!(ours.raw_os_error(), std.raw_os_error(), "{target}");
         }
+        assert_eq!(fs::read_dir(r).unwrap().count(), 2, "nothing created");
     }
 
     #[test]
