@@ -11,7 +11,7 @@ import { runWorkload, leftovers, openFds } from "./hygiene.mjs";
 
 const CALLS = 1000;
 
-test(`${CALLS} exec_command calls leave no process, zombie or descriptor behind`, async () => {
+test(`${CALLS} exec_command calls leave no process, zombie or descriptor behind`, { timeout: 120_000 }, async () => {
   const ws = workspace();
   // A `sleep` duration no other process uses: the marker the /proc scan looks for.
   const marker = `30.${process.pid}${Date.now() % 100000}`;

@@ -33,7 +33,7 @@ let child;
 before(async () => {
   child = await runChild([path.join(here, "ffi_panic_child.mjs")], { ...process.env, AGENT_TOOLS_NATIVE_TEST_HOOKS: "1", RUST_BACKTRACE: "0" });
   if (child.code === 0) report = JSON.parse(child.stdout.trim().split("\n").at(-1));
-});
+}, { timeout: 60_000 });
 
 describe("panics inside tools (test hook)", () => {
   test("the child process survives a panic in every tool and exits normally", () => {

@@ -338,7 +338,7 @@ const GLOB_FIELDS = [
 
 describe("sandbox matrix: every tool × every path field × every attack, both doors", () => {
   for (const row of FIELDS) {
-    test(`${row.tool}.${row.field}`, async () => {
+    test(`${row.tool}.${row.field}`, { timeout: 60_000 }, async () => {
       const ws = fixture();
       try {
         const before = snapshot(ws);
@@ -361,7 +361,7 @@ describe("sandbox matrix: every tool × every path field × every attack, both d
   }
 
   for (const row of GLOB_FIELDS) {
-    test(`${row.tool}.${row.field} (globs)`, async () => {
+    test(`${row.tool}.${row.field} (globs)`, { timeout: 60_000 }, async () => {
       const ws = fixture();
       try {
         const before = snapshot(ws);
@@ -487,7 +487,7 @@ describe("symlinks inside the workspace", () => {
 });
 
 describe("check-then-use race", () => {
-  test("a directory swapped for a symlink between check and use never leaks, for any tool", async () => {
+  test("a directory swapped for a symlink between check and use never leaks, for any tool", { timeout: 60_000 }, async () => {
     const ws = fixture();
     try {
       const before = snapshot(ws);
