@@ -40,6 +40,13 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
   const exec = asTools(toolkit).find((t) => t.name === "exec_command");
   const groupScript = `echo $$; sleep ${marker} & sleep ${marker}`;
   const tally = { normal: 0, sharedSignal: 0, timeout: 0, timeoutIgnoringTerm: 0, abort: 0, abortBeforeStart: 0 };
+  // Timed-out shells killed before they printed their pid (on a loaded machine): they had not
+  // started their children either.
+  let silent = 0;
+  const groupOf = (stdout) => {
+    if (stdout === "") silent++;
+    else pgids.add(Number(stdout.trim()));
+  };
   // One signal for many calls that is never aborted, as a tool loop passes its own.
   const shared = new AbortController();
   const pgids = new Set();
@@ -60,12 +67,12 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
       const result = await toolkit.tools.exec_command({ cwd: ".", command: ["sh", "-c", groupScript], timeout_ms: 100 });
       const out = result.data;
       check(result.status === "success" && out.timed_out && out.exit_code === 124, `timeout ${i}: ${JSON.stringify(result)}`);
-      if (out) pgids.add(Number(out.stdout.trim()));
+      if (out) groupOf(out.stdout);
     },
     async timeoutIgnoringTerm(i) {
       const { content } = await toolkit.invoke("exec_command", { cwd: ".", command: ["sh", "-c", `trap "" TERM; ${groupScript}`], timeout_ms: 50 });
       check(content.timed_out && content.exit_code === 124, `timeout ignoring TERM ${i}: ${JSON.stringify(content)}`);
-      pgids.add(Number(content.stdout.trim()));
+      groupOf(content.stdout);
     },
     async abort(i) {
       const controller = new AbortController();
@@ -96,7 +103,7 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { tally, pgids, failures };
+  return { tally, pgids, silent, failures };
 }
 
 /**
