@@ -114,6 +114,13 @@ export declare function catalogJson(): string
 export declare function contextSnapshot(snapshot: string): ExternalObject<'ToolContext'>
 
 /**
+ * Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to
+ * prove that a panic inside any tool becomes an `INTERNAL` error of that call only. Throws
+ * unless the process was started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`.
+ */
+export declare function debugInjectPanic(tool: string | null): void
+
+/**
  * Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
  * (`"async"`), to prove that a panic never takes the host process down.
  */

@@ -846,6 +846,7 @@ module.exports.OutputCache = nativeBinding.OutputCache
 module.exports.allowedToolNames = nativeBinding.allowedToolNames
 module.exports.catalogJson = nativeBinding.catalogJson
 module.exports.contextSnapshot = nativeBinding.contextSnapshot
+module.exports.debugInjectPanic = nativeBinding.debugInjectPanic
 module.exports.debugPanic = nativeBinding.debugPanic
 module.exports.invoke = nativeBinding.invoke
 module.exports.invokeNow = nativeBinding.invokeNow

@@ -1,118 +1,500 @@
-// Attacks on the workspace sandbox through both front doors. Every attempt must be denied (or
-// confined to the workspace) and the canary outside must never be read, written or created.
+// Attacks on the workspace sandbox (issue #9 item 1): every tool × every path-bearing field,
+// through both front doors (toolkit.invoke and toolkit.tools.*), with `..` chains, absolute
+// paths, backslashes, Windows drive letters, NUL bytes, very long paths, unicode look-alikes,
+// symlinks (files, directories, dangling, chains, loops, /proc magic links), hard links and a
+// directory swapped for a symlink between check and use. The matrix is generated from one table
+// of fields and one table of attacks; each attempt has one expected outcome:
+//   denied   — refused by the sandbox (wrapper: status "denied"/SANDBOX_VIOLATION; invoke: the
+//              plain sandbox Error)
+//   refused  — a clean, typed tool error (wrapper: status "failure"; invoke: the tool's error
+//              class with a code), e.g. NOT_FOUND for a look-alike name that does not exist
+//   ok       — the call succeeds, confined to the workspace (look-alikes are ordinary names)
+// After every attempt: nothing outside the workspace was read (no marker in any output), written,
+// created or linked (a snapshot of everything next to the workspace is unchanged).
+//
+// NUL bytes: the contract (README §3.3) lets `a\0b` pass the sandbox and the tool fail with its
+// INTERNAL error (Node's "must be a string ... without null bytes" message), so a NUL path that
+// stays inside lexically is `refused`, one that leaves lexically is `denied`; the path never
+// reaches the OS. A path the sandbox cannot resolve (a component longer than NAME_MAX, a symlink
+// loop) is denied: the sandbox fails closed.
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { workspace, rejection } from "./helpers.mjs";
+import { execFileSync } from "node:child_process";
+import { createToolContext, createAgentToolkit } from "agent-tools-native";
+import { tempDir, ALLOW_ALL } from "./helpers.mjs";
 
 let attacks = 0;
 after(() => console.log(`sandbox: ${attacks} attacks, 0 escapes`));
 
-function fixture() {
-  const ws = workspace();
-  const link = (target, name) => fs.symlinkSync(target, path.join(ws.root, name));
-  link(ws.outside, "dlink");
-  link(path.join(ws.outside, "canary.txt"), "flink");
-  link(path.join(ws.outside, "missing.txt"), "dangling");
-  link(path.join(ws.outside, "newdir", "x"), "dangling-deep");
-  link("dlink", "chain");
-  link("../../outside", "src/rel");
-  return ws;
-}
+// Markers that exist only outside the workspace: in file contents and in file names.
+const CONTENT_MARKER = "CANARY";
+const NAME_MARKER = "SECRETNAME";
+// Every file the attacks aim at starts with the same two lines, so one patch applies to all.
+const OUTSIDE_TEXT = `head\nbody\n${CONTENT_MARKER}\n`;
+const DECOY_TEXT = "head\nbody\nDECOY\n";
+const HARDLINKED_TEXT = "head\nbody\nHARDLINKED\n";
+const HUNK = "@@ -1,2 +1,3 @@\n head\n+PWNED\n body\n";
+const UNDO_HUNK = "@@ -1,3 +1,2 @@\n head\n-PWNED\n body\n";
+const patchFor = (rel, hunk = HUNK) => `--- a/${rel}\n+++ b/${rel}\n${hunk}`;
 
-/** Asserts the call was refused by the sandbox through the wrapper and through invoke. */
-async function assertDenied(ws, name, wrapperArgs, invokeArgs) {
-  attacks += 2;
-  const wrapped = await ws.toolkit.tools[name](...wrapperArgs);
-  assert.equal(wrapped.status, "denied", `${name} ${JSON.stringify(wrapperArgs)} → ${JSON.stringify(wrapped)}`);
-  assert.equal(wrapped.reason, "sandbox");
-  assert.equal(wrapped.error.code, "SANDBOX_VIOLATION");
-  assert.match(wrapped.message, /^\[Sandbox Violation\] Attempted to access path outside of workspace: /);
-  const err = await rejection(ws.toolkit.invoke(name, invokeArgs));
-  assert.match(err.message, /^\[Sandbox Violation\] Attempted to access path outside of workspace: /, `${name} ${JSON.stringify(invokeArgs)}`);
-}
-
-function assertCanaryIntact(ws) {
-  assert.equal(fs.readFileSync(path.join(ws.outside, "canary.txt"), "utf8"), "CANARY");
-  assert.deepEqual(fs.readdirSync(ws.outside), ["canary.txt"]);
-}
-
-const ESCAPES = [
-  "../outside/canary.txt", "../../etc/passwd", "src/../../outside/canary.txt", "..\\outside\\canary.txt",
-  "/etc/passwd", "dlink/canary.txt", "flink", "chain/canary.txt", "src/rel/canary.txt", "dangling",
-  "dangling-deep", "dlink/new/deep.txt", "..foo", "src/./../..//outside",
+/** Names that merely look like `..` or `/`: ordinary names inside the workspace. */
+const LOOKALIKES = [
+  "．．", // U+FF0E fullwidth full stops
+  "．．／outside", // + U+FF0F fullwidth solidus: one name
+  "．．＼outside", // + U+FF3C fullwidth reverse solidus
+  "\u2025", // two dot leader
+  "\u2024\u2024", // one dot leaders
+  ".\u200b.", // zero-width space between the dots
+  "\u202e..", // right-to-left override, then dots
+  "\u2067.\u2069.", // right-to-left isolate around a dot
+  "\u00a0..", // no-break space, then dots
+  "%2e%2e", // URL-encoded dots
+  "%2e%2e%2foutside",
+  "．．\u2215outside", // division slash
 ];
 
-describe("sandbox attacks", () => {
-  test("read_file cannot read outside", async () => {
+const GIT = (cwd, ...args) => execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+
+/**
+ * `<tmp>/ws` (a git repository: the workspace) next to `<tmp>/outside` and `<tmp>/ws2` (a
+ * sibling whose name extends the root's), both holding the markers, plus symlinks of every kind
+ * inside the workspace and decoys for the look-alike names.
+ */
+function fixture() {
+  const { dir: base, cleanup } = tempDir("atn-sbx-");
+  const root = path.join(base, "ws");
+  const outside = path.join(base, "outside");
+  const put = (file, text) => {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+  };
+  for (const dir of [outside, `${root}2`]) {
+    put(path.join(dir, "canary.txt"), OUTSIDE_TEXT);
+    put(path.join(dir, `${NAME_MARKER}.ts`), `const ${CONTENT_MARKER} = 1;\n`);
+    put(path.join(dir, `${NAME_MARKER}-dir`, "canary.txt"), OUTSIDE_TEXT);
+  }
+  put(path.join(outside, "subdir", "canary.txt"), OUTSIDE_TEXT);
+  put(path.join(outside, "hardlinked.txt"), HARDLINKED_TEXT);
+  GIT(outside, "init", "-q");
+  put(path.join(root, "src", "a.ts"), "head\nbody\nconst inside = 1;\n");
+  GIT(root, "init", "-q");
+  for (const name of LOOKALIKES) put(path.join(root, name, "canary.txt"), DECOY_TEXT);
+  put(path.join(root, "C:", "decoy", "canary.txt"), DECOY_TEXT);
+  const link = (target, name) => fs.symlinkSync(target, path.join(root, name));
+  link(outside, "dlink"); // absolute, to a directory outside
+  link(path.join(outside, "canary.txt"), "flink"); // absolute, to a file outside
+  link(path.join(outside, "missing.txt"), "dangling");
+  link(path.join(outside, "newdir", "x"), "dangling-deep");
+  link("../outside/new.txt", "rel-dangling");
+  link("../../outside", "src/rel"); // relative, to a directory outside
+  link("dlink", "chain"); // chain → dlink → outside
+  link("flink", "chain1");
+  link("chain1", "chain2"); // chain2 → chain1 → flink → outside file
+  link("src/rel", "inner"); // inside link → inside link → outside
+  link("..", "dotdot"); // the workspace's parent
+  link("loop2", "loop1");
+  link("loop1", "loop2");
+  link("/proc/self/root", "proclink"); // magic link to /
+  link("/proc/self/cwd", "proccwd"); // magic link to the process's directory (outside)
+  link(path.join(root, "src"), "abs-in"); // absolute, inside: allowed
+  link(".", "self"); // inside: allowed
+  fs.linkSync(path.join(outside, "hardlinked.txt"), path.join(root, "hardlink"));
+  const context = createToolContext({ workspaceRoot: root, policy: ALLOW_ALL });
+  return { base, root, outside, context, toolkit: createAgentToolkit(context), cleanup };
+}
+
+/** Everything next to the workspace (not following symlinks): names, inodes, link counts, contents. */
+function snapshot(ws) {
+  const out = {};
+  const walk = (dir) => {
+    for (const name of fs.readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (file === ws.root) continue;
+      const st = fs.lstatSync(file);
+      const key = path.relative(ws.base, file);
+      if (st.isSymbolicLink()) out[key] = `link ${fs.readlinkSync(file)}`;
+      else if (st.isDirectory()) {
+        out[key] = `dir ${st.ino} ${st.mode}`;
+        walk(file);
+      } else out[key] = `file ${st.ino} ${st.mode} ${st.mtimeMs} ${fs.readFileSync(file, "latin1")}`;
+      if (!st.isDirectory() && !st.isSymbolicLink()) out[`${key} nlink`] = st.nlink;
+    }
+  };
+  walk(ws.base);
+  return out;
+}
+
+/** Link counts may only drop (a write replacing a hard link inside): a new link would raise one. */
+function assertNothingOutsideChanged(ws, before, what) {
+  const now = snapshot(ws);
+  for (const key of Object.keys(before)) {
+    if (key.endsWith(" nlink")) {
+      assert.ok(now[key] <= before[key], `${what}: a hard link to ${key} was created`);
+      now[key] = before[key];
+    }
+  }
+  assert.deepEqual(now, before, `${what}: something outside the workspace changed`);
+}
+
+function assertNoMarker(value, what) {
+  const text = JSON.stringify(value) ?? "";
+  assert.ok(!text.includes(CONTENT_MARKER) && !text.includes(NAME_MARKER), `${what}: read outside: ${text.slice(0, 300)}`);
+}
+
+const SANDBOX_MESSAGE = /^\[Sandbox Violation\] Attempted to access path outside of workspace: /;
+
+/** One call through the wrapper, classified. */
+async function viaWrapper(ws, row, args) {
+  const result = await ws.toolkit.tools[row.tool](...args);
+  assertNoMarker(result, `${row.tool} wrapper`);
+  if (result.status === "denied" && result.reason === "sandbox" && result.error.code === "SANDBOX_VIOLATION" && SANDBOX_MESSAGE.test(result.message)) {
+    return "denied";
+  }
+  if (result.status === "failure" && result.reason === "runtime" && result.error.code === "RUNTIME_ERROR") {
+    // tool errors carry their code as a message prefix (apply_patch: a bare message)
+    if (row.tool === "apply_patch" || /^[A-Z_]+: /.test(result.message)) return "refused";
+  }
+  if (result.status === "success") return "ok";
+  return `unexpected ${JSON.stringify(result).slice(0, 300)}`;
+}
+
+/** One call through invoke, classified. */
+async function viaInvoke(ws, row, args) {
+  try {
+    const out = await ws.toolkit.invoke(row.tool, args);
+    assertNoMarker(out, `${row.tool} invoke`);
+    return "ok";
+  } catch (error) {
+    assertNoMarker(error.message, `${row.tool} invoke`);
+    if (error.constructor === Error && error.code === undefined && SANDBOX_MESSAGE.test(error.message)) return "denied";
+    if (error.name === row.errorClass && typeof error.code === "string") return "refused";
+    return `unexpected ${error.name} ${error.code} ${error.message.slice(0, 300)}`;
+  }
+}
+
+// ---- the field table: every path-bearing field of every tool ------------------------------------
+// `kind` decides what a confined attempt yields (OUTCOMES); `build(p)` → [wrapper args, invoke args].
+
+const EXEC = ["sh", "-c", "cat canary.txt; ls; echo PWNED > pwned.txt"];
+const REGEX = { pattern: `${CONTENT_MARKER.slice(0, 3)}[A]${CONTENT_MARKER.slice(4)}` }; // finds the marker, does not spell it
+const AST_RULE = { kind: "identifier", regex: "^CAN.RY$" };
+const obj = (o) => [[o], o];
+
+const FIELDS = [
+  { tool: "read_file", field: "path", kind: "read", errorClass: "ReadFileError", build: (p) => [[p], { path: p }] },
+  { tool: "write_file", field: "path", kind: "write", errorClass: "WriteFileError", build: (p) => [[p, "PWNED"], { path: p, content: "PWNED" }] },
+  {
+    tool: "apply_patch", field: "filePath", kind: "patch", errorClass: "ApplyPatchError",
+    // the wrapper inserts a line, invoke takes it out again: both really write
+    build: (p, ws) => {
+      const rel = path.relative(ws.root, path.resolve(ws.root, p.replaceAll("\\", "/")));
+      return [[p, patchFor(rel)], { filePath: p, patch: patchFor(rel, UNDO_HUNK) }];
+    },
+  },
+  { tool: "tree", field: "path", kind: "dir", errorClass: "TreeError", build: (p) => [[p, { entry_kind: "all" }], { path: p, entry_kind: "all" }] },
+  { tool: "exec_command", field: "cwd", kind: "dir", errorClass: "ExecCommandError", build: (p) => obj({ cwd: p, command: EXEC }) },
+  // the search tools with `cwd` present too: the wrapper must still check root_path (quirks #2)
+  { tool: "regexp_search", field: "root_path", kind: "dir", errorClass: "RegexpSearchError", build: (p) => obj({ ...REGEX, cwd: ".", root_path: p }) },
+  { tool: "ast_grep_search", field: "root_path", kind: "dir", errorClass: "AstGrepSearchError", build: (p) => obj({ language: "typescript", rule: AST_RULE, cwd: ".", root_path: p }) },
+  { tool: "git_status_summary", field: "cwd", kind: "dir", errorClass: "GitStatusSummaryError", build: (p) => [[p], { cwd: p }] },
+  // Fields the handler ignores: the wrapper checks them anyway (quirks #2), invoke passes them on
+  // untouched and the tool works in the workspace.
+  { tool: "exec_command", field: "root_path", kind: "ignored", errorClass: "ExecCommandError", build: (p) => obj({ cwd: ".", root_path: p, command: EXEC }) },
+  { tool: "regexp_search", field: "cwd", kind: "ignored", errorClass: "RegexpSearchError", build: (p) => obj({ ...REGEX, cwd: p }) },
+  { tool: "ast_grep_search", field: "cwd", kind: "ignored", errorClass: "AstGrepSearchError", build: (p) => obj({ language: "typescript", rule: AST_RULE, cwd: p }) },
+];
+
+/** What a confined attempt yields, by field kind and by what the path names inside. */
+const OUTCOMES = {
+  read: { file: "ok", dir: "refused", none: "refused", bad: "refused" },
+  write: { file: "ok", dir: "refused", none: "ok", bad: "refused" },
+  patch: { file: "ok", dir: "refused", none: "refused", bad: "refused" },
+  dir: { file: "refused", dir: "ok", none: "refused", bad: "refused" },
+};
+
+function expected(row, attack, door) {
+  if (row.kind === "ignored") return door === "wrapper" && attack.denied ? "denied" : "ok";
+  return attack.denied ? "denied" : OUTCOMES[row.kind][attack.target];
+}
+
+// ---- the attack table -----------------------------------------------------------------------------
+// `denied`: the sandbox refuses it; otherwise `target` says what the path names inside the
+// workspace: an existing file / directory, nothing (`none`), or nothing the OS accepts (`bad`).
+
+function attackTable(ws) {
+  const { root, outside, base } = ws;
+  const fromSlash = (abs) => abs.slice(1); // a path relative to /
+  const denied = (p, why) => ({ p, denied: true, why });
+  const inside = (p, target, why) => ({ p, denied: false, target, why });
+  const deepDirs = (n) => `${"d".repeat(200)}/`.repeat(n);
+  return [
+    // `..` chains
+    denied("..", "parent"),
+    denied("../", "parent, trailing slash"),
+    denied("../outside", "sibling dir"),
+    denied("../outside/canary.txt", "sibling file"),
+    denied("src/../../outside/canary.txt", "down then up"),
+    denied("./src/./../../outside/canary.txt", "dots"),
+    denied("src//..//..//outside", "doubled slashes"),
+    denied("../ws/../outside/canary.txt", "out, in, out"),
+    denied("../ws2/canary.txt", "sibling sharing the root's name prefix"),
+    denied(`${"../".repeat(40)}${fromSlash(outside)}/canary.txt`, "40 levels up then down"),
+    denied(`${"a/../".repeat(300)}../outside/canary.txt`, "300-component a/../ chain, out"),
+    inside(`${"a/../".repeat(300)}src/a.ts`, "file", "300-component a/../ chain, in"),
+    inside("../ws/src/a.ts", "file", "out and back in (lexical)"),
+    denied("..foo", "..-prefixed name (quirks #8, KEEP)"),
+    denied("...", "three dots (quirks #8, KEEP)"),
+    // absolute paths
+    denied(`${outside}/canary.txt`, "absolute file outside"),
+    denied(outside, "absolute dir outside"),
+    denied("/", "filesystem root"),
+    denied(base, "workspace parent"),
+    denied(`${root}2/canary.txt`, "absolute sibling sharing the prefix"),
+    denied(`${root}/../outside/canary.txt`, "absolute via the root"),
+    denied(`/${outside}/canary.txt`, "double leading slash"),
+    denied(`/proc/self/root${outside}/canary.txt`, "through /proc/self/root"),
+    inside(`${root}/src/a.ts`, "file", "absolute inside"),
+    inside(`${root}/`, "dir", "absolute root"),
+    // backslashes (normalised to /)
+    denied("..\\outside\\canary.txt", "backslash parent"),
+    denied("src\\..\\..\\outside", "backslash down then up"),
+    denied("\\..\\outside\\canary.txt", "leading backslash = absolute"),
+    denied(`${outside.replaceAll("/", "\\")}\\canary.txt`, "absolute with backslashes"),
+    denied("\\\\server\\share\\canary.txt", "UNC path"),
+    denied("\\\\?\\C:\\outside\\canary.txt", "extended-length path"),
+    inside("src\\a.ts", "file", "backslash inside"),
+    // Windows drive letters: relative names on POSIX
+    inside("C:\\decoy\\canary.txt", "file", "drive letter, backslashes"),
+    inside("C:/decoy/canary.txt", "file", "drive letter, slashes"),
+    inside("C:\\decoy", "dir", "drive letter directory"),
+    inside("c:\\Windows\\System32\\drivers\\etc\\hosts", "none", "system file by drive letter"),
+    inside(`C:${outside}\\canary.txt`, "none", "drive letter + absolute POSIX path"),
+    inside("C:..\\outside\\canary.txt", "none", "drive-relative parent"),
+    denied("C:\\..\\..\\outside\\canary.txt", "drive letter then up"),
+    // NUL bytes: never reach the OS
+    inside("canary.txt\0", "bad", "trailing NUL"),
+    inside("src/a.ts\0.txt", "bad", "NUL inside a name"),
+    inside("\0", "bad", "only a NUL"),
+    inside("dlink\0/canary.txt", "bad", "NUL hiding a symlink component"),
+    inside("dlink/canary.txt\0", "bad", "NUL after an outside symlink"),
+    denied("../outside/canary.txt\0", "NUL after an escape"),
+    denied("src\0/../../outside/canary.txt", "NUL before an escape"),
+    // very long paths: a clean error, no hang
+    denied("x".repeat(5000), "one 5 000-character name"),
+    denied("x".repeat(100_000), "one 100 000-character name"),
+    inside(`${deepDirs(25)}f.txt`, "bad", "5 000 characters in 25 names"),
+    inside(deepDirs(500), "bad", "100 000 characters in 500 names"),
+    inside(`${"a/../".repeat(20_000)}src/a.ts`, "file", "100 000-character a/../ chain, in"),
+    denied(`${"../".repeat(33_000)}${fromSlash(outside)}/canary.txt`, "100 000-character .. chain"),
+    // unicode look-alikes: ordinary names, confined (decoys exist inside)
+    ...LOOKALIKES.flatMap((l) => [
+      inside(`${l}/canary.txt`, "file", `look-alike ${JSON.stringify(l)} file`),
+      inside(l, "dir", `look-alike ${JSON.stringify(l)} dir`),
+      inside(`${l}/outside/canary.txt`, "none", `look-alike ${JSON.stringify(l)} chain`),
+    ]),
+    denied("..／outside/canary.txt", "real dots + fullwidth solidus (a ..-prefixed name)"),
+    denied("..\u2215outside", "real dots + division slash (a ..-prefixed name)"),
+    // symlinks
+    denied("dlink", "dir symlink out"),
+    denied("dlink/", "dir symlink out, trailing slash"),
+    denied("dlink/.", "dir symlink out, dot"),
+    denied("dlink/canary.txt", "through a dir symlink"),
+    denied("dlink/subdir", "subdir through a dir symlink"),
+    denied("dlink/new/deep.txt", "new path through a dir symlink"),
+    inside("dlink/../src/a.ts", "file", "through a symlink and back (resolved lexically)"),
+    inside("dlink/..", "dir", "symlink/.. is the root lexically"),
+    denied("flink", "file symlink out"),
+    denied("dangling", "dangling symlink out"),
+    denied("dangling-deep", "dangling symlink into a missing dir"),
+    denied("rel-dangling", "relative dangling symlink out"),
+    denied("src/rel", "relative dir symlink out"),
+    denied("src/rel/canary.txt", "through a relative dir symlink"),
+    denied("chain", "symlink chain to a dir"),
+    denied("chain/canary.txt", "through a symlink chain"),
+    denied("chain2", "symlink chain to a file"),
+    denied("inner/canary.txt", "inside link to an outside link"),
+    denied("dotdot/outside/canary.txt", "symlink to the parent"),
+    denied("dotdot", "symlink to the parent, itself"),
+    denied("loop1", "symlink loop"),
+    denied("loop1/x", "through a symlink loop"),
+    denied(`proclink${outside}/canary.txt`, "through a /proc magic link"),
+    denied("proccwd", "magic link to the process directory"),
+    inside("abs-in/a.ts", "file", "absolute symlink inside"),
+    inside("self/src/a.ts", "file", "symlink to the root"),
+  ];
+}
+
+/** Glob fields cannot widen the walk beyond root_path: patterns that point outside match nothing there. */
+const GLOBS = ["../**", "../outside/**", "/**", `**/../../**`, "{..,.}/**", "../*/canary.txt", "..\\outside\\**"];
+const GLOB_FIELDS = [
+  { tool: "regexp_search", field: "include", errorClass: "RegexpSearchError", build: (g) => obj({ ...REGEX, include: [g] }) },
+  { tool: "regexp_search", field: "exclude", errorClass: "RegexpSearchError", build: (g) => obj({ ...REGEX, exclude: [g] }) },
+  { tool: "ast_grep_search", field: "include", errorClass: "AstGrepSearchError", build: (g) => obj({ language: "typescript", rule: AST_RULE, include: [g] }) },
+  { tool: "ast_grep_search", field: "exclude", errorClass: "AstGrepSearchError", build: (g) => obj({ language: "typescript", rule: AST_RULE, exclude: [g] }) },
+  { tool: "tree", field: "exclude", errorClass: "TreeError", build: (g) => [[".", { entry_kind: "all", exclude: [g] }], { path: ".", entry_kind: "all", exclude: [g] }] },
+];
+
+describe("sandbox matrix: every tool × every path field × every attack, both doors", () => {
+  for (const row of FIELDS) {
+    test(`${row.tool}.${row.field}`, { timeout: 60_000 }, async () => {
+      const ws = fixture();
+      try {
+        const before = snapshot(ws);
+        const table = attackTable(ws);
+        assert.ok(table.length > 100);
+        for (const attack of table) {
+          const [wrapperArgs, invokeArgs] = row.build(attack.p, ws);
+          const what = `${row.tool}.${row.field} ← ${attack.why} (${JSON.stringify(attack.p.slice(0, 80))})`;
+          const started = Date.now();
+          attacks += 2;
+          assert.equal(await viaWrapper(ws, row, wrapperArgs), expected(row, attack, "wrapper"), `${what} via tools.*`);
+          assert.equal(await viaInvoke(ws, row, invokeArgs), expected(row, attack, "invoke"), `${what} via invoke`);
+          assert.ok(Date.now() - started < 10_000, `${what} took ${Date.now() - started} ms`);
+          assertNothingOutsideChanged(ws, before, what);
+        }
+      } finally {
+        ws.cleanup();
+      }
+    });
+  }
+
+  for (const row of GLOB_FIELDS) {
+    test(`${row.tool}.${row.field} (globs)`, { timeout: 60_000 }, async () => {
+      const ws = fixture();
+      try {
+        const before = snapshot(ws);
+        for (const glob of GLOBS) {
+          const [wrapperArgs, invokeArgs] = row.build(glob);
+          attacks += 2;
+          const what = `${row.tool}.${row.field} ← ${glob}`;
+          assert.equal(await viaWrapper(ws, row, wrapperArgs), "ok", what);
+          assert.equal(await viaInvoke(ws, row, invokeArgs), "ok", what);
+          assertNothingOutsideChanged(ws, before, what);
+        }
+      } finally {
+        ws.cleanup();
+      }
+    });
+  }
+
+  test("apply_patch: paths inside the diff never reach beyond filePath", async () => {
     const ws = fixture();
     try {
-      for (const p of ESCAPES) await assertDenied(ws, "read_file", [p], { path: p });
-      await assertDenied(ws, "read_file", [path.join(ws.outside, "canary.txt")], { path: path.join(ws.outside, "canary.txt") });
-      assertCanaryIntact(ws);
+      const before = snapshot(ws);
+      const victim = path.join(ws.root, "src", "a.ts");
+      const original = fs.readFileSync(victim, "utf8");
+      const patches = [
+        `--- a/../outside/canary.txt\n+++ b/../outside/canary.txt\n${HUNK}`,
+        `--- a/${ws.outside}/canary.txt\n+++ b/${ws.outside}/canary.txt\n${HUNK}`,
+        `--- a/dlink/canary.txt\n+++ b/dlink/canary.txt\n${HUNK}`,
+        `diff --git a/src/a.ts b/../outside/canary.txt\nrename from src/a.ts\nrename to ../outside/canary.txt\n`,
+        `diff --git a/../outside/canary.txt b/src/a.ts\ncopy from ../outside/canary.txt\ncopy to src/a.ts\n`,
+        `diff --git a/../outside/canary.txt b/src/a.ts\nrename from ../outside/canary.txt\nrename to src/a.ts\n`,
+        `diff --git a/src/a.ts b/src/a.ts\nnew file mode 120000\n--- /dev/null\n+++ b/src/a.ts\n@@ -0,0 +1 @@\n+${ws.outside}/canary.txt\n\\ No newline at end of file\n`,
+      ];
+      const row = FIELDS.find((f) => f.tool === "apply_patch");
+      for (const patch of patches) {
+        attacks += 2;
+        const wrapper = await viaWrapper(ws, row, ["src/a.ts", patch]);
+        const invoke = await viaInvoke(ws, row, { filePath: "src/a.ts", patch });
+        assert.ok(["ok", "refused"].includes(wrapper) && wrapper === invoke, `${patch}: ${wrapper} / ${invoke}`);
+        assert.equal(fs.lstatSync(victim).isFile(), true, "the target stays a regular file");
+        assert.equal(fs.readFileSync(victim, "utf8"), original, `${patch}: the target changed`);
+        assertNothingOutsideChanged(ws, before, patch);
+      }
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
+
+describe("hard links", () => {
+  // A hard link is a second name of the same inode: nothing tells it from a regular file, so a
+  // hard link that already exists inside the workspace to a file outside can be READ through
+  // (read_file, the search tools, exec_command). That is the sandbox's documented limit; only
+  // whoever can already write both places can make such a link. What the tools do guarantee:
+  // writes never go through to the outside inode (write_file and apply_patch replace the name
+  // with a new file), and no tool call creates a hard link (link counts outside never rise; the
+  // matrix checks them after every attempt).
+  test("reading through an existing hard link is the documented limit", async () => {
+    const ws = fixture();
+    try {
+      const viaInvoke = await ws.toolkit.invoke("read_file", { path: "hardlink" });
+      const viaWrapper = await ws.toolkit.tools.read_file("hardlink");
+      attacks += 2;
+      assert.equal(viaInvoke.content.content, HARDLINKED_TEXT);
+      assert.equal(viaWrapper.data.content, HARDLINKED_TEXT);
     } finally {
       ws.cleanup();
     }
   });
 
-  test("write_file cannot write or create outside", async () => {
+  test("writes through a hard link never reach the outside file, and create no link", async () => {
     const ws = fixture();
     try {
-      for (const p of ESCAPES) await assertDenied(ws, "write_file", [p, "PWNED"], { path: p, content: "PWNED" });
-      assertCanaryIntact(ws);
+      const outsideFile = path.join(ws.outside, "hardlinked.txt");
+      const link = path.join(ws.root, "hardlink");
+      const relink = () => {
+        fs.rmSync(link, { force: true });
+        fs.linkSync(outsideFile, link);
+      };
+      const writes = [
+        () => ws.toolkit.invoke("write_file", { path: "hardlink", content: "PWNED" }),
+        () => ws.toolkit.tools.write_file("hardlink", "PWNED").then((r) => assert.equal(r.status, "success")),
+        () => ws.toolkit.invoke("apply_patch", { filePath: "hardlink", patch: patchFor("hardlink") }),
+        () => ws.toolkit.tools.apply_patch("hardlink", patchFor("hardlink")).then((r) => assert.equal(r.status, "success")),
+      ];
+      for (const write of writes) {
+        relink();
+        attacks += 1;
+        await write();
+        assert.equal(fs.readFileSync(outsideFile, "utf8"), HARDLINKED_TEXT, "the outside file is unchanged");
+        assert.equal(fs.statSync(outsideFile).nlink, 1, "the link inside was replaced, not written through");
+        assert.match(fs.readFileSync(link, "utf8"), /PWNED/);
+        assert.notEqual(fs.statSync(link).ino, fs.statSync(outsideFile).ino);
+      }
+      // a brand-new file written by the tools is never a link to anything
+      await ws.toolkit.invoke("write_file", { path: "fresh.txt", content: "x" });
+      assert.equal(fs.statSync(path.join(ws.root, "fresh.txt")).nlink, 1);
     } finally {
       ws.cleanup();
     }
   });
+});
 
-  test("tree cannot list outside", async () => {
-    const ws = fixture();
-    try {
-      for (const p of ["..", "../outside", "dlink", "chain", "src/rel", "/", "..\\"]) await assertDenied(ws, "tree", [p], { path: p });
-    } finally {
-      ws.cleanup();
-    }
-  });
-
-  test("object path fields are checked: cwd and root_path", async () => {
-    const ws = fixture();
-    try {
-      await assertDenied(ws, "exec_command", [{ cwd: "dlink", command: ["cat", "canary.txt"] }], { cwd: "dlink", command: ["cat", "canary.txt"] });
-      await assertDenied(ws, "regexp_search", [{ pattern: "CANARY", root_path: "../outside" }], { pattern: "CANARY", root_path: "../outside" });
-      await assertDenied(ws, "ast_grep_search", [{ language: "ts", rule: {}, cwd: ".", root_path: "dlink" }], { language: "ts", rule: {}, root_path: "dlink" });
-      await assertDenied(ws, "git_status_summary", ["chain"], { cwd: "chain" });
-      await assertDenied(ws, "apply_patch", ["flink", ""], { filePath: "flink", patch: "" });
-    } finally {
-      ws.cleanup();
-    }
-  });
-
+describe("symlinks inside the workspace", () => {
   test("symlinks that stay inside the workspace keep working", async () => {
     const ws = fixture();
     try {
       fs.writeFileSync(path.join(ws.root, "src", "a.txt"), "A");
       fs.symlinkSync("src", path.join(ws.root, "srclink"));
-      fs.symlinkSync(path.join(ws.root, "src"), path.join(ws.root, "abslink"));
       assert.equal((await ws.toolkit.invoke("read_file", { path: "srclink/a.txt" })).content.content, "A");
       // a symlink as the final component is not a directory for tree (contract), not a violation
-      await assert.rejects(ws.toolkit.invoke("tree", { path: "abslink/" }), { name: "TreeError", code: "NOT_DIRECTORY" });
-      assert.equal((await ws.toolkit.invoke("tree", { path: "abslink/.." })).content.root.path, ".");
+      await assert.rejects(ws.toolkit.invoke("tree", { path: "abs-in/" }), { name: "TreeError", code: "NOT_DIRECTORY" });
+      assert.equal((await ws.toolkit.invoke("tree", { path: "abs-in/.." })).content.root.path, ".");
       const written = await ws.toolkit.tools.write_file("srclink/b.txt", "B");
       assert.equal(written.status, "success");
       assert.equal(fs.readFileSync(path.join(ws.root, "src", "b.txt"), "utf8"), "B");
+      const deep = await ws.toolkit.tools.write_file("srclink/new/deeper/c.txt", "C");
+      assert.equal(deep.status, "success");
+      assert.equal(fs.readFileSync(path.join(ws.root, "src", "new", "deeper", "c.txt"), "utf8"), "C");
     } finally {
       ws.cleanup();
     }
   });
+});
 
-  test("a directory swapped for a symlink between check and use never leaks", async () => {
+describe("check-then-use race", () => {
+  test("a directory swapped for a symlink between check and use never leaks, for any tool", { timeout: 60_000 }, async () => {
     const ws = fixture();
     try {
+      const before = snapshot(ws);
       const swap = path.join(ws.root, "swap");
       const parked = path.join(ws.root, "swap.dir");
       fs.mkdirSync(swap);
-      fs.writeFileSync(path.join(swap, "canary.txt"), "INSIDE");
+      fs.writeFileSync(path.join(swap, "canary.txt"), DECOY_TEXT);
       let stop = false;
       let linked = 0;
       // Writes re-create `swap` while it is parked, so every step tolerates losing the race.
@@ -127,21 +509,35 @@ describe("sandbox attacks", () => {
           await new Promise((r) => setImmediate(r));
         }
       })();
-      const reads = [];
-      for (let round = 0; round < 20; round++) {
-        const batch = Array.from({ length: 25 }, (_, i) =>
-          i % 2
-            ? ws.toolkit.invoke("read_file", { path: "swap/canary.txt" }).then((r) => r.content.content, (e) => e.message)
-            : ws.toolkit.tools.write_file(`swap/new-${round}-${i}.txt`, "PWNED").then((r) => r.status),
-        );
-        reads.push(...(await Promise.all(batch)));
+      // Every tool with a path into the swapped directory (writes also into new sub-directories).
+      const calls = [
+        (r, i) => ws.toolkit.invoke("read_file", { path: "swap/canary.txt" }),
+        (r, i) => ws.toolkit.tools.read_file("swap/canary.txt"),
+        (r, i) => ws.toolkit.tools.write_file(`swap/new-${r}-${i}.txt`, "PWNED"),
+        (r, i) => ws.toolkit.invoke("write_file", { path: `swap/dir-${r}-${i}/deep/new.txt`, content: "PWNED" }),
+        (r, i) => ws.toolkit.tools.write_file(`swap/dir-${r}-${i}/new.txt`, "PWNED"),
+        (r, i) => ws.toolkit.invoke("apply_patch", { filePath: "swap/canary.txt", patch: patchFor("swap/canary.txt") }),
+        (r, i) => ws.toolkit.invoke("tree", { path: "swap", entry_kind: "all" }),
+        (r, i) => ws.toolkit.tools.exec_command({ cwd: "swap", command: EXEC }),
+        (r, i) => ws.toolkit.invoke("regexp_search", { ...REGEX, root_path: "swap" }),
+        (r, i) => ws.toolkit.invoke("ast_grep_search", { language: "typescript", rule: AST_RULE, root_path: "swap" }),
+        (r, i) => ws.toolkit.tools.git_status_summary("swap"),
+      ];
+      let attempts = 0;
+      try {
+        for (let round = 0; round < 60; round++) {
+          const batch = Array.from({ length: 33 }, (_, i) => calls[i % calls.length](round, i).then((out) => out, (e) => e.message));
+          for (const out of await Promise.all(batch)) assertNoMarker(out, "race");
+          attempts += batch.length;
+        }
+      } finally {
+        stop = true;
+        await swapper;
       }
-      stop = true;
-      await swapper;
-      attacks += reads.length;
+      attacks += attempts;
       assert.ok(linked > 0, "the swap to a symlink happened");
-      assert.ok(!reads.includes("CANARY"), "the outside canary was read");
-      assertCanaryIntact(ws);
+      // the swapped-in symlink may be left parked as a name inside; outside nothing changed
+      assertNothingOutsideChanged(ws, before, "race");
     } finally {
       ws.cleanup();
     }

@@ -165,8 +165,15 @@ pub fn invoke<'env>(
             crate::core::cancel::Cancellation::new()
                 .map_err(|e| Error::from_reason(e.to_string()))?,
         );
-        let on_abort = cancellation.clone();
-        signal.on_abort(move || on_abort.cancel());
+        // The signal keeps every callback registered on it until it is garbage-collected (a
+        // tool loop passes one signal to all its calls), so the callback holds the cancellation
+        // weakly: its wake-up pipe is closed as soon as this call ends.
+        let on_abort = std::sync::Arc::downgrade(&cancellation);
+        signal.on_abort(move || {
+            if let Some(cancellation) = on_abort.upgrade() {
+                cancellation.cancel();
+            }
+        });
         ctx.cancellation = Some(cancellation);
     }
     off_thread(env, move || {
@@ -295,11 +302,9 @@ pub fn run_session_tool(name: String, state: Unknown, args: Vec<Unknown>) -> Res
     Ok(session_outcome(&name, state.as_ref(), &args))
 }
 
+/// A session tool's outcome; a panic inside it becomes `Outcome::Internal`, as on the worker pool.
 fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue]) -> Outcome {
-    let Some(registry::Handler::Session(op)) = registry::find(name).map(|t| t.handler) else {
-        return Outcome::Internal(format!("not a session tool: {name}"));
-    };
-    match todo::run(op, state, args) {
+    let run = || match invoke::run_session(name, state, args) {
         Ok(result) => Outcome::SessionOk(
             result.output,
             result
@@ -307,7 +312,9 @@ fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue
                 .map(|c| serde_json::to_string(&c).unwrap_or_default()),
         ),
         Err(e) => Outcome::ToolError(e.class_name, e.code, e.message),
-    }
+    };
+    std::panic::catch_unwind(AssertUnwindSafe(run))
+        .unwrap_or_else(|panic| Outcome::Internal(panic_message(&panic)))
 }
 
 /// `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
@@ -409,6 +416,14 @@ pub fn invoke_session(
             outcome => Either::B(outcome),
         },
     )
+}
+
+/// Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to
+/// prove that a panic inside any tool becomes an `INTERNAL` error of that call only. Throws
+/// unless the process was started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`.
+#[napi(catch_unwind, ts_args_type = "tool: string | null")]
+pub fn debug_inject_panic(tool: Option<String>) -> Result<()> {
+    crate::core::fault::inject_panic(tool.as_deref()).map_err(Error::from_reason)
 }
 
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool

@@ -5,9 +5,11 @@
 
 use super::context::ToolContext;
 use super::error::ToolError;
+use super::fault;
 use super::policy;
 use super::registry::{self, Handler, InvokeArgs, RunContext};
 use super::sandbox::{self, Confinement};
+use super::tools::todo::{self, TodoResult, TodoState};
 use super::value::ArgValue;
 
 /// Facts about the call that live in JavaScript: the mutable `ToolCatalog` and the bypass scope.
@@ -183,11 +185,14 @@ pub fn is_bounded(name: &str) -> bool {
     registry::find(name).is_some_and(|spec| matches!(spec.handler, Handler::Bounded(_)))
 }
 
+/// The tool's spec and run context; every run of a built-in handler (on the pool or inline)
+/// starts here, so the test hook `fault::before_handler` sits here too.
 fn run_context<'c>(
     ctx: &'c ToolContext,
     name: &str,
     confined: bool,
 ) -> Result<(&'static registry::ToolSpec, RunContext<'c>), ToolError> {
+    fault::before_handler(name);
     let spec = registry::find(name).ok_or_else(|| {
         ToolError::coded(
             "Error",
@@ -204,6 +209,24 @@ fn run_context<'c>(
         _ => None,
     };
     Ok((spec, RunContext { ctx, confinement }))
+}
+
+/// Runs the session tool `name` (a todo tool) on the current state `state`, on the JavaScript
+/// thread.
+pub fn run_session(
+    name: &str,
+    state: Option<&TodoState>,
+    positional: &[ArgValue],
+) -> Result<TodoResult, ToolError> {
+    let Some(Handler::Session(op)) = registry::find(name).map(|t| t.handler) else {
+        return Err(ToolError::coded(
+            "Error",
+            "INTERNAL",
+            format!("not a session tool: {name}"),
+        ));
+    };
+    fault::before_handler(name);
+    todo::run(op, state, positional)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod cancel;
 pub mod collation;
 pub mod context;
 pub mod error;
+pub mod fault;
 pub mod gitapply;
 pub mod glob;
 pub mod invoke;

@@ -28,6 +28,9 @@ impl SandboxViolation {
 /// Maximum number of symlinks followed while resolving one path (Linux's MAXSYMLINKS).
 const MAX_SYMLINK_HOPS: usize = 40;
 
+/// Linux's PATH_MAX: the longest path (with its NUL) a system call accepts.
+const PATH_MAX: usize = 4096;
+
 /// Resolves `target` (a user path, `\` already allowed) inside `root` and returns the absolute,
 /// lexically normalised path that tools receive. Denies paths that leave the root lexically or
 /// through symlinks.
@@ -158,6 +161,68 @@ impl Confinement {
             Some(path) => path.starts_with(&self.real_root),
             None => false,
         }
+    }
+
+    /// `fs::create_dir_all(path)` (symlinks on the way followed, as it does) that never creates
+    /// a directory outside the root: each missing directory is made with `mkdirat` in an open
+    /// descriptor of its parent whose real location was checked first, so a directory swapped
+    /// for a symlink after the path check cannot lead the creation outside. Creating the root
+    /// itself and its missing ancestors stays possible (a workspace that does not exist yet).
+    /// An existing non-directory component fails like `create_dir_all`: `EEXIST` for the last
+    /// component, `ENOTDIR` before it. A creation that would land outside fails with `EXDEV`
+    /// (what `openat2`'s `RESOLVE_BENEATH` reports for an escape).
+    pub fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        use rustix::fs::{mkdirat, openat, Mode, OFlags};
+        use rustix::io::Errno;
+        if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        // `mkdir` on the whole path fails for a path this long before anything is created, and
+        // so does `create_dir_all`; relative to descriptors it would go on past PATH_MAX.
+        if path.as_os_str().len() >= PATH_MAX {
+            return Err(Errno::NAMETOOLONG.into());
+        }
+        let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
+        #[cfg(target_os = "linux")]
+        let flags = flags | OFlags::PATH;
+        #[cfg(not(target_os = "linux"))]
+        let flags = flags | OFlags::RDONLY;
+        let names: Vec<&std::ffi::OsStr> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name),
+                Component::ParentDir => Some("..".as_ref()),
+                _ => None,
+            })
+            .collect();
+        let mut dir = rustix::fs::open("/", flags, Mode::empty())?;
+        for (i, name) in names.iter().enumerate() {
+            let last = i + 1 == names.len();
+            dir = match openat(&dir, *name, flags, Mode::empty()) {
+                Ok(next) => next,
+                Err(Errno::NOTDIR) if last => return Err(Errno::EXIST.into()),
+                Err(Errno::NOENT) => {
+                    let here = fd_path(&dir).ok_or_else(|| io::Error::from(Errno::NOENT))?;
+                    let created = here.join(name);
+                    if !created.starts_with(&self.real_root)
+                        && !self.real_root.starts_with(&created)
+                    {
+                        return Err(Errno::XDEV.into());
+                    }
+                    match mkdirat(&dir, *name, Mode::from_raw_mode(0o777)) {
+                        Ok(()) | Err(Errno::EXIST) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                    openat(&dir, *name, flags, Mode::empty()).map_err(|e| match e {
+                        // a dangling symlink or a non-directory where the directory belongs
+                        Errno::NOENT | Errno::NOTDIR => io::Error::from(Errno::EXIST),
+                        e => e.into(),
+                    })?
+                }
+                Err(e) => return Err(e.into()),
+            };
+        }
+        Ok(())
     }
 }
 
@@ -301,6 +366,52 @@ mod tests {
         symlink("loop2", format!("{r}/loop1")).unwrap();
         symlink("loop1", format!("{r}/loop2")).unwrap();
         assert!(resolve_in_workspace("loop1/x", r).is_err());
+    }
+
+    #[test]
+    fn confined_create_dir_all_never_creates_outside() {
+        let f = fixture();
+        let r = Path::new(&f.root);
+        let c = Confinement::new(&f.root).unwrap();
+        c.create_dir_all(&r.join("a/b/c")).unwrap();
+        assert!(r.join("a/b/c").is_dir());
+        c.create_dir_all(&r.join("a/b/c")).unwrap();
+        // symlinks inside are followed, as fs::create_dir_all does
+        symlink("src", r.join("srclink")).unwrap();
+        c.create_dir_all(&r.join("srclink/new/deep")).unwrap();
+        assert!(r.join("src/new/deep").is_dir());
+        // a symlink out of the root (e.g. swapped in after the path check) stops the creation
+        symlink(&f.outside, r.join("out")).unwrap();
+        let err = c.create_dir_all(&r.join("out/x/y")).unwrap_err();
+        assert_eq!(
+            err.raw_os_error(),
+            Some(rustix::io::Errno::XDEV.raw_os_error())
+        );
+        assert_eq!(
+            fs::read_dir(&f.outside).unwrap().count(),
+            1,
+            "nothing created"
+        );
+        // a missing workspace root itself may be created
+        let fresh = Path::new(&f.outside).join("../fresh-ws");
+        let c2 = Confinement::new(&fresh.to_string_lossy()).unwrap();
+        c2.create_dir_all(&fresh.join("sub")).unwrap();
+        assert!(fresh.join("sub").is_dir());
+    }
+
+    #[test]
+    fn confined_create_dir_all_fails_like_std_on_files() {
+        let f = fixture();
+        let r = Path::new(&f.root);
+        fs::write(r.join("file"), "x").unwrap();
+        let c = Confinement::new(&f.root).unwrap();
+        let deep = "d".repeat(200) + "/";
+        for target in ["file".to_string(), "file/x".to_string(), deep.repeat(25)] {
+            let ours = c.create_dir_all(&r.join(&target)).unwrap_err();
+            let std = fs::create_dir_all(r.join(&target)).unwrap_err();
+            assert_eq!(ours.raw_os_error(), std.raw_os_error(), "{target}");
+        }
+        assert_eq!(fs::read_dir(r).unwrap().count(), 2, "nothing created");
     }
 
     #[test]

@@ -37,6 +37,14 @@ fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
     ToolError::coded(ERROR_CLASS, code, text)
 }
 
+/// A confined call that found its target outside after the path check (a swapped symlink).
+fn sandbox_violation(path: &str) -> ToolError {
+    fail(
+        "INTERNAL",
+        format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+    )
+}
+
 fn internal(e: &std::io::Error, syscall: &str, path: &str) -> ToolError {
     fail("INTERNAL", node_io_message(e, syscall, path))
 }
@@ -61,7 +69,17 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         Err(e) => return Err(internal(&e, "lstat", path)),
     };
     let parent = Path::new(path).parent().unwrap_or(Path::new("/"));
-    fs::create_dir_all(parent).map_err(|e| internal(&e, "mkdir", &parent.to_string_lossy()))?;
+    match &rc.confinement {
+        Some(confinement) => confinement.create_dir_all(parent),
+        None => fs::create_dir_all(parent),
+    }
+    .map_err(|e| {
+        if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
+            sandbox_violation(path)
+        } else {
+            internal(&e, "mkdir", &parent.to_string_lossy())
+        }
+    })?;
 
     // Write through a final symlink, as the contract does: the target is the link's real path.
     let target = real_path(Path::new(path)).map_err(|e| internal(&e, "open", path))?;
@@ -81,12 +99,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     })?;
     if let Some(confinement) = &rc.confinement {
         if !confinement.contains_fd(&dir) {
-            return Err(fail(
-                "INTERNAL",
-                format!(
-                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
-                ),
-            ));
+            return Err(sandbox_violation(path));
         }
     }
     let mode = fs::metadata(&target)
