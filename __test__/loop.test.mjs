@@ -323,6 +323,8 @@ describe("abort and processes", () => {
     const ws = setup();
     try {
       const controller = new AbortController();
+      let ownHandlerRan = 0;
+      controller.signal.onabort = () => ownHandlerRan++; // the caller's handler stays theirs
       const session = scripted([{ content: [use("x", "exec_command", { cwd: ".", command: ["sh", "-c", "echo $$ > pid.txt; sleep 30 & sleep 30"], timeout_ms: 60000 })], stopReason: "tool_use" }]);
       const started = Date.now();
       const pidFile = path.join(ws.root, "pid.txt");
@@ -336,6 +338,7 @@ describe("abort and processes", () => {
       controller.abort();
       const result = await running;
       assert.equal(result.stopReason, "aborted");
+      assert.equal(ownHandlerRan, 1);
       assert.ok(Date.now() - started < 5000);
       for (let i = 0; i < 100 && livingGroupMembers(pgid).length; i++) await sleep(20);
       assert.deepEqual(livingGroupMembers(pgid), [], "no process of the group survives");

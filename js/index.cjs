@@ -235,6 +235,23 @@ async function secureCall(context, name, handler, args) {
 }
 
 /**
+ * Runs `run` with a signal of its own that follows `signal`: napi-rs takes over the `onabort`
+ * property of the signal it is given, so the caller's own signal (and its `onabort` handler) is
+ * never handed to native code, and nothing of the call stays attached to it afterwards.
+ */
+async function withCallSignal(signal, run) {
+  if (!signal) return run(undefined);
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  signal.addEventListener("abort", follow, { once: true });
+  try {
+    return await run(own.signal);
+  } finally {
+    signal.removeEventListener("abort", follow);
+  }
+}
+
+/**
  * `toolkit.invoke(name, args)`: resolves with `{ role, name, content }`, rejects on any error.
  * With `asText` it resolves with the output as JSON text instead (the tool loop's output for the
  * model): a built-in's text as it left Rust, which is `JSON.stringify` of its parsed value.
@@ -253,7 +270,8 @@ async function invoke(context, name, args, registered, asText = false) {
   if (worker) {
     const signal = registered.runtime?.signal;
     if (signal?.aborted) throw abortError();
-    outcome = await native.invoke(context, call, args, entry.handler === workerHandlers[toolName], process.env, signal ?? undefined);
+    const builtIn = entry.handler === workerHandlers[toolName];
+    outcome = await withCallSignal(signal, (callSignal) => native.invoke(context, call, args, builtIn, process.env, callSignal));
   } else {
     const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
     const snapshot = builtIn ? contextSnapshot(context) : null;
