@@ -74,7 +74,7 @@ fn random_lines(rng: &mut Lcg, min: usize, spread: usize) -> Vec<String> {
     (0..n).map(|_| rng.pick(LINES).to_string()).collect()
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct Text {
     lines: Vec<String>,
     crlf: bool,
@@ -552,5 +552,126 @@ fn matches_git_apply_on_handwritten_patches() {
             actual, expected,
             "case {name:?}: ours (left) differs from git (right)"
         );
+    }
+}
+
+/// proptest over the same oracle: a file and an edit of it from a small alphabet of lines, the
+/// patch made by `git diff --no-index`, applied to the file itself or to a shifted or
+/// whitespace-damaged copy. A failure shrinks to a minimal file and edit.
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    struct Scenario {
+        old: Text,
+        new: Text,
+        context: usize,
+        /// Lines inserted into the base before the patch is applied, at a position.
+        shift: Option<(usize, Vec<String>)>,
+        /// Base lines that get two trailing spaces.
+        damaged: Vec<usize>,
+    }
+
+    fn line() -> impl Strategy<Value = String> {
+        prop::sample::select(LINES).prop_map(str::to_string)
+    }
+
+    fn text() -> impl Strategy<Value = Text> {
+        (
+            prop::collection::vec(line(), 0..20),
+            any::<bool>(),
+            prop::bool::weighted(0.85),
+        )
+            .prop_map(|(lines, crlf, final_newline)| Text {
+                lines,
+                crlf,
+                final_newline,
+            })
+    }
+
+    fn scenario() -> impl Strategy<Value = Scenario> {
+        (
+            text(),
+            prop::collection::vec((0usize..25, 0usize..3, prop::option::of(line())), 1..4),
+        )
+            .prop_flat_map(|(old, edits)| {
+                let mut lines = old.lines.clone();
+                for (at, remove, insert) in edits {
+                    let at = at.min(lines.len());
+                    let end = (at + remove).min(lines.len());
+                    lines.splice(at..end, insert);
+                }
+                let new = Text {
+                    lines,
+                    ..old.clone()
+                };
+                let base_len = old.lines.len() + 1;
+                (
+                    Just(old),
+                    Just(new),
+                    prop::sample::select(&[0usize, 1, 3, 3, 5][..]),
+                    prop::option::weighted(0.3, (0..base_len, prop::collection::vec(line(), 1..3))),
+                    prop::collection::vec(0..base_len, 0..2),
+                )
+            })
+            .prop_map(|(old, new, context, shift, damaged)| Scenario {
+                old,
+                new,
+                context,
+                shift,
+                damaged,
+            })
+    }
+
+    fn case_of(s: &Scenario, tmp: &Path, n: usize) -> Case {
+        let rel = "src/main.ts";
+        let dir = tmp.join(format!("prop{n}"));
+        let _ = fs::remove_dir_all(&dir);
+        write(&dir.join("OLD").join(rel), &s.old.bytes());
+        write(&dir.join("NEW").join(rel), &s.new.bytes());
+        let unified = format!("-U{}", s.context);
+        let (_, out, _) = git(
+            &dir,
+            tmp,
+            &["diff", "--no-index", &unified, "OLD", "NEW"],
+            b"",
+        );
+        let mut base = s.old.clone();
+        if let Some((at, lines)) = &s.shift {
+            let at = (*at).min(base.lines.len());
+            base.lines.splice(at..at, lines.iter().cloned());
+        }
+        for &i in &s.damaged {
+            if let Some(line) = base.lines.get_mut(i) {
+                line.push_str("  ");
+            }
+        }
+        Case {
+            rel: rel.to_string(),
+            patch: strip_side_dirs(&out),
+            base: base.bytes(),
+            p0: false,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+        #[test]
+        fn applier_agrees_with_git_apply(s in scenario()) {
+            let tmp = tempfile::tempdir().unwrap();
+            let tmp = tmp.path().canonicalize().unwrap();
+            let case = case_of(&s, &tmp, 0);
+            let expected = run_git_apply(&tmp, 0, &case);
+            let actual = run_ours(&case);
+            prop_assert_eq!(&actual, &expected);
+            // The file a diff with context was made from always takes it (git refuses some
+            // zero-context hunks without --unidiff-zero).
+            let own_diff = s.shift.is_none() && s.damaged.is_empty() && s.context > 0;
+            if own_diff && s.old.bytes() != s.new.bytes() {
+                prop_assert_eq!(actual.0, 0, "{}", actual.1);
+            }
+        }
     }
 }

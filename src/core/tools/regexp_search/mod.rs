@@ -7,8 +7,8 @@
 //!   so truncation, counters and errors are those of upstream's walk, see `walk`.
 //! * Ordering: ICU root collation (`localeCompare`), see `crate::core::collation`.
 
-mod matcher;
-mod prefilter;
+pub mod matcher;
+pub mod prefilter;
 mod scan;
 mod walk;
 
