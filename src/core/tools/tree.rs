@@ -3,7 +3,7 @@
 //! during the walk cannot lead it outside the tree.
 
 use std::ffi::OsStr;
-use std::os::fd::OwnedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
@@ -249,7 +249,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     };
     let mut root_node = directory_node(name, rel, 0);
     if !walk.limit {
-        walk.visit(&mut root_node, &dir, path)?;
+        walk.visit(&mut root_node, dir, path)?;
     }
     to_json(
         &TreeOutput {
@@ -276,7 +276,7 @@ fn directory_node(name: String, path: String, depth: u32) -> TreeDirectoryNode {
 }
 
 /// Opens a directory (relative to `parent` when given) without following a final symlink.
-fn open_dir(parent: Option<&OwnedFd>, name: &OsStr, abs: &str) -> Result<OwnedFd, ToolError> {
+fn open_dir(parent: Option<BorrowedFd>, name: &OsStr, abs: &str) -> Result<OwnedFd, ToolError> {
     let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let opened = match parent {
         Some(fd) => rustix::fs::openat(fd, name, flags, Mode::empty()),
@@ -307,7 +307,7 @@ impl Walk<'_> {
     fn visit(
         &mut self,
         node: &mut TreeDirectoryNode,
-        dir: &OwnedFd,
+        dir: OwnedFd,
         abs: &str,
     ) -> Result<(), ToolError> {
         if self.limit {
@@ -317,7 +317,13 @@ impl Walk<'_> {
             node.truncated = Some(true);
             return Ok(());
         }
-        let mut entries = self.read_entries(dir, abs)?;
+        // The stream reads through the descriptor itself (no reopen of `.`); children are opened
+        // relative to it once all entries are read.
+        let io_fail =
+            |e: rustix::io::Errno| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs));
+        let mut stream = Dir::new(dir).map_err(io_fail)?;
+        let mut entries = self.read_entries(&mut stream, abs)?;
+        let dir = stream.fd().map_err(io_fail)?;
         entries.sort_by(|a, b| {
             a.1.cmp(&b.1)
                 .then_with(|| a.0.encode_utf16().cmp(b.0.encode_utf16()))
@@ -345,7 +351,7 @@ impl Walk<'_> {
                     let mut child = directory_node(name.clone(), rel, depth);
                     if !self.limit {
                         let fd = open_dir(Some(dir), OsStr::new(&name), &child_abs)?;
-                        self.visit(&mut child, &fd, &child_abs)?;
+                        self.visit(&mut child, fd, &child_abs)?;
                     }
                     TreeEntry::Directory(child)
                 }
@@ -370,26 +376,31 @@ impl Walk<'_> {
     }
 
     /// The kept entries of one directory: name and kind, filtered per the contract.
-    fn read_entries(&self, dir: &OwnedFd, abs: &str) -> Result<Vec<(String, Kind)>, ToolError> {
+    fn read_entries(&self, stream: &mut Dir, abs: &str) -> Result<Vec<(String, Kind)>, ToolError> {
         let io_fail =
             |e: rustix::io::Errno| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs));
-        let mut out = Vec::new();
-        for entry in Dir::read_from(dir).map_err(io_fail)? {
+        let mut listed = Vec::new();
+        while let Some(entry) = stream.read() {
             let entry = entry.map_err(io_fail)?;
             let raw = entry.file_name().to_bytes();
             if raw == b"." || raw == b".." {
                 continue;
             }
-            let name = String::from_utf8_lossy(raw).into_owned();
+            listed.push((raw.to_vec(), entry.file_type()));
+        }
+        let dir = stream.fd().map_err(io_fail)?;
+        let mut out = Vec::new();
+        for (raw, file_type) in listed {
+            let name = String::from_utf8_lossy(&raw).into_owned();
             if !self.options.include_hidden && name.starts_with('.') {
                 continue;
             }
             if DEFAULT_EXCLUDED.contains(&name.as_str()) {
                 continue;
             }
-            let file_type = match entry.file_type() {
+            let file_type = match file_type {
                 FileType::Unknown => {
-                    rustix::fs::statat(dir, OsStr::from_bytes(raw), AtFlags::SYMLINK_NOFOLLOW)
+                    rustix::fs::statat(dir, OsStr::from_bytes(&raw), AtFlags::SYMLINK_NOFOLLOW)
                         .map(|st| FileType::from_raw_mode(st.st_mode))
                         .map_err(io_fail)?
                 }
