@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::{nul_path_message, to_json};
+use super::{nul_path_message, read_sized, to_json};
 use crate::core::atomic::{open_parent, replace_atomically};
 use crate::core::error::{is_not_found, node_io_message, ToolError};
 use crate::core::gitapply::{self, Effect, Target};
@@ -206,10 +206,7 @@ fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, 
     if meta.len() > SIZE_LIMIT {
         return Err(too_large(meta.len()));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    (&mut file)
-        .take(SIZE_LIMIT + 1)
-        .read_to_end(&mut bytes)
+    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT + 1), meta.len())
         .map_err(|e| fail("INTERNAL", node_io_message(&e, "read", file_path)))?;
     if bytes.len() as u64 > SIZE_LIMIT {
         return Err(too_large(bytes.len() as u64));

@@ -9,7 +9,8 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::{
-    integer_option, nul_path_message, options_arg, required_path, to_json, workspace_root,
+    integer_option, nul_path_message, options_arg, read_sized, required_path, to_json,
+    workspace_root,
 };
 use crate::core::error::{is_not_found, node_io_message, ToolError};
 use crate::core::paths::workspace_relative;
@@ -198,10 +199,7 @@ fn read_checked(
     if inline_limit.is_some_and(|limit| meta.size() > limit) {
         return Ok(None);
     }
-    let mut bytes = Vec::with_capacity(meta.size() as usize);
-    (&mut file)
-        .take(SIZE_LIMIT)
-        .read_to_end(&mut bytes)
+    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT), meta.size())
         .map_err(|e| fail("INTERNAL", node_io_message(&e, "read", path)))?;
     let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
     if sniff.contains(&0) {

@@ -13,7 +13,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
@@ -29,6 +29,7 @@ use crate::core::collation::locale_compare_total;
 use crate::core::error::node_io_message;
 use crate::core::glob::Glob;
 use crate::core::sandbox::Confinement;
+use crate::core::tools::read_sized;
 use crate::core::tools::HelperThreadPriority;
 
 /// Directory names never entered (files with these names are searched).
@@ -432,10 +433,10 @@ impl Visitor<'_> {
         if meta.len() > self.spec.max_file_size {
             return Some(Outcome::TooLarge);
         }
-        let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
-        if let Err(e) = file.read_to_end(&mut bytes) {
-            return Some(Outcome::Failed(node_io_message(&e, "read", &display)));
-        }
+        let bytes = match read_sized(&mut file, meta.len()) {
+            Ok(bytes) => bytes,
+            Err(e) => return Some(Outcome::Failed(node_io_message(&e, "read", &display))),
+        };
         if memchr::memchr(0, &bytes).is_some() {
             return Some(Outcome::Binary);
         }
