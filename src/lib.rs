@@ -7,3 +7,32 @@ pub mod core;
 #[cfg(not(fuzzing))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// mimalloc's `arena_eager_commit` (option 4 in mimalloc.h), turned off before anything in the
+/// addon allocates: with transparent huge pages on (`always`, the Linux default on many
+/// machines), an eagerly committed arena turned every touched 2 MiB into resident memory, and a
+/// 5 000-file search raised the process's peak RSS from 59 to 110 MiB; committed on demand it
+/// stays at 64 MiB, at the same speed.
+#[cfg(all(target_os = "linux", not(fuzzing)))]
+mod allocator_setup {
+    const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+
+    extern "C" fn configure() {
+        // SAFETY: sets one option value; called once at load, before any allocation of ours.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
+    }
+
+    /// Runs at load time, before the unprioritised constructors (napi-rs registers the module
+    /// from those, which is where the addon first allocates).
+    #[used]
+    #[link_section = ".init_array.00200"]
+    static CONFIGURE: extern "C" fn() = configure;
+
+    #[cfg(test)]
+    #[test]
+    fn arena_eager_commit_is_off() {
+        // SAFETY: reads one option value.
+        let value = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_ARENA_EAGER_COMMIT) };
+        assert_eq!(value, 0);
+    }
+}
