@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawnSync, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { makeMiB, makePatchCase, makeTree } from "./fixture.mjs";
 
@@ -99,6 +99,16 @@ async function runCase(name, scale, quick) {
       fs.mkdirSync(path.join(work, "out"), { recursive: true });
       return measure(() => fs.writeFileSync(path.join(work, "out/f.txt"), content), iters(200));
     },
+    // the same write made atomic in JavaScript: a temporary file, then a rename over the target
+    write_mib_atomic_floor: () => {
+      const content = "w".repeat(1024 * 1024);
+      fs.mkdirSync(path.join(work, "out"), { recursive: true });
+      const target = path.join(work, "out/a.txt");
+      return measure(() => {
+        fs.writeFileSync(`${target}.tmp`, content);
+        fs.renameSync(`${target}.tmp`, target);
+      }, iters(200));
+    },
     tree_all: () => measure(() => tk.invoke("tree", { path: rel(tree), entry_kind: "all", max_depth: 12, max_entries: 1000 }), iters(100)),
     tree_dirs: () => measure(() => tk.invoke("tree", { path: rel(tree), max_depth: 12, max_entries: 1000 }), iters(100)),
     find_all: () => measure(command("sh", ["-c", `find ${tree} -maxdepth 12 -not -name '.*' | head -n 1000 > /dev/null`]), iters(100)),
@@ -120,6 +130,19 @@ async function runCase(name, scale, quick) {
     git_status_cli: () => measure(command("git", ["status", "--porcelain", "-b"], tree), iters(10)),
     exec_true: () => measure(() => tk.invoke("exec_command", { cwd: ".", command: ["true"] }), iters(200)),
     spawn_true: () => measure(command("/bin/true", []), iters(200)),
+    // what a JavaScript tool does: an asynchronous spawn with piped output, awaited to its close
+    spawn_true_async: () =>
+      measure(
+        () =>
+          new Promise((resolve, reject) => {
+            const child = spawn("/bin/true", [], { stdio: ["ignore", "pipe", "pipe"] });
+            child.stdout.resume();
+            child.stderr.resume();
+            child.on("error", reject);
+            child.on("close", resolve);
+          }),
+        iters(200),
+      ),
     apply_patch: () => {
       const dir = path.join(work, "patch");
       const patch = fs.readFileSync(path.join(dir, "big.patch"), "utf8");
@@ -150,6 +173,21 @@ async function runCase(name, scale, quick) {
       const perTurn = (loop.median - direct.median) / 100;
       return { median: perTurn, p95: perTurn, n: loop.n };
     },
+    // the control: the same 1 ms timer for the same time with nothing else running
+    event_loop_idle: async () => {
+      const searches = await measure(() => tk.invoke("regexp_search", { pattern: "no_such_identifier", root_path: rel(tree), max_results: 500, timeout_ms: 30000 }), iters(5));
+      const duration = searches.median * searches.n;
+      let worst = 0;
+      let last = performance.now();
+      const timer = setInterval(() => {
+        const now = performance.now();
+        worst = Math.max(worst, now - last - 1);
+        last = now;
+      }, 1);
+      await new Promise((resolve) => setTimeout(resolve, duration));
+      clearInterval(timer);
+      return { median: worst, p95: worst, n: 1 };
+    },
     event_loop: async () => {
       // the worst delay of a 1 ms timer while searches run
       let worst = 0;
@@ -178,6 +216,7 @@ const PAIRS = [
   ["read_file 200 lines, small file (µs/invoke)", "read_small", null, null, false],
   ["read_file 500 lines of 1 MiB", "read_mib", "read_mib_floor", 2, false],
   ["write_file 1 MiB", "write_mib", "write_mib_floor", 2, false],
+  ["write_file 1 MiB vs the same write made atomic in JS (temp file + rename)", "write_mib", "write_mib_atomic_floor", null, false],
   ["tree, all entries", "tree_all", "find_all", 1.5, true],
   ["tree, dirs only", "tree_dirs", "find_dirs", 1.5, true],
   ["regexp_search literal", "regexp_literal", "rg_literal", 1.5, true],
@@ -186,6 +225,7 @@ const PAIRS = [
   ["ast_grep_search .ts pattern without fixed text (every file parsed)", "ast_grep_parse", "ast_grep_parse_cli", 1.0, true],
   ["git_status_summary", "git_status", "git_status_cli", 1.1, true],
   ["exec_command true", "exec_true", "spawn_true", 1.2, false],
+  ["exec_command true vs an async spawn with piped output (what a JS tool does)", "exec_true", "spawn_true_async", null, false],
   ["apply_patch 100 hunks / 50k lines", "apply_patch", "git_apply", 0.5, false],
   ["invoke overhead: task_list (µs/call)", "invoke_task_list", null, null, false],
   ["tool loop: 8 git_status_summary calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_git", "loop_sequential8_git", 1 / 1.7, false],
@@ -193,6 +233,7 @@ const PAIRS = [
   ["tool loop: 8 regexp_search calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_search", "loop_sequential8_search", 1 / 1.7, false],
   ["tool loop: overhead per turn, excluding tool time", "loop_overhead", null, null, false],
   ["event loop: worst 1 ms timer delay during a search (ms)", "event_loop", null, null, true],
+  ["event loop: worst 1 ms timer delay, nothing running, as long as the searches (control, ms)", "event_loop_idle", null, null, true],
 ];
 
 function runChild(runtime, name, scale, quick) {
