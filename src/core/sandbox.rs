@@ -51,11 +51,12 @@ pub fn resolve_in_root(
         // The OS cannot represent it; let the tool report its own error on the lexical path.
         return lexical(&normalised, root);
     }
-    let abs = lexical(&normalised, root)?;
+    let (abs, rel) = lexical_with_rel(&normalised, root)?;
     let Some(real_root) = real_root else {
         return Ok(abs);
     };
-    match real_path(Path::new(&abs)) {
+    // The root's part of the path is already resolved: continue below its real location.
+    match resolve_below(real_root.to_path_buf(), Path::new(&rel)) {
         Ok(t) if t.starts_with(real_root) => Ok(abs),
         _ => Err(SandboxViolation::outside(&normalised)),
     }
@@ -63,20 +64,31 @@ pub fn resolve_in_root(
 
 /// The contract's purely lexical check.
 fn lexical(normalised: &str, root: &str) -> Result<String, SandboxViolation> {
+    lexical_with_rel(normalised, root).map(|(abs, _)| abs)
+}
+
+/// The lexical check, with the path relative to the root.
+fn lexical_with_rel(normalised: &str, root: &str) -> Result<(String, String), SandboxViolation> {
     let abs_root = paths::absolute(root);
     let abs = paths::resolve(&abs_root, normalised);
     let rel = paths::relative(&abs_root, &abs);
     if rel.starts_with("..") || rel.starts_with('/') {
         return Err(SandboxViolation::outside(normalised));
     }
-    Ok(abs)
+    Ok((abs, rel))
 }
 
 /// The physical location of `path`: every existing symlink on the way is followed (also a
 /// dangling final one); components below the first missing one are appended as they are.
 pub fn real_path(path: &Path) -> io::Result<PathBuf> {
-    let mut resolved = PathBuf::from("/");
-    let mut pending: Vec<std::ffi::OsString> = components_reversed(path);
+    resolve_below(PathBuf::from("/"), path)
+}
+
+/// [`real_path`] of `rest` taken relative to `start`, an existing directory already free of
+/// symlinks.
+fn resolve_below(start: PathBuf, rest: &Path) -> io::Result<PathBuf> {
+    let mut resolved = start;
+    let mut pending: Vec<std::ffi::OsString> = components_reversed(rest);
     let mut hops = 0;
     let mut exists = true;
     while let Some(part) = pending.pop() {
