@@ -274,7 +274,7 @@ async function orchestrate() {
         const a = runChild(runtime, ours, scale, quick);
         const b = reference ? runChild(runtime, reference, scale, quick) : null;
         const ratio = a.median !== undefined && b?.median ? a.median / b.median : undefined;
-        const verdict = target && ratio !== undefined ? (ratio <= target ? "met" : `missed (≤ ${target}x)`) : "";
+        const verdict = target && ratio !== undefined ? (ratio <= target ? "met" : `missed (≤ ${Number(target.toFixed(3))}x)`) : "";
         rows.push(`| ${label} | ${scaled ? scale : "—"} | ${runtime} | ${a.error ? `error: ${a.error}` : `${fmt(a.median)} (p95 ${fmt(a.p95)})`} | ${b ? (b.error ? `error: ${b.error}` : fmt(b.median)) : "—"} | ${ratio !== undefined ? ratio.toFixed(2) + "x" : "—"} ${verdict} | ${a.maxRssKiB ? Math.round(a.maxRssKiB / 1024) + " MiB" : "—"} |`);
         if (scaled && runtime === "node" && CHARTED.includes(ours)) (chart[ours] ??= []).push([scale, a.median, b?.median]);
         console.error(rows.at(-1));
