@@ -201,6 +201,9 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
             Err(_) => return Ok(()),
         }
     };
+    if std::env::var_os("TOOL_ARGS_DEBUG").is_some() {
+        eprintln!("{} {:?}", spec.name, positional);
+    }
     let output = match spec.handler {
         Handler::Session(_) => {
             let state = if u.arbitrary()? {
