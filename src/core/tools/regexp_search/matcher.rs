@@ -18,7 +18,16 @@ use serde::{Serialize, Serializer};
 pub struct JsRegex {
     regex: regress::Regex,
     unicode: bool,
+    /// The pattern itself when it is plain text matched case-sensitively: found with `memmem`
+    /// (regress takes time quadratic in the length of a long literal match).
+    literal: Option<String>,
 }
+
+/// Characters with a meaning in a JavaScript pattern (with or without `u`); a pattern free of
+/// them is plain text.
+const SYNTAX_CHARS: &[char] = &[
+    '\\', '^', '$', '.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|',
+];
 
 /// The text of one match: a string, or (rarely) UTF-16 holding a lone surrogate, which a
 /// non-`u` pattern can produce by matching half of a pair.
@@ -92,6 +101,8 @@ impl JsRegex {
             Ok(regex) => Ok(JsRegex {
                 regex,
                 unicode: parsed.unicode,
+                literal: (!pattern.is_empty() && !parsed.icase && !pattern.contains(SYNTAX_CHARS))
+                    .then(|| pattern.to_string()),
             }),
             Err(e) => Err(engine_message(pattern, &e.to_string())),
         }
@@ -102,6 +113,9 @@ impl JsRegex {
     pub fn each_match(&self, line: &str, limit: usize, found: impl FnMut(LineMatch)) -> usize {
         if limit == 0 {
             return 0;
+        }
+        if let Some(literal) = &self.literal {
+            return each_literal_match(literal, line, limit, found);
         }
         if line.bytes().any(|b| b >= 0xF0) {
             self.each_match_utf16(line, limit, found)
@@ -175,6 +189,29 @@ impl JsRegex {
     }
 }
 
+/// The exec loop for a plain-text pattern: non-empty, so each match ends where the next search
+/// starts, exactly the non-overlapping occurrences. UTF-8 text only matches at character
+/// boundaries, so columns and texts are those of a UTF-16 search.
+fn each_literal_match(
+    literal: &str,
+    line: &str,
+    limit: usize,
+    mut found: impl FnMut(LineMatch),
+) -> usize {
+    let mut count = 0;
+    let (mut seen_bytes, mut seen_units) = (0, 0);
+    for start in memchr::memmem::find_iter(line.as_bytes(), literal.as_bytes()).take(limit) {
+        seen_units += line[seen_bytes..start].encode_utf16().count();
+        seen_bytes = start;
+        found(LineMatch {
+            column: seen_units as u64 + 1,
+            text: MatchText::Text(literal.to_string()),
+        });
+        count += 1;
+    }
+    count
+}
+
 fn is_high_surrogate(unit: u16) -> bool {
     (0xD800..0xDC00).contains(&unit)
 }
@@ -223,6 +260,56 @@ fn has_unclosed_group(pattern: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain-text path gives exactly regress's matches: overlapping candidates, astral
+    /// characters before and inside the pattern, with and without `u`, limits.
+    #[test]
+    fn literal_path_matches_regress() {
+        let cases = [
+            ("aa", "aaaaa"),
+            ("ab", "xxabab ab"),
+            ("a/a", "a/a/a/a"),
+            ("é", "été é"),
+            ("x", "😀x😀x"),
+            ("-", "a-b--c"),
+            ("needle", "no match here"),
+            ("  ", "     "),
+        ];
+        for (pattern, line) in cases {
+            for flags in ["", "u", "m", "su"] {
+                let fast = JsRegex::new(pattern, flags).unwrap();
+                assert!(fast.literal.is_some(), "{pattern:?} is plain text");
+                let slow = JsRegex {
+                    literal: None,
+                    ..JsRegex::new(pattern, flags).unwrap()
+                };
+                for limit in [1, 2, 50] {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    let na = fast.each_match(line, limit, |m| a.push((m.column, m.text)));
+                    let nb = slow.each_match(line, limit, |m| b.push((m.column, m.text)));
+                    assert_eq!((na, &a), (nb, &b), "{pattern:?} /{flags}/ on {line:?}");
+                }
+            }
+        }
+        // An astral character in the pattern: JavaScript finds it with and without `u`
+        // ("a😀x😀😀x".matchAll(/😀x/g) → indices 1 and 6); regress without `u` does not.
+        for flags in ["", "u"] {
+            let mut found = Vec::new();
+            JsRegex::new("😀x", flags)
+                .unwrap()
+                .each_match("a😀x😀😀x", 50, |m| found.push((m.column, m.text)));
+            assert_eq!(found, [(2, text("😀x")), (7, text("😀x"))], "/{flags}/");
+        }
+        for not_plain in [
+            "a.b", "a|b", "(a)", "a\\b", "x*", "[a]", "a{2}", "^a", "a$", "a?", "a+",
+        ] {
+            assert!(
+                JsRegex::new(not_plain, "").unwrap().literal.is_none(),
+                "{not_plain:?}"
+            );
+        }
+        assert!(JsRegex::new("abc", "i").unwrap().literal.is_none());
+    }
 
     fn all(pattern: &str, flags: &str, line: &str) -> Vec<(u64, MatchText)> {
         let re = JsRegex::new(pattern, flags).unwrap();
