@@ -12,6 +12,8 @@
 //!   (V8 and JavaScriptCore agree), so an empty match before an astral character repeats until
 //!   the caller's limit — upstream's loop does the same and stops only at `max_results`.
 
+use std::borrow::Cow;
+
 use serde::{Serialize, Serializer};
 
 /// A compiled pattern with the contract's flags (`g` is implied by the exec loop).
@@ -97,7 +99,12 @@ impl JsRegex {
     /// The error is the engine's message, worded like JavaScriptCore's where known.
     pub fn new(pattern: &str, flags: &str) -> Result<JsRegex, String> {
         let parsed = regress::Flags::from(flags);
-        match regress::Regex::with_flags(pattern, parsed) {
+        let source = if parsed.unicode {
+            Cow::Borrowed(pattern)
+        } else {
+            astral_as_code_units(pattern)
+        };
+        match regress::Regex::with_flags(&source, parsed) {
             Ok(regex) => Ok(JsRegex {
                 regex,
                 unicode: parsed.unicode,
@@ -189,6 +196,55 @@ impl JsRegex {
     }
 }
 
+/// Without `u`, JavaScript reads an astral character written in a pattern as its two UTF-16 code
+/// units (so `😀+` repeats the low surrogate and `[😀]` holds two units); regress reads one code
+/// point. The units are spelled as escapes instead, an identity escape `\😀` included. regress
+/// joins adjacent surrogate escapes into one code point, so outside a class the high one is
+/// wrapped in a group (`(?:\uD83D)\uDE00`) and inside one the low one comes first (a set has no
+/// order). A class range with an astral end (`[😀-😂]`, a syntax error in JavaScript) is left
+/// as it is.
+fn astral_as_code_units(pattern: &str) -> Cow<'_, str> {
+    if pattern.chars().all(|c| c <= '\u{FFFF}') {
+        return Cow::Borrowed(pattern);
+    }
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len() + 32);
+    let (mut escaped, mut in_class) = (false, false);
+    for (i, &c) in chars.iter().enumerate() {
+        if c > '\u{FFFF}' {
+            let in_range =
+                in_class && (i > 0 && chars[i - 1] == '-' || chars.get(i + 1) == Some(&'-'));
+            if in_range {
+                out.push(c);
+                escaped = false;
+                continue;
+            }
+            if escaped {
+                out.pop();
+            }
+            let mut units = [0u16; 2];
+            let [high, low] = [c.encode_utf16(&mut units)[0], units[1]];
+            if in_class {
+                out.push_str(&format!("\\u{low:04X}\\u{high:04X}"));
+            } else {
+                out.push_str(&format!("(?:\\u{high:04X})\\u{low:04X}"));
+            }
+            escaped = false;
+            continue;
+        }
+        if !escaped {
+            match c {
+                '[' if !in_class => in_class = true,
+                ']' if in_class => in_class = false,
+                _ => {}
+            }
+        }
+        escaped = c == '\\' && !escaped;
+        out.push(c);
+    }
+    Cow::Owned(out)
+}
+
 /// The exec loop for a plain-text pattern: non-empty, so each match ends where the next search
 /// starts, exactly the non-overlapping occurrences. UTF-8 text only matches at character
 /// boundaries, so columns and texts are those of a UTF-16 search.
@@ -260,6 +316,28 @@ fn has_unclosed_group(pattern: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn astral_characters_become_code_units_without_u() {
+        let cases = [
+            ("😀+", "(?:\\uD83D)\\uDE00+"),
+            ("[😀x]", "[\\uDE00\\uD83Dx]"),
+            ("a\\😀", "a(?:\\uD83D)\\uDE00"),
+            ("\\\\😀", "\\\\(?:\\uD83D)\\uDE00"),
+            ("\\[😀]", "\\[(?:\\uD83D)\\uDE00]"),
+            ("[😀-😂]", "[😀-😂]"),
+            ("abc", "abc"),
+        ];
+        for (pattern, want) in cases {
+            assert_eq!(astral_as_code_units(pattern), want, "{pattern:?}");
+        }
+        // JavaScript: /😀+/ repeats the low surrogate; /[😀]/ matches either half
+        let mut found = Vec::new();
+        JsRegex::new("[😀]", "")
+            .unwrap()
+            .each_match("😀", 50, |m| found.push(m.column));
+        assert_eq!(found, [1, 2]);
+    }
 
     /// The plain-text path gives exactly regress's matches: overlapping candidates, astral
     /// characters before and inside the pattern, with and without `u`, limits.
