@@ -487,6 +487,7 @@ test("differential: random trees and patterns agree with the runtime's RegExp", 
       ["TODO|foo", "g"], ["(?:ab|12)+", ""], ["x*", "u"], ["^\\p{Lu}", "u"], ["\\d{2,}", ""], ["[\\u3040-\\u9FFF]", ""], ["(?!foo)\\w{3}", ""],
       // astral characters written in a pattern without u: JavaScript reads them as two code units
       ["😀", ""], ["😀+", ""], ["[😀]", ""], ["𝐀|foo", ""], ["x😀?", ""], ["\\😀", ""], ["[^😀]", ""],
+      ["\\uD83D\\uDE00", ""], ["[\\uD83D\\uDE00]", ""], ["\\uD83D\\uDE00", "u"],
     ];
     for (const [pattern, flags] of patterns) {
       for (const max of [500, 7]) {

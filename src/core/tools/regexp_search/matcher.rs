@@ -197,39 +197,48 @@ impl JsRegex {
 }
 
 /// Without `u`, JavaScript reads an astral character written in a pattern as its two UTF-16 code
-/// units (so `😀+` repeats the low surrogate and `[😀]` holds two units); regress reads one code
-/// point. The units are spelled as escapes instead, an identity escape `\😀` included. regress
-/// joins adjacent surrogate escapes into one code point, so outside a class the high one is
-/// wrapped in a group (`(?:\uD83D)\uDE00`) and inside one the low one comes first (a set has no
-/// order). A class range with an astral end (`[😀-😂]`, a syntax error in JavaScript) is left
-/// as it is.
+/// units (so `😀+` repeats the low surrogate and `[😀]` holds two units), and a pair of surrogate
+/// escapes (`\uD83D\uDE00`) as two units too; regress reads one code point for both. The units
+/// are spelled so that regress keeps them apart: outside a class the high one is wrapped in a
+/// group (`(?:\uD83D)\uDE00`), inside one the low one comes first (a set has no order). An
+/// identity escape `\😀` is the character. A class range with such an end (`[😀-😂]`, a syntax
+/// error in JavaScript) is left as it is.
 fn astral_as_code_units(pattern: &str) -> Cow<'_, str> {
-    if pattern.chars().all(|c| c <= '\u{FFFF}') {
+    if pattern.chars().all(|c| c <= '\u{FFFF}') && !pattern.contains("\\u") {
         return Cow::Borrowed(pattern);
     }
     let chars: Vec<char> = pattern.chars().collect();
     let mut out = String::with_capacity(pattern.len() + 32);
     let (mut escaped, mut in_class) = (false, false);
-    for (i, &c) in chars.iter().enumerate() {
-        if c > '\u{FFFF}' {
-            let in_range =
-                in_class && (i > 0 && chars[i - 1] == '-' || chars.get(i + 1) == Some(&'-'));
-            if in_range {
-                out.push(c);
-                escaped = false;
-                continue;
-            }
-            if escaped {
-                out.pop();
-            }
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let pair = if c > '\u{FFFF}' {
             let mut units = [0u16; 2];
-            let [high, low] = [c.encode_utf16(&mut units)[0], units[1]];
-            if in_class {
-                out.push_str(&format!("\\u{low:04X}\\u{high:04X}"));
+            c.encode_utf16(&mut units);
+            Some((units[0], units[1], 1))
+        } else if c == '\\' && !escaped {
+            escaped_surrogate_pair(&chars[i..]).map(|(high, low)| (high, low, 12))
+        } else {
+            None
+        };
+        if let Some((high, low, width)) = pair {
+            let in_range =
+                in_class && (i > 0 && chars[i - 1] == '-' || chars.get(i + width) == Some(&'-'));
+            if in_range {
+                out.extend(&chars[i..i + width]);
             } else {
-                out.push_str(&format!("(?:\\u{high:04X})\\u{low:04X}"));
+                if escaped {
+                    out.pop();
+                }
+                if in_class {
+                    out.push_str(&format!("\\u{low:04X}\\u{high:04X}"));
+                } else {
+                    out.push_str(&format!("(?:\\u{high:04X})\\u{low:04X}"));
+                }
             }
             escaped = false;
+            i += width;
             continue;
         }
         if !escaped {
@@ -241,8 +250,23 @@ fn astral_as_code_units(pattern: &str) -> Cow<'_, str> {
         }
         escaped = c == '\\' && !escaped;
         out.push(c);
+        i += 1;
     }
     Cow::Owned(out)
+}
+
+/// `\uHHHH\uLLLL` at the start of `chars`, a high and a low surrogate: the two units.
+fn escaped_surrogate_pair(chars: &[char]) -> Option<(u16, u16)> {
+    let unit = |at: usize| -> Option<u16> {
+        let digits: String = chars.get(at..at + 6)?.iter().collect();
+        let hex = digits.strip_prefix("\\u")?;
+        if hex.len() != 4 || !hex.chars().all(|d| d.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let (high, low) = (unit(0)?, unit(6)?);
+    ((0xD800..0xDC00).contains(&high) && (0xDC00..0xE000).contains(&low)).then_some((high, low))
 }
 
 /// The exec loop for a plain-text pattern: non-empty, so each match ends where the next search
@@ -326,6 +350,10 @@ mod tests {
             ("\\\\😀", "\\\\(?:\\uD83D)\\uDE00"),
             ("\\[😀]", "\\[(?:\\uD83D)\\uDE00]"),
             ("[😀-😂]", "[😀-😂]"),
+            ("\\uD83D\\uDE00", "(?:\\uD83D)\\uDE00"),
+            ("[\\uD83D\\uDE00]", "[\\uDE00\\uD83D]"),
+            ("\\\\uD83D\\uDE00", "\\\\uD83D\\uDE00"),
+            ("\\uD83D", "\\uD83D"),
             ("abc", "abc"),
         ];
         for (pattern, want) in cases {
