@@ -27,6 +27,8 @@ struct Fixture {
     outside: PathBuf,
     words: Vec<String>,
     keys: Vec<String>,
+    /// `TOOL_ARGS_DEBUG=1`: print each call (to reproduce a finding).
+    debug: bool,
 }
 
 fn fixture() -> &'static Fixture {
@@ -50,6 +52,7 @@ fn fixture() -> &'static Fixture {
             outside,
             words,
             keys: keys(),
+            debug: std::env::var_os("TOOL_ARGS_DEBUG").is_some(),
         }
     })
 }
@@ -201,7 +204,7 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
             Err(_) => return Ok(()),
         }
     };
-    if std::env::var_os("TOOL_ARGS_DEBUG").is_some() {
+    if f.debug {
         eprintln!("{} {:?}", spec.name, positional);
     }
     let output = match spec.handler {

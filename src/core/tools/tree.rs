@@ -379,6 +379,8 @@ impl Walk<'_> {
     fn read_entries(&self, stream: &mut Dir, abs: &str) -> Result<Vec<(String, Kind)>, ToolError> {
         let io_fail =
             |e: rustix::io::Errno| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs));
+        // The listing borrows the stream, so an entry whose type it does not give (rare) keeps its
+        // raw name for a stat once the listing is done.
         let mut listed = Vec::new();
         while let Some(entry) = stream.read() {
             let entry = entry.map_err(io_fail)?;
@@ -386,25 +388,26 @@ impl Walk<'_> {
             if raw == b"." || raw == b".." {
                 continue;
             }
-            listed.push((raw.to_vec(), entry.file_type()));
-        }
-        let dir = stream.fd().map_err(io_fail)?;
-        let mut out = Vec::new();
-        for (raw, file_type) in listed {
-            let name = String::from_utf8_lossy(&raw).into_owned();
+            let name = String::from_utf8_lossy(raw).into_owned();
             if !self.options.include_hidden && name.starts_with('.') {
                 continue;
             }
             if DEFAULT_EXCLUDED.contains(&name.as_str()) {
                 continue;
             }
-            let file_type = match file_type {
-                FileType::Unknown => {
+            let unknown = (entry.file_type() == FileType::Unknown).then(|| raw.to_vec());
+            listed.push((name, entry.file_type(), unknown));
+        }
+        let dir = stream.fd().map_err(io_fail)?;
+        let mut out = Vec::new();
+        for (name, file_type, unknown) in listed {
+            let file_type = match unknown {
+                Some(raw) => {
                     rustix::fs::statat(dir, OsStr::from_bytes(&raw), AtFlags::SYMLINK_NOFOLLOW)
                         .map(|st| FileType::from_raw_mode(st.st_mode))
                         .map_err(io_fail)?
                 }
-                t => t,
+                None => file_type,
             };
             let kind = match file_type {
                 FileType::Directory => Kind::Directory,
