@@ -32,16 +32,20 @@ pub fn open_parent(target: &Path) -> io::Result<(OwnedFd, &OsStr)> {
 /// Writes `bytes` to a new file in `dir` (with permission bits `mode` when given) and renames it
 /// over `name`. On any error `name` is untouched and no temporary file is left.
 ///
-/// Where the filesystem allows it the content is written to an unnamed file (`O_TMPFILE`), so a
-/// crash while writing leaves nothing behind; only for the rename it gets a name,
-/// `.atn-write-<name>.tmp`, one per target. A leftover of that name (a crash between link and
-/// rename) is removed by the next write of the same target.
+/// On Linux, where the filesystem allows it, the content is written to an unnamed file
+/// (`O_TMPFILE`), so a crash while writing leaves nothing behind; only for the rename it gets a
+/// name, `.atn-write-<name>.tmp`, one per target. A leftover of that name (a crash between link
+/// and rename) is removed by the next write of the same target. Elsewhere (macOS has no
+/// `O_TMPFILE`) a uniquely named temporary file is written and renamed.
 pub fn replace_atomically(
     dir: &OwnedFd,
     name: &OsStr,
     bytes: &[u8],
     mode: Option<u32>,
 ) -> io::Result<()> {
+    #[cfg(not(target_os = "linux"))]
+    return replace_via_named(dir, name, bytes, mode);
+    #[cfg(target_os = "linux")]
     match rustix::fs::openat(
         dir,
         ".",
@@ -55,6 +59,7 @@ pub fn replace_atomically(
 }
 
 /// The per-target name the new content takes for the rename.
+#[cfg(target_os = "linux")]
 fn link_name(name: &OsStr) -> std::ffi::OsString {
     let mut link = std::ffi::OsString::from(TEMP_PREFIX);
     link.push(name);
@@ -64,11 +69,15 @@ fn link_name(name: &OsStr) -> std::ffi::OsString {
 
 fn fill(file: &mut fs::File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
     if let Some(mode) = mode {
-        rustix::fs::fchmod(&*file, Mode::from_raw_mode(mode))?;
+        // the permission bits fit every platform's mode type (u16 on macOS)
+        #[allow(clippy::unnecessary_cast)]
+        let mode = Mode::from_raw_mode((mode & 0o7777) as rustix::fs::RawMode);
+        rustix::fs::fchmod(&*file, mode)?;
     }
     file.write_all(bytes)
 }
 
+#[cfg(target_os = "linux")]
 fn replace_via_unnamed(
     dir: &OwnedFd,
     name: &OsStr,
@@ -160,6 +169,7 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_leftover_from_a_crash_is_removed_by_the_next_write() {
         let dir = tempfile::tempdir().unwrap();

@@ -13,9 +13,11 @@ pub struct Cancellation {
 
 impl Cancellation {
     pub fn new() -> io::Result<Cancellation> {
-        let (wake_read, wake_write) = rustix::pipe::pipe_with(
-            rustix::pipe::PipeFlags::CLOEXEC | rustix::pipe::PipeFlags::NONBLOCK,
-        )?;
+        // std's pipe is close-on-exec everywhere; `pipe2` flags are not (macOS lacks pipe2)
+        let (wake_read, wake_write) = std::io::pipe()?;
+        let (wake_read, wake_write) = (OwnedFd::from(wake_read), OwnedFd::from(wake_write));
+        rustix::io::ioctl_fionbio(&wake_read, true)?;
+        rustix::io::ioctl_fionbio(&wake_write, true)?;
         Ok(Cancellation {
             cancelled: AtomicBool::new(false),
             wake_read,

@@ -473,6 +473,8 @@ impl Drop for ExitWatch {
     /// Joins the waiter thread (it ends once the child has exited, which the caller guarantees
     /// by reaping the child first), so its write never meets a closed pipe.
     fn drop(&mut self) {
+        // the only variant where pidfds do not exist
+        #[allow(irrefutable_let_patterns)]
         if let ExitWatch::Thread { waiter, .. } = self {
             if let Some(handle) = waiter.take() {
                 let _ = handle.join();

@@ -469,6 +469,7 @@ mod tests {
         }
         std::os::unix::fs::symlink("/etc", format!("{root}/etc-link")).unwrap();
         std::os::unix::fs::symlink(format!("{root}/missing"), format!("{root}/dangling")).unwrap();
+        #[cfg(target_os = "linux")]
         rustix::fs::mknodat(
             rustix::fs::CWD,
             format!("{root}/fifo").as_str(),
@@ -477,6 +478,13 @@ mod tests {
             0,
         )
         .unwrap();
+        // macOS has neither mknodat nor mkfifoat
+        #[cfg(not(target_os = "linux"))]
+        assert!(std::process::Command::new("mkfifo")
+            .arg(format!("{root}/fifo"))
+            .status()
+            .unwrap()
+            .success());
         (dir, ctx)
     }
 

@@ -46,7 +46,8 @@ pub struct SearchSpec<'a> {
     pub max_file_size: u64,
     pub deadline: Instant,
     /// The walk root, opened (and, when confined, verified) by the caller. Files are opened
-    /// relative to it.
+    /// relative to it (with `openat2`, Linux only).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub root_dir: &'a OwnedFd,
     /// When set, every file read must lie inside it.
     pub confinement: Option<&'a Confinement>,
@@ -129,6 +130,7 @@ struct Shared {
     cutoff: RwLock<Option<WalkKey>>,
     records: Mutex<Vec<Record>>,
     /// Set once `openat2` turned out to be unavailable (old kernel, seccomp).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     no_openat2: AtomicBool,
 }
 
