@@ -5,7 +5,7 @@
 
 const os = require("node:os");
 const { AsyncLocalStorage } = require("node:async_hooks");
-const native = require("../binding.js");
+const native = require("./native.cjs").loadNative();
 const userTools = require("./user_tools.cjs");
 const { makeToolLoop, abortError } = require("./loop.cjs");
 

@@ -3,7 +3,7 @@
 // Chat Completions, the OpenAI Responses API, Anthropic Messages, Gemini / Vertex AI and Ollama.
 // All logic is native (src/core/providers); this layer only does JSON and warnings.
 
-const native = require("../binding.js");
+const native = require("./native.cjs").loadNative();
 
 /** Runs a native mapping; bad input throws a TypeError, downgrades go to `onWarning`. */
 function run(op, input, onWarning) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm dependencies (bun included) and builds the native addon when they are missing.
 # Used by `npm run demo` and `npm test`, so a fresh clone needs nothing typed first.
+# `--deps`: the npm dependencies only; `--rebuild`: build the addon even when one is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ if ! node_modules/.bin/bun --version >/dev/null 2>&1; then
   node node_modules/bun/install.js
 fi
 
+[ "${1:-}" = "--deps" ] && exit 0
 if [ "${1:-}" = "--rebuild" ] || ! ls ./*.node >/dev/null 2>&1; then
   echo "== building the native addon (debug)"
   CARGO_BUILD_TARGET="$(rustc -vV | sed -n 's/^host: //p')" \

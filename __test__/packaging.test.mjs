@@ -1,0 +1,139 @@
+// The published shape: one package per target with the right os/cpu/libc, one version everywhere,
+// the root's optional dependencies, and the error a machine without a binary gets.
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { compareVersions, GLIBC_FLOOR, publishedRootManifest, requiredGlibcVersions, root, rootManifest, targets } from "../scripts/packaging.mjs";
+
+const require = createRequire(import.meta.url);
+const { missingBinaryMessage, platformName, tripleToPlatform, PREBUILT } = require("../js/native.cjs");
+
+const expectedFields = {
+  "x86_64-unknown-linux-gnu": { os: ["linux"], cpu: ["x64"], libc: ["glibc"] },
+  "aarch64-unknown-linux-gnu": { os: ["linux"], cpu: ["arm64"], libc: ["glibc"] },
+  "x86_64-unknown-linux-musl": { os: ["linux"], cpu: ["x64"], libc: ["musl"] },
+  "aarch64-unknown-linux-musl": { os: ["linux"], cpu: ["arm64"], libc: ["musl"] },
+  "x86_64-apple-darwin": { os: ["darwin"], cpu: ["x64"] },
+  "aarch64-apple-darwin": { os: ["darwin"], cpu: ["arm64"] },
+};
+
+describe("platform packages", () => {
+  test("napi.targets lists the six supported targets", () => {
+    assert.deepEqual([...rootManifest.napi.targets].sort(), Object.keys(expectedFields).sort());
+  });
+
+  for (const t of targets) {
+    test(`${t.packageName}: napi-rs name, os/cpu/libc, its binary only, the root's version and links`, () => {
+      const manifest = JSON.parse(fs.readFileSync(path.join(t.packageDir, "package.json"), "utf8"));
+      assert.equal(manifest.name, t.packageName);
+      assert.equal(manifest.version, rootManifest.version);
+      assert.deepEqual(manifest.os, expectedFields[t.triple].os);
+      assert.deepEqual(manifest.cpu, expectedFields[t.triple].cpu);
+      assert.deepEqual(manifest.libc, expectedFields[t.triple].libc);
+      assert.equal(manifest.main, t.binaryFile);
+      assert.deepEqual(manifest.files, [t.binaryFile]);
+      for (const field of ["license", "repository", "homepage", "bugs", "engines"]) {
+        assert.deepEqual(manifest[field], rootManifest[field], field);
+      }
+    });
+  }
+
+  test("the Rust crate has the root's version", () => {
+    const cargo = fs.readFileSync(path.join(root, "Cargo.toml"), "utf8");
+    assert.match(cargo, new RegExp(`^version = "${rootManifest.version.replaceAll(".", "\\.")}"$`, "m"));
+  });
+
+  test("the published root manifest depends on every platform package at its own version", () => {
+    const published = publishedRootManifest();
+    assert.deepEqual(
+      published.optionalDependencies,
+      Object.fromEntries(targets.map((t) => [`agent-tools-native-${t.platform}`, rootManifest.version])),
+    );
+    for (const dev of ["devDependencies", "scripts", "overrides", "allowScripts"]) assert.equal(published[dev], undefined, dev);
+    assert.deepEqual(published.exports, rootManifest.exports);
+    assert.equal(published.version, rootManifest.version);
+  });
+
+  test("every file the published root needs is in `files` (js/native.cjs, the typings)", () => {
+    for (const entry of ["binding.js", "binding.d.ts", "index.d.ts", "js/", "types/"]) assert.ok(rootManifest.files.includes(entry), entry);
+    assert.ok(fs.existsSync(path.join(root, "LICENSE")));
+  });
+});
+
+describe("the glibc floor check", () => {
+  test("versions compare numerically", () => {
+    assert.ok(compareVersions("2.17", "2.9") > 0);
+    assert.ok(compareVersions("2.2.5", "2.17") < 0);
+    assert.equal(compareVersions("2.17", "2.17.0"), 0);
+    assert.equal(GLIBC_FLOOR, "2.17");
+  });
+
+  const glibcHost = process.platform === "linux" && require("../js/native.cjs").currentHost().libc === "glibc";
+  test("reads a binary's versioned glibc symbols (this runtime's own), sorted", { skip: !glibcHost && "not a glibc machine" }, () => {
+    const versions = requiredGlibcVersions(process.execPath);
+    assert.ok(versions.length > 3, versions.join(" "));
+    for (const v of versions) assert.match(v, /^\d+(\.\d+)+$/);
+    assert.deepEqual([...versions].sort(compareVersions), versions);
+    // Node 20 needs glibc 2.28, Bun 1.4 targets 2.17 itself
+    assert.ok(compareVersions(versions.at(-1), "2.17") >= 0, versions.at(-1));
+  });
+});
+
+describe("no binary for this machine: a clear error", () => {
+  test("platform names follow napi-rs", () => {
+    assert.deepEqual(PREBUILT, ["linux-x64-gnu", "linux-arm64-gnu", "linux-x64-musl", "linux-arm64-musl", "darwin-x64", "darwin-arm64"]);
+    assert.equal(tripleToPlatform("x86_64-pc-windows-msvc"), "win32-x64-msvc");
+    assert.equal(platformName({ platform: "linux", arch: "arm64", libc: "musl" }), "linux-arm64-musl");
+  });
+
+  test("a supported platform whose package is missing: the package, the flags that drop it, building from source", () => {
+    const cause = new Error("Cannot find native binding.", { cause: new Error("Cannot find module './agent-tools-native.linux-arm64-musl.node'") });
+    const message = missingBinaryMessage({ platform: "linux", arch: "arm64", libc: "musl" }, cause);
+    assert.match(message, /^agent-tools-native: no native binary could be loaded for this machine: linux arm64 \(musl\)\./);
+    assert.match(message, /package agent-tools-native-linux-arm64-musl, an optional dependency/);
+    assert.match(message, /--omit=optional/);
+    assert.match(message, /Prebuilt platforms: linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64\./);
+    assert.match(message, /npm install && npm run build/);
+    assert.match(message, /What was tried:\n {2}Cannot find module '\.\/agent-tools-native\.linux-arm64-musl\.node'/);
+  });
+
+  test("an unsupported platform: says there is no prebuilt package", () => {
+    const message = missingBinaryMessage({ platform: "freebsd", arch: "x64", libc: null }, new Error("x"));
+    assert.match(message, /this machine: freebsd x64\./);
+    assert.match(message, /There is no prebuilt package for freebsd-x64 \(it would be agent-tools-native-freebsd-x64\)\./);
+  });
+
+  test("loading the package without any binary fails with NativeBindingError, from require and import", () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-nobin-")));
+    try {
+      const pkg = path.join(dir, "node_modules", "agent-tools-native");
+      fs.mkdirSync(pkg, { recursive: true });
+      for (const entry of ["package.json", ...rootManifest.files]) fs.cpSync(path.join(root, entry), path.join(pkg, entry), { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, "probe.cjs"),
+        `try { require("agent-tools-native"); console.log("loaded"); }
+         catch (e) { console.log(JSON.stringify({ name: e.name, code: e.code, expectedPackage: e.expectedPackage, message: e.message })); }`,
+      );
+      // a static import: the way an ESM program loads it (the process fails with the error)
+      fs.writeFileSync(path.join(dir, "probe.mjs"), `import "agent-tools-native";\nconsole.log("loaded");\n`);
+      const env = { ...process.env };
+      delete env.NAPI_RS_NATIVE_LIBRARY_PATH;
+      const error = JSON.parse(execFileSync(process.execPath, ["probe.cjs"], { cwd: dir, env, encoding: "utf8" }));
+      const here = require("../js/native.cjs").currentHost();
+      assert.equal(error.name, "NativeBindingError");
+      assert.equal(error.code, "NATIVE_BINDING_MISSING");
+      assert.equal(error.expectedPackage, `agent-tools-native-${platformName(here)}`);
+      assert.match(error.message, new RegExp(`this machine: ${here.platform} ${here.arch}`));
+      const esm = spawnSync(process.execPath, ["probe.mjs"], { cwd: dir, env, encoding: "utf8" });
+      assert.notEqual(esm.status, 0);
+      assert.equal(esm.stdout, "");
+      assert.match(esm.stderr, /NativeBindingError: agent-tools-native: no native binary could be loaded for this machine/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,79 @@
+// `npm run pack:all [-- --targets linux-x64-gnu,darwin-arm64] [--skip-build]`: builds the release
+// binary of every target (or the ones named) with zig as the linker, checks the glibc floor of the
+// gnu binaries, and packs the root package and one package per platform into dist/npm/*.tgz.
+// dist/npm/pack.json records each package's sizes and each target's build time.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { compareVersions, distDir, GLIBC_FLOOR, publishedRootManifest, requiredGlibcVersions, root, rootManifest, targets } from "./packaging.mjs";
+
+const args = process.argv.slice(2);
+const only = args.includes("--targets") ? args[args.indexOf("--targets") + 1].split(",") : null;
+const skipBuild = args.includes("--skip-build");
+const selected = only ? targets.filter((t) => only.includes(t.platform)) : targets;
+if (only && selected.length !== only.length) {
+  throw new Error(`unknown platform in --targets; known: ${targets.map((t) => t.platform).join(", ")}`);
+}
+
+const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { cwd: root, stdio: "inherit", ...opts });
+
+run("bash", ["scripts/ensure.sh", "--deps"]);
+if (!skipBuild) run("bash", ["scripts/cross-toolchain.sh"]);
+
+const env = { ...process.env };
+delete env.CARGO_BUILD_TARGET; // each build names its target
+const buildSeconds = {};
+const started = Date.now();
+for (const t of selected) {
+  const binary = join(t.packageDir, t.binaryFile);
+  if (!skipBuild) {
+    console.log(`== release build for ${t.buildTarget}`);
+    const out = mkdtempSync(join(tmpdir(), "atn-build-"));
+    const t0 = Date.now();
+    // -x: cargo-zigbuild; the binding.js/binding.d.ts it would write go to the temporary dir
+    run("npx", ["--no-install", "napi", "build", "--platform", "--release", "--target", t.buildTarget, "-x",
+      "--output-dir", out, "--no-js", "--dts", join(out, "binding.d.ts")], { env });
+    buildSeconds[t.platform] = Math.round((Date.now() - t0) / 1000);
+    copyFileSync(join(out, t.binaryFile), binary);
+    rmSync(out, { recursive: true, force: true });
+  }
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: build it first (without --skip-build)`);
+  if (t.isGnu) {
+    const needed = requiredGlibcVersions(binary);
+    const highest = needed.at(-1);
+    if (compareVersions(highest, GLIBC_FLOOR) > 0) {
+      throw new Error(`${t.binaryFile} needs GLIBC_${highest}, above the floor ${GLIBC_FLOOR}`);
+    }
+    console.log(`   ${t.binaryFile}: highest glibc symbol version ${highest} (floor ${GLIBC_FLOOR})`);
+  }
+}
+
+rmSync(distDir, { recursive: true, force: true });
+mkdirSync(distDir, { recursive: true });
+const pack = (dir) => JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", distDir], { cwd: dir, encoding: "utf8" }))[0];
+
+// The root package from a staging copy, so the published manifest never touches package.json.
+const stage = mkdtempSync(join(tmpdir(), "atn-root-"));
+for (const entry of [...rootManifest.files, "README.md", "LICENSE"]) {
+  cpSync(join(root, entry), join(stage, entry), { recursive: true });
+}
+writeFileSync(join(stage, "package.json"), `${JSON.stringify(publishedRootManifest(), null, 2)}\n`);
+const packed = [pack(stage)];
+rmSync(stage, { recursive: true, force: true });
+for (const t of targets) {
+  if (existsSync(join(t.packageDir, t.binaryFile))) {
+    copyFileSync(join(root, "LICENSE"), join(t.packageDir, "LICENSE"));
+    packed.push(pack(t.packageDir));
+  }
+  else console.log(`   (no binary for ${t.platform}: its package is not packed)`);
+}
+
+const summary = packed.map((p) => ({ package: p.name, tarball: p.filename, size: p.size, unpackedSize: p.unpackedSize, buildSeconds: buildSeconds[p.name.replace(`${rootManifest.name}-`, "")] }));
+writeFileSync(join(distDir, "pack.json"), `${JSON.stringify({ totalSeconds: Math.round((Date.now() - started) / 1000), packages: summary }, null, 2)}\n`);
+const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+console.log("\n| package | packed | unpacked | release build |\n| --- | --- | --- | --- |");
+for (const s of summary) {
+  console.log(`| ${s.package} | ${mb(s.size)} | ${mb(s.unpackedSize)} | ${s.buildSeconds === undefined ? "—" : `${s.buildSeconds} s`} |`);
+}
+console.log(`\n${packed.length} tarballs in dist/npm/, ${Math.round((Date.now() - started) / 1000)} s in all`);
