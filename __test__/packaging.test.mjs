@@ -47,6 +47,25 @@ describe("platform packages", () => {
     assert.match(cargo, new RegExp(`^version = "${rootManifest.version.replaceAll(".", "\\.")}"$`, "m"));
   });
 
+  test("the version hook (npm version) gives every platform package and the crate the root's new version", () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-version-")));
+    try {
+      for (const entry of ["package.json", "Cargo.toml", "Cargo.lock", "npm", "scripts", "js"]) {
+        fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true, filter: (f) => !f.endsWith(".node") });
+      }
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+      fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ ...manifest, version: "9.8.7" }));
+      execFileSync(process.execPath, ["scripts/version.mjs"], { cwd: dir, encoding: "utf8" });
+      for (const t of targets) {
+        assert.equal(JSON.parse(fs.readFileSync(path.join(dir, "npm", t.platform, "package.json"), "utf8")).version, "9.8.7", t.platform);
+      }
+      assert.match(fs.readFileSync(path.join(dir, "Cargo.toml"), "utf8"), /^\[package\]\nname = "agent_tools_native"\nversion = "9\.8\.7"$/m);
+      assert.match(fs.readFileSync(path.join(dir, "Cargo.lock"), "utf8"), /^name = "agent_tools_native"\nversion = "9\.8\.7"$/m);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("the published root manifest depends on every platform package at its own version", () => {
     const published = publishedRootManifest();
     assert.deepEqual(
