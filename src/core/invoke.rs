@@ -96,22 +96,34 @@ pub fn prepare_invoke(
     })
 }
 
-/// Object fields the secure wrapper sandboxes, each one that is a string (quirks #2: all of them,
-/// not only the first found).
-const OBJECT_PATH_FIELDS: [&str; 2] = ["cwd", "root_path"];
+/// The path field the secure wrapper sandboxes in a tool's object argument: the one the tool
+/// takes (`cwd` for exec_command, `root_path` for the search tools). Keys a tool does not take
+/// never reach it and are not checked, as upstream ignores them.
+fn object_path_field(tool: &str) -> Option<&'static str> {
+    match registry::find(tool)?.invoke_args {
+        InvokeArgs::Object(field) => field,
+        _ => None,
+    }
+}
 
-/// README §6.2 steps 1–4 for `toolkit.tools.<name>(...args)`.
+/// The secure wrapper's steps 1–4 for `toolkit.tools.<name>(...args)`: the first argument's
+/// shape, the policy, the write scope, then the path (docs/compat.md).
 pub fn prepare_secure(
     ctx: &ToolContext,
     call: &CallSite,
     mut args: Vec<ArgValue>,
 ) -> Result<Vec<ArgValue>, Denial> {
-    // quirks #13: an explicit trailing `undefined` is the same as an omitted argument.
+    // An explicit `undefined`, at any position, is an omitted argument: trailing ones are
+    // dropped; a leading one is not an "Invalid path argument" and the tool's own validation
+    // sees a missing path.
     while args.last() == Some(&ArgValue::Undefined) {
         args.pop();
     }
     if let Some(first) = args.first() {
-        if !matches!(first, ArgValue::String(_) | ArgValue::Object(_)) {
+        if !matches!(
+            first,
+            ArgValue::String(_) | ArgValue::Object(_) | ArgValue::Undefined
+        ) {
             return Err(Denial::Failure("Invalid path argument".to_string()));
         }
     }
@@ -121,7 +133,7 @@ pub fn prepare_secure(
         match first {
             ArgValue::String(p) => *p = resolve(ctx, p).map_err(Denial::Sandbox)?,
             ArgValue::Object(_) => {
-                for field in OBJECT_PATH_FIELDS {
+                if let Some(field) = object_path_field(&call.name) {
                     if let ArgValue::String(p) = first.get(field) {
                         let resolved = resolve(ctx, p).map_err(Denial::Sandbox)?;
                         *first = first.with_field(field, ArgValue::String(resolved));
@@ -366,7 +378,52 @@ mod tests {
             .unwrap(),
             Vec::<ArgValue>::new()
         );
-        // quirks #2: every path field is checked
+        // a leading undefined is an omitted argument too: it reaches the tool's validation
+        let opts = args(json!({"start_line": 1}));
+        assert_eq!(
+            prepare_secure(
+                &allow,
+                &site("read_file"),
+                vec![ArgValue::Undefined, opts.clone()]
+            )
+            .unwrap(),
+            vec![ArgValue::Undefined, opts]
+        );
+        // keys a tool does not take are not checked (and never reach it)
+        let out = prepare_secure(
+            &allow,
+            &site("exec_command"),
+            vec![args(
+                json!({"cwd": ".", "command": ["ls"], "root_path": ".."}),
+            )],
+        )
+        .unwrap();
+        assert_eq!(
+            out[0],
+            args(json!({"cwd": "/ws", "command": ["ls"], "root_path": ".."}))
+        );
+        let out = prepare_secure(
+            &allow,
+            &site("regexp_search"),
+            vec![args(
+                json!({"pattern": "x", "cwd": "../..", "root_path": "src"}),
+            )],
+        )
+        .unwrap();
+        assert_eq!(
+            out[0],
+            args(json!({"pattern": "x", "cwd": "../..", "root_path": "/ws/src"}))
+        );
+        assert_eq!(
+            prepare_secure(
+                &allow,
+                &site("task_list"),
+                vec![args(json!({"cwd": "../.."}))]
+            )
+            .unwrap()[0],
+            args(json!({"cwd": "../.."}))
+        );
+        // every path field a tool takes is checked, whatever other keys say
         assert!(matches!(
             prepare_secure(
                 &allow,
