@@ -1,7 +1,16 @@
 //! The per-call view of the caller's `ToolContext`. The JavaScript object is live (users mutate
 //! it), so the binding reads it afresh on every call and hands the core this snapshot.
 
+use super::sandbox::Confinement;
 use super::value::ArgValue;
+
+/// What a tool's handler sees besides its positional arguments.
+pub struct RunContext<'a> {
+    pub ctx: &'a ToolContext,
+    /// `Some` when the call came through `invoke` or `toolkit.tools.*` (sandboxed); `None` for a
+    /// direct `ToolCatalog[name].handler(...)` call, which upstream leaves unchecked.
+    pub confinement: Option<Confinement>,
+}
 
 #[derive(Debug)]
 pub struct ToolContext {

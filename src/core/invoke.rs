@@ -3,11 +3,11 @@
 //! Both end in `prepare_*` returning the handler's positional arguments; `run` then calls the
 //! built-in handler (the JavaScript side calls a user-replaced handler itself).
 
-use super::context::ToolContext;
+use super::context::{RunContext, ToolContext};
 use super::error::ToolError;
 use super::fault;
 use super::policy;
-use super::registry::{self, Handler, InvokeArgs, RunContext};
+use super::registry::{self, Handler, InvokeArgs};
 use super::sandbox::{self, Confinement};
 use super::tools::todo::{self, TodoResult, TodoState};
 use super::value::ArgValue;

@@ -1,9 +1,8 @@
 //! The one list of tools. Dispatch, the catalog metadata, the invoke argument mapping and the
 //! TypeScript name maps all come from `CATALOG`; nothing else lists tools.
 
-use super::context::ToolContext;
+use super::context::{RunContext, ToolContext};
 use super::error::ToolError;
-use super::sandbox::Confinement;
 use super::tools;
 use super::tools::todo::TodoOp;
 use super::tools::{
@@ -12,14 +11,6 @@ use super::tools::{
 };
 use super::typegen::{ts, TsType};
 use super::value::ArgValue;
-
-/// What a handler sees besides its positional arguments.
-pub struct RunContext<'a> {
-    pub ctx: &'a ToolContext,
-    /// `Some` when the call came through `invoke` or `toolkit.tools.*` (sandboxed); `None` for a
-    /// direct `ToolCatalog[name].handler(...)` call, which the contract leaves unchecked.
-    pub confinement: Option<Confinement>,
-}
 
 /// A bounded handler: arguments and an optional input-size limit in, `None` when over it.
 pub type BoundedHandler =

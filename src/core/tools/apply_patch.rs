@@ -16,10 +16,10 @@ use ts_rs::TS;
 
 use super::{nul_path_message, read_sized, to_json};
 use crate::core::atomic::{open_parent, replace_atomically};
+use crate::core::context::RunContext;
 use crate::core::error::{is_not_found, node_io_message, ToolError};
 use crate::core::gitapply::{self, Effect, Target};
 use crate::core::paths;
-use crate::core::registry::RunContext;
 use crate::core::sandbox::real_path;
 use crate::core::value::{js_trim, ArgValue};
 

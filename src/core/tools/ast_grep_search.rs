@@ -54,9 +54,9 @@ use super::{
     integer_option, lower_helper_thread_priority, to_json, workspace_root, HelperThreadPriority,
 };
 use crate::core::collation::locale_compare;
+use crate::core::context::RunContext;
 use crate::core::error::ToolError;
 use crate::core::paths;
-use crate::core::registry::RunContext;
 use crate::core::sandbox::Confinement;
 use crate::core::value::{js_trim, ArgValue};
 

@@ -15,10 +15,10 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::to_json;
+use crate::core::context::RunContext;
 use crate::core::error::ToolError;
 use crate::core::paths;
 use crate::core::process::{self, CappedText, RunSpec, DEFAULT_MAX_OUTPUT_UNITS};
-use crate::core::registry::RunContext;
 use crate::core::sandbox::Confinement;
 use crate::core::value::{js_trim, ArgValue};
 

@@ -13,9 +13,9 @@ use ts_rs::TS;
 
 use super::exec_command::{self, ExecCommandOutput, ExecRequest};
 use super::{to_json, workspace_root};
+use crate::core::context::RunContext;
 use crate::core::error::ToolError;
 use crate::core::process::{CappedText, DEFAULT_MAX_OUTPUT_UNITS};
-use crate::core::registry::RunContext;
 use crate::core::sandbox::resolve_in_workspace;
 use crate::core::value::{js_trim, ArgValue};
 

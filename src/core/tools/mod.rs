@@ -13,8 +13,8 @@ pub mod write_file;
 
 use serde::Serialize;
 
+use super::context::RunContext;
 use super::error::ToolError;
-use super::registry::RunContext;
 use super::value::{js_trim, ArgValue};
 
 /// The `path` argument: a string that is not blank after trimming.

@@ -12,9 +12,9 @@ use super::{
     integer_option, nul_path_message, options_arg, read_sized, required_path, to_json,
     workspace_root,
 };
+use crate::core::context::RunContext;
 use crate::core::error::{is_not_found, node_io_message, ToolError};
 use crate::core::paths::workspace_relative;
-use crate::core::registry::RunContext;
 use crate::core::value::ArgValue;
 
 pub const ERROR_CLASS: &str = "ReadFileError";

@@ -14,10 +14,10 @@ use super::{
     glob_pattern_problem, integer_option, nul_path_message, options_arg, required_path, to_json,
     workspace_root,
 };
+use crate::core::context::RunContext;
 use crate::core::error::{node_io_message, ToolError};
 use crate::core::glob::Glob;
 use crate::core::paths::workspace_relative;
-use crate::core::registry::RunContext;
 use crate::core::value::ArgValue;
 
 pub const ERROR_CLASS: &str = "TreeError";

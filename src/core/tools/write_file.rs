@@ -11,9 +11,9 @@ use ts_rs::TS;
 
 use super::{nul_path_message, required_path, to_json, workspace_root};
 use crate::core::atomic::{open_parent, replace_atomically};
+use crate::core::context::RunContext;
 use crate::core::error::{is_not_found, node_io_message, ToolError};
 use crate::core::paths::workspace_relative;
-use crate::core::registry::RunContext;
 use crate::core::sandbox::real_path;
 use crate::core::value::ArgValue;
 

@@ -20,10 +20,10 @@ use ts_rs::TS;
 
 use super::{integer_option, to_json, workspace_root};
 use crate::core::collation::locale_compare;
+use crate::core::context::RunContext;
 use crate::core::error::{node_io_message, ToolError};
 use crate::core::glob::Glob;
 use crate::core::paths::workspace_relative;
-use crate::core::registry::RunContext;
 use crate::core::value::{js_trim, ArgValue};
 use matcher::JsRegex;
 pub use matcher::MatchText;
