@@ -86,7 +86,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 fn ran(result: std::result::Result<String, crate::core::error::ToolError>) -> Outcome {
     match result {
         Ok(json) => Outcome::Ok(json),
-        Err(e) => Outcome::ToolError(e.class_name, e.code, e.message),
+        Err(e) => Outcome::ToolError(e.class_name, e.code.as_str(), e.message),
     }
 }
 
@@ -187,9 +187,9 @@ pub fn invoke<'env>(
 
 fn rejected(rejection: Rejection) -> Outcome {
     match rejection {
-        Rejection::Invoke { code, raw_message } => Outcome::InvokeError(code, raw_message),
+        Rejection::Invoke { code, raw_message } => Outcome::InvokeError(code.as_str(), raw_message),
         Rejection::Plain(message) => Outcome::PlainError(message),
-        Rejection::Tool(e) => Outcome::ToolError(e.class_name, e.code, e.message),
+        Rejection::Tool(e) => Outcome::ToolError(e.class_name, e.code.as_str(), e.message),
     }
 }
 
@@ -311,7 +311,7 @@ fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue
                 .change
                 .map(|c| serde_json::to_string(&c).unwrap_or_default()),
         ),
-        Err(e) => Outcome::ToolError(e.class_name, e.code, e.message),
+        Err(e) => Outcome::ToolError(e.class_name, e.code.as_str(), e.message),
     };
     std::panic::catch_unwind(AssertUnwindSafe(run))
         .unwrap_or_else(|panic| Outcome::Internal(panic_message(&panic)))

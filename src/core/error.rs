@@ -3,35 +3,112 @@
 
 use std::io;
 
+/// Every code a tool error or an `InvokeToolError` carries (its JavaScript `code` property).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    // tool errors
+    Internal,
+    InvalidArgument,
+    NotFound,
+    NotFile,
+    NotDirectory,
+    SizeLimitExceeded,
+    FileTooLarge,
+    BinaryNotSupported,
+    ApplyFailed,
+    InvalidRegex,
+    InvalidRule,
+    UnsupportedLanguage,
+    Timeout,
+    StateNotInitialized,
+    CommandNotFound,
+    NotGitRepository,
+    // `InvokeToolError`s (`InvokeToolErrorCode` in the typings)
+    ToolNotFound,
+    ToolNotAllowed,
+    InvalidToolArgumentsType,
+}
+
+impl ErrorCode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::NotFile => "NOT_FILE",
+            ErrorCode::NotDirectory => "NOT_DIRECTORY",
+            ErrorCode::SizeLimitExceeded => "SIZE_LIMIT_EXCEEDED",
+            ErrorCode::FileTooLarge => "FILE_TOO_LARGE",
+            ErrorCode::BinaryNotSupported => "BINARY_NOT_SUPPORTED",
+            ErrorCode::ApplyFailed => "APPLY_FAILED",
+            ErrorCode::InvalidRegex => "INVALID_REGEX",
+            ErrorCode::InvalidRule => "INVALID_RULE",
+            ErrorCode::UnsupportedLanguage => "UNSUPPORTED_LANGUAGE",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::StateNotInitialized => "STATE_NOT_INITIALIZED",
+            ErrorCode::CommandNotFound => "COMMAND_NOT_FOUND",
+            ErrorCode::NotGitRepository => "NOT_GIT_REPOSITORY",
+            ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
+            ErrorCode::ToolNotAllowed => "TOOL_NOT_ALLOWED",
+            ErrorCode::InvalidToolArgumentsType => "INVALID_TOOL_ARGUMENTS_TYPE",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// An error thrown by a tool handler.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
     /// The JavaScript error class name, e.g. `ReadFileError`.
     pub class_name: &'static str,
-    /// The tool's error code, e.g. `NOT_FOUND`.
-    pub code: &'static str,
+    pub code: ErrorCode,
     /// The full message, e.g. `NOT_FOUND: path not found: /ws/x`.
     pub message: String,
 }
 
-impl ToolError {
+/// A tool's error class (`ReadFileError`, ...): the one way tools make their errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorClass(pub &'static str);
+
+impl ErrorClass {
     /// The usual message form `"<CODE>: <text>"`.
-    pub fn coded(class_name: &'static str, code: &'static str, text: impl AsRef<str>) -> Self {
+    pub fn coded(self, code: ErrorCode, text: impl AsRef<str>) -> ToolError {
         ToolError {
-            class_name,
+            class_name: self.0,
             code,
             message: format!("{code}: {}", text.as_ref()),
         }
     }
 
     /// apply_patch's form: the text alone, no code prefix.
-    pub fn bare(class_name: &'static str, code: &'static str, text: impl Into<String>) -> Self {
+    pub fn bare(self, code: ErrorCode, text: impl Into<String>) -> ToolError {
         ToolError {
-            class_name,
+            class_name: self.0,
             code,
             message: text.into(),
         }
+    }
+
+    /// `INVALID_ARGUMENT: <text>`.
+    pub fn invalid(self, text: impl AsRef<str>) -> ToolError {
+        self.coded(ErrorCode::InvalidArgument, text)
+    }
+
+    /// `INTERNAL: <text>`.
+    pub fn internal(self, text: impl AsRef<str>) -> ToolError {
+        self.coded(ErrorCode::Internal, text)
     }
 }
 
@@ -104,9 +181,10 @@ mod tests {
 
     #[test]
     fn coded_and_bare_forms() {
-        let e = ToolError::coded("ReadFileError", "NOT_FOUND", "path not found: /ws/x");
+        let e = ErrorClass("ReadFileError").coded(ErrorCode::NotFound, "path not found: /ws/x");
         assert_eq!(e.message, "NOT_FOUND: path not found: /ws/x");
-        let e = ToolError::bare("ApplyPatchError", "NOT_FOUND", "file not found: /ws/x");
+        assert_eq!(e.code, "NOT_FOUND");
+        let e = ErrorClass("ApplyPatchError").bare(ErrorCode::NotFound, "file not found: /ws/x");
         assert_eq!(e.message, "file not found: /ws/x");
     }
 }

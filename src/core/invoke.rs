@@ -4,7 +4,7 @@
 //! built-in handler (the JavaScript side calls a user-replaced handler itself).
 
 use super::context::{RunContext, ToolContext};
-use super::error::ToolError;
+use super::error::{ErrorClass, ErrorCode, ToolError};
 use super::fault;
 use super::policy;
 use super::registry::{self, Handler, InvokeArgs};
@@ -29,7 +29,7 @@ pub struct CallSite {
 pub enum Rejection {
     /// An `InvokeToolError` with one of the `InvokeToolErrorCode`s.
     Invoke {
-        code: &'static str,
+        code: ErrorCode,
         raw_message: String,
     },
     /// A plain `Error` (sandbox violations, README §7.1 step 6).
@@ -56,20 +56,20 @@ pub fn prepare_invoke(
     let invoke_error = |code, raw_message: String| Rejection::Invoke { code, raw_message };
     if !call.registered {
         return Err(invoke_error(
-            "TOOL_NOT_FOUND",
+            ErrorCode::ToolNotFound,
             format!("tool is not registered: {}", call.name),
         ));
     }
     policy::authorize(ctx, &call.name, call.bypass)
-        .map_err(|m| invoke_error("TOOL_NOT_ALLOWED", m))?;
+        .map_err(|m| invoke_error(ErrorCode::ToolNotAllowed, m))?;
     if !args.is_plain_object() {
         return Err(invoke_error(
-            "INVALID_TOOL_ARGUMENTS_TYPE",
+            ErrorCode::InvalidToolArgumentsType,
             "args must be an object".to_string(),
         ));
     }
     policy::check_write_scope(ctx, call.is_write_op)
-        .map_err(|m| invoke_error("TOOL_NOT_ALLOWED", m))?;
+        .map_err(|m| invoke_error(ErrorCode::ToolNotAllowed, m))?;
 
     let mapping = registry::find(&call.name)
         .map(|t| t.invoke_args)
@@ -162,12 +162,10 @@ pub fn run(
     match spec.handler {
         Handler::Worker(handler) => handler(&rc, positional),
         Handler::Bounded(handler) => handler(&rc, positional, None)?
-            .ok_or_else(|| ToolError::coded(spec.error_class, "INTERNAL", "unbounded run gave up")),
-        Handler::Session(_) => Err(ToolError::coded(
-            spec.error_class,
-            "INTERNAL",
-            format!("{name} runs on the JavaScript thread with the session state"),
-        )),
+            .ok_or_else(|| spec.error_class.internal("unbounded run gave up")),
+        Handler::Session(_) => Err(spec.error_class.internal(format!(
+            "{name} runs on the JavaScript thread with the session state"
+        ))),
     }
 }
 
@@ -206,16 +204,12 @@ fn run_context<'c>(
 ) -> Result<(&'static registry::ToolSpec, RunContext<'c>), ToolError> {
     fault::before_handler(name);
     let spec = registry::find(name).ok_or_else(|| {
-        ToolError::coded(
-            "Error",
-            "INTERNAL",
-            format!("no built-in handler for tool: {name}"),
-        )
+        ErrorClass("Error").internal(format!("no built-in handler for tool: {name}"))
     })?;
     let confinement = match (confined, ctx.workspace_root.is_some()) {
         (true, true) => Some(Confinement::at(
             ctx.real_root()
-                .map_err(|e| ToolError::coded(spec.error_class, "INTERNAL", e))?
+                .map_err(|e| spec.error_class.internal(e))?
                 .to_path_buf(),
         )),
         _ => None,
@@ -231,11 +225,7 @@ pub fn run_session(
     positional: &[ArgValue],
 ) -> Result<TodoResult, ToolError> {
     let Some(Handler::Session(op)) = registry::find(name).map(|t| t.handler) else {
-        return Err(ToolError::coded(
-            "Error",
-            "INTERNAL",
-            format!("not a session tool: {name}"),
-        ));
+        return Err(ErrorClass("Error").internal(format!("not a session tool: {name}")));
     };
     fault::before_handler(name);
     todo::run(op, state, positional)
@@ -273,14 +263,14 @@ mod tests {
         let deny = ctx("deny");
         let err = prepare_invoke(&deny, &site("nope"), &ArgValue::Null).unwrap_err();
         assert!(
-            matches!(err, Rejection::Invoke { code: "TOOL_NOT_FOUND", ref raw_message } if raw_message == "tool is not registered: nope")
+            matches!(err, Rejection::Invoke { code: ErrorCode::ToolNotFound, ref raw_message } if raw_message == "tool is not registered: nope")
         );
         // policy before the args type check
         let err = prepare_invoke(&deny, &site("read_file"), &ArgValue::Null).unwrap_err();
         assert!(matches!(
             err,
             Rejection::Invoke {
-                code: "TOOL_NOT_ALLOWED",
+                code: ErrorCode::ToolNotAllowed,
                 ..
             }
         ));
@@ -291,7 +281,7 @@ mod tests {
         assert!(matches!(
             err,
             Rejection::Invoke {
-                code: "INVALID_TOOL_ARGUMENTS_TYPE",
+                code: ErrorCode::InvalidToolArgumentsType,
                 ..
             }
         ));
@@ -299,7 +289,7 @@ mod tests {
         assert_eq!(
             err,
             Rejection::Invoke {
-                code: "TOOL_NOT_ALLOWED",
+                code: ErrorCode::ToolNotAllowed,
                 raw_message:
                     "[Sandbox Violation] Write operation denied. Current mode: \"read-only\"".into()
             }

@@ -2,7 +2,7 @@
 //! TypeScript name maps all come from `CATALOG`; nothing else lists tools.
 
 use super::context::{RunContext, ToolContext};
-use super::error::ToolError;
+use super::error::{ErrorClass, ToolError};
 use super::tools;
 use super::tools::todo::TodoOp;
 use super::tools::{
@@ -50,8 +50,8 @@ pub struct ToolSpec {
     pub spawns_processes: bool,
     /// `ToolCatalog[name].metadata.description` (may differ from the definition's, quirks #47).
     pub description: &'static str,
-    /// The JavaScript class name of this tool's errors.
-    pub error_class: &'static str,
+    /// The JavaScript class of this tool's errors.
+    pub error_class: ErrorClass,
     pub invoke_args: InvokeArgs,
     pub handler: Handler,
     /// The TypeScript types of `ToolArgsByName[name]` and `ToolResultByName[name]`.

@@ -17,13 +17,14 @@ use ts_rs::TS;
 use super::{nul_path_message, read_sized, to_json};
 use crate::core::atomic::{open_parent, replace_atomically};
 use crate::core::context::RunContext;
-use crate::core::error::{is_not_found, node_io_message, ToolError};
+use crate::core::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::core::gitapply::{self, Effect, Target};
 use crate::core::paths;
 use crate::core::sandbox::real_path;
 use crate::core::value::{js_trim, ArgValue};
 
-pub const ERROR_CLASS: &str = "ApplyPatchError";
+/// apply_patch's errors carry no code prefix in their message (`ErrorClass::bare`).
+pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchError");
 const SIZE_LIMIT: u64 = 10 * 1024 * 1024;
 
 #[derive(TS)]
@@ -42,14 +43,9 @@ pub struct ApplyPatchOutput {
     pub stderr: String,
 }
 
-/// apply_patch's errors carry no code prefix in their message.
-fn fail(code: &'static str, text: impl Into<String>) -> ToolError {
-    ToolError::bare(ERROR_CLASS, code, text)
-}
-
 fn sandbox_violation(path: &str) -> ToolError {
-    fail(
-        "INTERNAL",
+    ERROR_CLASS.bare(
+        ErrorCode::Internal,
         format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
     )
 }
@@ -83,18 +79,18 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let file_path = match args.first() {
         Some(ArgValue::String(p)) if !js_trim(p).is_empty() => p.as_str(),
         _ => {
-            return Err(fail(
-                "INVALID_ARGUMENT",
+            return Err(ERROR_CLASS.bare(
+                ErrorCode::InvalidArgument,
                 "filePath must be a non-empty string",
             ))
         }
     };
     let patch = match args.get(1) {
         Some(ArgValue::String(p)) => p.as_str(),
-        _ => return Err(fail("INVALID_ARGUMENT", "patch must be a string")),
+        _ => return Err(ERROR_CLASS.bare(ErrorCode::InvalidArgument, "patch must be a string")),
     };
     if file_path.contains('\0') {
-        return Err(fail("INTERNAL", nul_path_message(file_path)));
+        return Err(ERROR_CLASS.bare(ErrorCode::Internal, nul_path_message(file_path)));
     }
     let abs = paths::absolute(file_path);
     let (before, mode) = read_target(rc, file_path, &abs)?;
@@ -122,8 +118,8 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         } else {
             &stderr
         };
-        return Err(fail(
-            "APPLY_FAILED",
+        return Err(ERROR_CLASS.bare(
+            ErrorCode::ApplyFailed,
             format!(
                 "git apply failed with exit code {}: {detail}",
                 outcome.exit_code
@@ -163,10 +159,11 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 /// bytes and `st_mode` of what was checked: the file is opened once and checked through its
 /// descriptor (also where it really is, for a confined call).
 fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, u32), ToolError> {
-    let not_found = || fail("NOT_FOUND", format!("file not found: {file_path}"));
+    let not_found =
+        || ERROR_CLASS.bare(ErrorCode::NotFound, format!("file not found: {file_path}"));
     let too_large = |size: u64| {
-        fail(
-            "FILE_TOO_LARGE",
+        ERROR_CLASS.bare(
+            ErrorCode::FileTooLarge,
             format!(
                 "file size exceeds the 10 MB limit (actual: {})",
                 mebibytes(size)
@@ -189,7 +186,7 @@ fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, 
             if is_not_found(&e) {
                 not_found()
             } else {
-                fail("INTERNAL", node_io_message(&e, "open", file_path))
+                ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
             }
         })?;
     if let Some(confinement) = &rc.confinement {
@@ -197,17 +194,18 @@ fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, 
             return Err(sandbox_violation(file_path));
         }
     }
-    let meta = file
-        .metadata()
-        .map_err(|e| fail("INTERNAL", node_io_message(&e, "fstat", file_path)))?;
+    let meta = file.metadata().map_err(|e| {
+        ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "fstat", file_path))
+    })?;
     if !meta.is_file() {
         return Err(not_found());
     }
     if meta.len() > SIZE_LIMIT {
         return Err(too_large(meta.len()));
     }
-    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT + 1), meta.len())
-        .map_err(|e| fail("INTERNAL", node_io_message(&e, "read", file_path)))?;
+    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT + 1), meta.len()).map_err(|e| {
+        ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "read", file_path))
+    })?;
     if bytes.len() as u64 > SIZE_LIMIT {
         return Err(too_large(bytes.len() as u64));
     }
@@ -221,7 +219,9 @@ fn target_dir(
     file_path: &str,
     abs: &str,
 ) -> Result<(std::os::fd::OwnedFd, std::ffi::OsString), ToolError> {
-    let io_error = |e: std::io::Error| fail("INTERNAL", node_io_message(&e, "open", file_path));
+    let io_error = |e: std::io::Error| {
+        ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
+    };
     let target = real_path(Path::new(abs)).map_err(io_error)?;
     let (dir, name) = open_parent(&target).map_err(io_error)?;
     if let Some(confinement) = &rc.confinement {
@@ -241,13 +241,17 @@ fn write_target(
 ) -> Result<(), ToolError> {
     let (dir, name) = target_dir(rc, file_path, abs)?;
     replace_atomically(&dir, &name, content, Some(permissions))
-        .map_err(|e| fail("INTERNAL", node_io_message(&e, "open", file_path)))
+        .map_err(|e| ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path)))
 }
 
 fn delete_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(), ToolError> {
     let (dir, name) = target_dir(rc, file_path, abs)?;
-    rustix::fs::unlinkat(&dir, name.as_os_str(), rustix::fs::AtFlags::empty())
-        .map_err(|e| fail("INTERNAL", node_io_message(&e.into(), "unlink", file_path)))
+    rustix::fs::unlinkat(&dir, name.as_os_str(), rustix::fs::AtFlags::empty()).map_err(|e| {
+        ERROR_CLASS.bare(
+            ErrorCode::Internal,
+            node_io_message(&e.into(), "unlink", file_path),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -55,12 +55,12 @@ use super::{
 };
 use crate::core::collation::locale_compare;
 use crate::core::context::RunContext;
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorClass, ErrorCode, ToolError};
 use crate::core::paths;
 use crate::core::sandbox::Confinement;
 use crate::core::value::{js_trim, ArgValue};
 
-pub const ERROR_CLASS: &str = "AstGrepSearchError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("AstGrepSearchError");
 
 /// The rule id of upstream's temporary rule file (`ruleId` of every item).
 const RULE_ID: &str = "ast-grep-search-rule";
@@ -191,14 +191,6 @@ pub struct AstGrepSearchOutput {
     pub warnings: Vec<String>,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
-fn invalid(text: impl AsRef<str>) -> ToolError {
-    fail("INVALID_ARGUMENT", text)
-}
-
 /// The validated input.
 struct Request {
     language: String,
@@ -256,19 +248,19 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 /// Validation steps 1–8 of the contract, in its order.
 fn validate(rc: &RunContext, input: &ArgValue) -> Result<Request, ToolError> {
     if !input.is_plain_object() {
-        return Err(invalid("input must be an object"));
+        return Err(ERROR_CLASS.invalid("input must be an object"));
     }
     let language = match input.get("language") {
         ArgValue::String(s) if !js_trim(s).is_empty() => js_trim(s).to_string(),
-        _ => return Err(invalid("language must be a non-empty string")),
+        _ => return Err(ERROR_CLASS.invalid("language must be a non-empty string")),
     };
     let rule_value = input.get("rule");
     if !rule_value.is_plain_object() {
-        return Err(invalid("rule must be an object"));
+        return Err(ERROR_CLASS.invalid("rule must be an object"));
     }
     let rule = match rule_value.to_json() {
         Ok(Some(json)) => json,
-        _ => return Err(invalid("rule must be JSON serializable")),
+        _ => return Err(ERROR_CLASS.invalid("rule must be JSON serializable")),
     };
     let root_path = match input.get("root_path") {
         v if v.is_nullish() => rc.ctx.workspace_root.clone(),
@@ -277,14 +269,14 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Request, ToolError> {
     };
     let root_path = match root_path {
         Some(p) if !js_trim(&p).is_empty() => p,
-        _ => return Err(invalid("root_path must be a non-empty string")),
+        _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
     };
     let include = glob_list(input.get("include"), "include")?;
     let exclude = glob_list(input.get("exclude"), "exclude")?;
     let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
-        .ok_or_else(|| invalid("max_results must be an integer between 1 and 500"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
     let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
-        .ok_or_else(|| invalid("timeout_ms must be an integer between 1 and 30000"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
     Ok(Request {
         language,
         rule,
@@ -302,16 +294,16 @@ fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<String>, ToolError> {
     let items = match value {
         ArgValue::Undefined => return Ok(Vec::new()),
         ArgValue::Array(items) => items,
-        _ => return Err(invalid(format!("{key} must be a string array"))),
+        _ => return Err(ERROR_CLASS.invalid(format!("{key} must be a string array"))),
     };
     let mut globs = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let Some(pattern) = item.as_str() else {
-            return Err(invalid(format!("{key}[{index}] must be a string")));
+            return Err(ERROR_CLASS.invalid(format!("{key}[{index}] must be a string")));
         };
         let problem = super::glob_pattern_problem(pattern).map(|tail| format!("{key} {tail}"));
         if let Some(text) = problem {
-            return Err(invalid(text));
+            return Err(ERROR_CLASS.invalid(text));
         }
         globs.push(pattern.replace('\\', "/"));
     }
@@ -335,12 +327,12 @@ fn checked_root_path(raw: &str) -> Result<String, ToolError> {
     }
     match fs::metadata(&normalised) {
         Ok(meta) if meta.is_dir() => Ok(paths::absolute(&normalised)),
-        Ok(_) => Err(fail(
-            "NOT_DIRECTORY",
+        Ok(_) => Err(ERROR_CLASS.coded(
+            ErrorCode::NotDirectory,
             format!("root_path is not a directory: {normalised}"),
         )),
-        Err(_) => Err(fail(
-            "NOT_FOUND",
+        Err(_) => Err(ERROR_CLASS.coded(
+            ErrorCode::NotFound,
             format!("root_path does not exist: {normalised}"),
         )),
     }
@@ -365,8 +357,8 @@ fn parse_language(language: &str) -> Result<SupportLang, ToolError> {
             .iter()
             .map(|l| l.to_string().to_lowercase())
             .collect();
-        fail(
-            "UNSUPPORTED_LANGUAGE",
+        ERROR_CLASS.coded(
+            ErrorCode::UnsupportedLanguage,
             rule_error(&[
                 "Fail to parse yaml as RuleConfig".to_string(),
                 format!(
@@ -423,8 +415,8 @@ fn compile_rule(
     let compiled = from_yaml_string::<SupportLang>(&yaml, &GlobalRules::default());
     match compiled {
         Ok(mut rules) if rules.len() == 1 => Ok(rules.remove(0)),
-        Ok(_) => Err(fail(
-            "INVALID_RULE",
+        Ok(_) => Err(ERROR_CLASS.coded(
+            ErrorCode::InvalidRule,
             rule_error(&["empty rule".to_string()]),
         )),
         Err(err) => {
@@ -434,7 +426,7 @@ fn compile_rule(
                 causes.push(e.to_string());
                 source = e.source();
             }
-            Err(fail("INVALID_RULE", rule_error(&causes)))
+            Err(ERROR_CLASS.coded(ErrorCode::InvalidRule, rule_error(&causes)))
         }
     }
 }
@@ -453,8 +445,8 @@ fn build_overrides(
         .chain(include.iter().cloned())
         .chain(exclude.iter().map(|g| format!("!{g}")));
     let glob_error = |e: ignore::Error| {
-        fail(
-            "INTERNAL",
+        ERROR_CLASS.coded(
+            ErrorCode::Internal,
             format!("Error: Cannot build glob from include/exclude\n\n✖ Caused by\n╰▻ {e}"),
         )
     };
@@ -493,8 +485,8 @@ fn embeds(host: SupportLang, lang: SupportLang) -> bool {
 }
 
 fn sandbox_violation(path: &str) -> ToolError {
-    fail(
-        "INTERNAL",
+    ERROR_CLASS.coded(
+        ErrorCode::Internal,
         format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
     )
 }
@@ -528,8 +520,8 @@ fn check_root_confined(confinement: &Confinement, root_path: &str) -> Result<(),
         .custom_flags(rustix::fs::OFlags::DIRECTORY.bits() as i32)
         .open(root_path)
         .map_err(|_| {
-            fail(
-                "NOT_FOUND",
+            ERROR_CLASS.coded(
+                ErrorCode::NotFound,
                 format!("root_path does not exist: {root_path}"),
             )
         })?;
@@ -582,10 +574,10 @@ impl Search {
                 let _ = sender.send(outcome);
             });
         if let Err(e) = spawned {
-            return Err(fail("INTERNAL", e.to_string()));
+            return Err(ERROR_CLASS.coded(ErrorCode::Internal, e.to_string()));
         }
         let wait = deadline.saturating_duration_since(Instant::now());
-        let timeout = || fail("TIMEOUT", "search timed out");
+        let timeout = || ERROR_CLASS.coded(ErrorCode::Timeout, "search timed out");
         match receiver.recv_timeout(wait) {
             Ok(Ok(Ok(found))) => Ok(found),
             Ok(Ok(Err(Abort::Error(e)))) => Err(e),
@@ -596,14 +588,17 @@ impl Search {
                     .map(|s| s.to_string())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_default();
-                Err(fail("INTERNAL", format!("ast-grep search failed: {text}")))
+                Err(ERROR_CLASS.coded(
+                    ErrorCode::Internal,
+                    format!("ast-grep search failed: {text}"),
+                ))
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 cancelled.store(true, Ordering::Relaxed);
                 Err(timeout())
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                Err(fail("INTERNAL", "ast-grep search failed unexpectedly"))
+                Err(ERROR_CLASS.coded(ErrorCode::Internal, "ast-grep search failed unexpectedly"))
             }
         }
     }
@@ -747,9 +742,11 @@ impl Search {
                 });
             }
         });
-        let progress = progress
-            .into_inner()
-            .map_err(|_| Abort::Error(fail("INTERNAL", "ast-grep search failed unexpectedly")))?;
+        let progress = progress.into_inner().map_err(|_| {
+            Abort::Error(
+                ERROR_CLASS.coded(ErrorCode::Internal, "ast-grep search failed unexpectedly"),
+            )
+        })?;
         if let Some(failure) = progress.failure {
             return Err(failure);
         }
@@ -1173,7 +1170,7 @@ mod tests {
 
     fn error(result: Result<Value, ToolError>) -> (String, String) {
         let e = result.unwrap_err();
-        assert_eq!(e.class_name, ERROR_CLASS);
+        assert_eq!(e.class_name, ERROR_CLASS.0);
         (e.code.to_string(), e.message)
     }
 

@@ -16,13 +16,13 @@ use ts_rs::TS;
 
 use super::to_json;
 use crate::core::context::RunContext;
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorClass, ErrorCode, ToolError};
 use crate::core::paths;
 use crate::core::process::{self, CappedText, RunSpec, DEFAULT_MAX_OUTPUT_UNITS};
 use crate::core::sandbox::Confinement;
 use crate::core::value::{js_trim, ArgValue};
 
-pub const ERROR_CLASS: &str = "ExecCommandError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("ExecCommandError");
 
 const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
 
@@ -74,10 +74,6 @@ pub(crate) struct ExecRequest {
     pub max_output_units: usize,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let request = validate(args.first().unwrap_or(&ArgValue::Undefined))?;
     let output = execute(rc, &request, &[])?;
@@ -92,47 +88,46 @@ fn validate(input: &ArgValue) -> Result<ExecRequest, ToolError> {
         } else {
             "undefined"
         };
-        return Err(fail(
-            "INTERNAL",
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::Internal,
             format!("{what} is not an object (evaluating 'input.cwd')"),
         ));
     }
-    let invalid = |text: &str| fail("INVALID_ARGUMENT", text);
     let cwd = match input.get("cwd") {
         ArgValue::String(s) if !js_trim(s).is_empty() => s.clone(),
-        _ => return Err(invalid("cwd must be a non-empty string")),
+        _ => return Err(ERROR_CLASS.invalid("cwd must be a non-empty string")),
     };
     let command = match input.get("command") {
         ArgValue::Array(items) if !items.is_empty() => items
             .iter()
             .map(|item| match item {
                 ArgValue::String(s) if s.is_empty() => {
-                    Err(invalid("command elements must not be empty"))
+                    Err(ERROR_CLASS.invalid("command elements must not be empty"))
                 }
                 ArgValue::String(s) => Ok(s.clone()),
-                _ => Err(invalid("command must contain only string elements")),
+                _ => Err(ERROR_CLASS.invalid("command must contain only string elements")),
             })
             .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err(invalid("command must be a non-empty string array")),
+        _ => return Err(ERROR_CLASS.invalid("command must be a non-empty string array")),
     };
     let direct = match input.get("shell_mode") {
         v if v.is_nullish() => false,
         ArgValue::String(s) if s == "default" => false,
         ArgValue::String(s) if s == "direct" => true,
-        _ => return Err(invalid("shell_mode must be \"default\" or \"direct\"")),
+        _ => return Err(ERROR_CLASS.invalid("shell_mode must be \"default\" or \"direct\"")),
     };
     let timeout_ms = number_in(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=120_000.0)
-        .ok_or_else(|| invalid("timeout_ms must be between 1 and 120000"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be between 1 and 120000"))?;
     let max_output_chars = number_in(
         input.get("max_output_chars"),
         DEFAULT_MAX_OUTPUT_UNITS as f64,
         1000.0..=1_000_000.0,
     )
-    .ok_or_else(|| invalid("max_output_chars must be between 1000 and 1000000"))?;
+    .ok_or_else(|| ERROR_CLASS.invalid("max_output_chars must be between 1000 and 1000000"))?;
     let stdin = match input.get("stdin") {
         ArgValue::Undefined => None,
         ArgValue::String(s) => Some(s.clone()),
-        _ => return Err(invalid("stdin must be a string")),
+        _ => return Err(ERROR_CLASS.invalid("stdin must be a string")),
     };
     if !std::fs::metadata(&cwd).is_ok_and(|m| m.is_dir()) {
         return Err(not_a_directory(&cwd));
@@ -149,7 +144,10 @@ fn validate(input: &ArgValue) -> Result<ExecRequest, ToolError> {
 }
 
 fn not_a_directory(cwd: &str) -> ToolError {
-    fail("NOT_DIRECTORY", format!("cwd is not a directory: {cwd}"))
+    ERROR_CLASS.coded(
+        ErrorCode::NotDirectory,
+        format!("cwd is not a directory: {cwd}"),
+    )
 }
 
 /// A finite number in `range` (fractions allowed; quirks #30); `undefined`/`null` → `default`.
@@ -177,8 +175,8 @@ pub(crate) fn execute(
     let argv = if request.direct {
         let program =
             resolve_direct(rc, &request.command[0], &request.cwd, platform).ok_or_else(|| {
-                fail(
-                    "COMMAND_NOT_FOUND",
+                ERROR_CLASS.coded(
+                    ErrorCode::CommandNotFound,
                     format!("command not found: {}", request.command[0]),
                 )
             })?;
@@ -203,9 +201,9 @@ pub(crate) fn execute(
         max_output_units: request.max_output_units,
         cancel: rc.ctx.cancellation.as_deref(),
     })
-    .map_err(|e| fail("INTERNAL", e.message()))?;
+    .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message()))?;
     if finished.cancelled {
-        return Err(fail("INTERNAL", "the call was aborted"));
+        return Err(ERROR_CLASS.coded(ErrorCode::Internal, "the call was aborted"));
     }
     drop(confined);
     Ok(ExecCommandOutput {
@@ -230,8 +228,8 @@ fn confined_dir(confinement: &Confinement, cwd: &str) -> Result<(OwnedFd, PathBu
     let flags = flags | OFlags::PATH;
     let dir = rustix::fs::open(cwd, flags, Mode::empty()).map_err(|_| not_a_directory(cwd))?;
     if !confinement.contains_fd(&dir) {
-        return Err(fail(
-            "INTERNAL",
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::Internal,
             format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{cwd}\""),
         ));
     }

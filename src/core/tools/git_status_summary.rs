@@ -14,12 +14,12 @@ use ts_rs::TS;
 use super::exec_command::{self, ExecCommandOutput, ExecRequest};
 use super::{to_json, workspace_root};
 use crate::core::context::RunContext;
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorClass, ErrorCode, ToolError};
 use crate::core::process::{CappedText, DEFAULT_MAX_OUTPUT_UNITS};
 use crate::core::sandbox::resolve_in_workspace;
 use crate::core::value::{js_trim, ArgValue};
 
-pub const ERROR_CLASS: &str = "GitStatusSummaryError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("GitStatusSummaryError");
 
 /// The locale settings git runs with.
 const GIT_ENV: [(&str, Option<&str>); 2] = [("LC_ALL", Some("C")), ("LANGUAGE", None)];
@@ -41,15 +41,11 @@ pub struct GitStatusSummaryOutput {
     pub raw: CappedText,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let target = target_dir(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
     if !std::fs::metadata(&target).is_ok_and(|m| m.is_dir()) {
-        return Err(fail(
-            "NOT_DIRECTORY",
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::NotDirectory,
             format!("cwd is not a directory: {target}"),
         ));
     }
@@ -75,9 +71,9 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             ],
             "failed to get git status",
         );
-        let rev_parse = rev_parse
-            .join()
-            .unwrap_or_else(|_| Err(fail("INTERNAL", "failed to resolve repository root")));
+        let rev_parse = rev_parse.join().unwrap_or_else(|_| {
+            Err(ERROR_CLASS.coded(ErrorCode::Internal, "failed to resolve repository root"))
+        });
         (rev_parse, status)
     });
     let (rev_parse, status) = (rev_parse?, status?);
@@ -97,18 +93,23 @@ fn target_dir(rc: &RunContext, cwd: &ArgValue) -> Result<String, ToolError> {
     let cwd = match cwd {
         ArgValue::Undefined => return Ok(root.to_string()),
         ArgValue::String(s) if !js_trim(s).is_empty() => s.replace('\\', "/"),
-        _ => return Err(fail("INVALID_ARGUMENT", "cwd must be a non-empty string")),
+        _ => {
+            return Err(
+                ERROR_CLASS.coded(ErrorCode::InvalidArgument, "cwd must be a non-empty string")
+            )
+        }
     };
     let drive_path_error = || {
-        fail(
-            "INVALID_ARGUMENT",
+        ERROR_CLASS.coded(
+            ErrorCode::InvalidArgument,
             "cwd must not be an absolute Windows drive path",
         )
     };
     match (is_drive_path(&cwd), is_drive_path(root)) {
         (true, false) => Err(drive_path_error()),
         (true, true) => resolve_in_workspace(&cwd, root).map_err(|_| drive_path_error()),
-        _ => resolve_in_workspace(&cwd, root).map_err(|v| fail("INTERNAL", v.message)),
+        _ => resolve_in_workspace(&cwd, root)
+            .map_err(|v| ERROR_CLASS.coded(ErrorCode::Internal, v.message)),
     }
 }
 
@@ -136,21 +137,21 @@ fn git(
         timeout: GIT_TIMEOUT,
         max_output_units: DEFAULT_MAX_OUTPUT_UNITS,
     };
-    let output =
-        exec_command::execute(rc, &request, &GIT_ENV).map_err(|e| fail("INTERNAL", e.message))?;
+    let output = exec_command::execute(rc, &request, &GIT_ENV)
+        .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message))?;
     if output.exit_code == 0 {
         return Ok(output);
     }
     let stderr = output.stderr.text();
     if stderr.to_lowercase().contains("not a git repository") {
-        return Err(fail(
-            "NOT_GIT_REPOSITORY",
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::NotGitRepository,
             format!("not a git repository: {cwd}"),
         ));
     }
     let detail = js_trim(stderr);
-    Err(fail(
-        "INTERNAL",
+    Err(ERROR_CLASS.coded(
+        ErrorCode::Internal,
         if detail.is_empty() {
             failure.to_string()
         } else {

@@ -14,19 +14,15 @@ pub mod write_file;
 use serde::Serialize;
 
 use super::context::RunContext;
-use super::error::ToolError;
+use super::error::{ErrorClass, ErrorCode, ToolError};
 use super::value::{js_trim, ArgValue};
 
 /// The `path` argument: a string that is not blank after trimming.
-pub(crate) fn required_path<'a>(
-    args: &'a [ArgValue],
-    error_class: &'static str,
-) -> Result<&'a str, ToolError> {
+pub(crate) fn required_path(args: &[ArgValue], error_class: ErrorClass) -> Result<&str, ToolError> {
     match args.first() {
         Some(ArgValue::String(p)) if !js_trim(p).is_empty() => Ok(p),
-        _ => Err(ToolError::coded(
-            error_class,
-            "INVALID_ARGUMENT",
+        _ => Err(error_class.coded(
+            ErrorCode::InvalidArgument,
             "path must be a non-empty string",
         )),
     }
@@ -36,15 +32,13 @@ pub(crate) fn required_path<'a>(
 /// reads its first option.
 pub(crate) fn options_arg<'a>(
     args: &'a [ArgValue],
-    error_class: &'static str,
+    error_class: ErrorClass,
     first_option: &str,
 ) -> Result<&'a ArgValue, ToolError> {
     match args.get(1) {
-        Some(ArgValue::Null) => Err(ToolError::coded(
-            error_class,
-            "INTERNAL",
-            format!("null is not an object (evaluating 'options.{first_option}')"),
-        )),
+        Some(ArgValue::Null) => Err(error_class.internal(format!(
+            "null is not an object (evaluating 'options.{first_option}')"
+        ))),
         Some(v) => Ok(v),
         None => Ok(&ArgValue::Undefined),
     }
@@ -91,19 +85,16 @@ pub(crate) fn read_sized(reader: &mut impl std::io::Read, size: u64) -> std::io:
 /// The workspace root of the context, for output paths.
 pub(crate) fn workspace_root<'a>(
     rc: &'a RunContext,
-    error_class: &'static str,
+    error_class: ErrorClass,
 ) -> Result<&'a str, ToolError> {
-    rc.ctx
-        .root()
-        .map_err(|m| ToolError::coded(error_class, "INTERNAL", m))
+    rc.ctx.root().map_err(|m| error_class.internal(m))
 }
 
 pub(crate) fn to_json<T: Serialize>(
     value: &T,
-    error_class: &'static str,
+    error_class: ErrorClass,
 ) -> Result<String, ToolError> {
-    serde_json::to_string(value)
-        .map_err(|e| ToolError::coded(error_class, "INTERNAL", e.to_string()))
+    serde_json::to_string(value).map_err(|e| error_class.internal(e.to_string()))
 }
 
 /// An `f64` written as `JSON.stringify` writes it: integral values without a fraction (serde

@@ -13,11 +13,11 @@ use super::{
     workspace_root,
 };
 use crate::core::context::RunContext;
-use crate::core::error::{is_not_found, node_io_message, ToolError};
+use crate::core::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::core::paths::workspace_relative;
 use crate::core::value::ArgValue;
 
-pub const ERROR_CLASS: &str = "ReadFileError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("ReadFileError");
 const SIZE_LIMIT: u64 = 1024 * 1024;
 const BINARY_SNIFF_BYTES: usize = 8192;
 
@@ -58,10 +58,6 @@ pub struct ReadFileMeta {
     pub mtime_ms: f64,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
 /// With `inline_limit`, gives up (`Ok(None)`) before reading a file larger than that.
 pub fn run(
     rc: &RunContext,
@@ -70,12 +66,17 @@ pub fn run(
 ) -> Result<Option<String>, ToolError> {
     let path = required_path(args, ERROR_CLASS)?;
     let options = options_arg(args, ERROR_CLASS, "start_line")?;
-    let start_line = integer_option(options.get("start_line"), 1.0, 1.0..=f64::MAX)
-        .ok_or_else(|| fail("INVALID_ARGUMENT", "start_line must be an integer >= 1"))?;
+    let start_line =
+        integer_option(options.get("start_line"), 1.0, 1.0..=f64::MAX).ok_or_else(|| {
+            ERROR_CLASS.coded(
+                ErrorCode::InvalidArgument,
+                "start_line must be an integer >= 1",
+            )
+        })?;
     let max_lines =
         integer_option(options.get("max_lines"), 200.0, 1.0..=500.0).ok_or_else(|| {
-            fail(
-                "INVALID_ARGUMENT",
+            ERROR_CLASS.coded(
+                ErrorCode::InvalidArgument,
                 "max_lines must be an integer between 1 and 500",
             )
         })?;
@@ -148,16 +149,17 @@ fn read_checked(
     inline_limit: Option<u64>,
 ) -> Result<Option<(Vec<u8>, fs::Metadata)>, ToolError> {
     if path.contains('\0') {
-        return Err(fail("INTERNAL", nul_path_message(path)));
+        return Err(ERROR_CLASS.coded(ErrorCode::Internal, nul_path_message(path)));
     }
     let link_meta = fs::symlink_metadata(path).map_err(|e| {
         if is_not_found(&e) {
-            fail("NOT_FOUND", format!("path not found: {path}"))
+            ERROR_CLASS.coded(ErrorCode::NotFound, format!("path not found: {path}"))
         } else {
-            fail("INTERNAL", node_io_message(&e, "lstat", path))
+            ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "lstat", path))
         }
     })?;
-    let not_a_file = || fail("NOT_FILE", format!("path is not a file: {path}"));
+    let not_a_file =
+        || ERROR_CLASS.coded(ErrorCode::NotFile, format!("path is not a file: {path}"));
     if !link_meta.file_type().is_file() {
         return Err(not_a_file());
     }
@@ -167,23 +169,23 @@ fn read_checked(
         .open(path)
         .map_err(|e| {
             if is_not_found(&e) {
-                fail("NOT_FOUND", format!("path not found: {path}"))
+                ERROR_CLASS.coded(ErrorCode::NotFound, format!("path not found: {path}"))
             } else if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
                 not_a_file()
             } else {
-                fail("INTERNAL", node_io_message(&e, "open", path))
+                ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "open", path))
             }
         })?;
     let meta = file
         .metadata()
-        .map_err(|e| fail("INTERNAL", node_io_message(&e, "fstat", path)))?;
+        .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "fstat", path)))?;
     if !meta.file_type().is_file() {
         return Err(not_a_file());
     }
     if let Some(confinement) = &rc.confinement {
         if !confinement.contains_fd(&file) {
-            return Err(fail(
-                "INTERNAL",
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::Internal,
                 format!(
                     "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
                 ),
@@ -191,8 +193,8 @@ fn read_checked(
         }
     }
     if meta.size() > SIZE_LIMIT {
-        return Err(fail(
-            "SIZE_LIMIT_EXCEEDED",
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::SizeLimitExceeded,
             format!("file size exceeds 1 MiB limit: {path}"),
         ));
     }
@@ -200,11 +202,11 @@ fn read_checked(
         return Ok(None);
     }
     let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT), meta.size())
-        .map_err(|e| fail("INTERNAL", node_io_message(&e, "read", path)))?;
+        .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "read", path)))?;
     let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
     if sniff.contains(&0) {
-        return Err(fail(
-            "BINARY_NOT_SUPPORTED",
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::BinaryNotSupported,
             format!("binary file is not supported: {path}"),
         ));
     }

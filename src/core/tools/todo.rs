@@ -7,10 +7,10 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::to_json;
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorClass, ErrorCode, ToolError};
 use crate::core::value::{js_trim, utf16_len, ArgValue};
 
-pub const ERROR_CLASS: &str = "TodoError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("TodoError");
 
 #[derive(Serialize, TS, Debug, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
@@ -154,9 +154,12 @@ impl TodoState {
         self.order
             .iter()
             .map(|id| {
-                self.get(id)
-                    .cloned()
-                    .ok_or_else(|| fail("INTERNAL", format!("task not found in state: {id}")))
+                self.get(id).cloned().ok_or_else(|| {
+                    ERROR_CLASS.coded(
+                        ErrorCode::Internal,
+                        format!("task not found in state: {id}"),
+                    )
+                })
             })
             .collect()
     }
@@ -191,14 +194,6 @@ pub struct TodoResult {
     pub change: Option<StateChange>,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
-fn invalid(text: &str) -> ToolError {
-    fail("INVALID_ARGUMENT", text)
-}
-
 fn now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
@@ -206,10 +201,10 @@ fn now() -> String {
 fn title(value: &ArgValue) -> Result<String, ToolError> {
     let raw = value
         .as_str()
-        .ok_or_else(|| invalid("title must be a string"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("title must be a string"))?;
     let trimmed = js_trim(raw);
     if !(1..=200).contains(&utf16_len(trimmed)) {
-        return Err(invalid("title must be 1..200 chars after trim"));
+        return Err(ERROR_CLASS.invalid("title must be 1..200 chars after trim"));
     }
     Ok(trimmed.to_string())
 }
@@ -218,8 +213,8 @@ fn description(value: &ArgValue) -> Result<Option<String>, ToolError> {
     match value {
         ArgValue::Undefined => Ok(None),
         ArgValue::String(s) if utf16_len(s) <= 2000 => Ok(Some(s.clone())),
-        ArgValue::String(_) => Err(invalid("description must be 0..2000 chars")),
-        _ => Err(invalid("description must be a string")),
+        ArgValue::String(_) => Err(ERROR_CLASS.invalid("description must be 0..2000 chars")),
+        _ => Err(ERROR_CLASS.invalid("description must be a string")),
     }
 }
 
@@ -237,19 +232,20 @@ fn task_id(value: &ArgValue) -> Result<&str, ToolError> {
     if valid {
         Ok(id)
     } else {
-        Err(invalid("task_id must be UUID v4"))
+        Err(ERROR_CLASS.invalid("task_id must be UUID v4"))
     }
 }
 
 fn status(value: &ArgValue) -> Result<TaskStatus, ToolError> {
-    TaskStatus::parse(value)
-        .ok_or_else(|| invalid("status must be one of \"todo\", \"done\", \"canceled\""))
+    TaskStatus::parse(value).ok_or_else(|| {
+        ERROR_CLASS.invalid("status must be one of \"todo\", \"done\", \"canceled\"")
+    })
 }
 
 fn initialized(state: Option<&TodoState>) -> Result<&TodoState, ToolError> {
     state.ok_or_else(|| {
-        fail(
-            "STATE_NOT_INITIALIZED",
+        ERROR_CLASS.coded(
+            ErrorCode::StateNotInitialized,
             "task state is not initialized. call task_create_many first",
         )
     })
@@ -258,7 +254,7 @@ fn initialized(state: Option<&TodoState>) -> Result<&TodoState, ToolError> {
 fn found<'a>(state: &'a TodoState, id: &str) -> Result<&'a TaskItem, ToolError> {
     state
         .get(id)
-        .ok_or_else(|| fail("NOT_FOUND", format!("task not found: {id}")))
+        .ok_or_else(|| ERROR_CLASS.coded(ErrorCode::NotFound, format!("task not found: {id}")))
 }
 
 /// Runs one operation. `args` are the handler's positional arguments (`[input]`).
@@ -282,21 +278,21 @@ pub fn run(
                 } else {
                     "undefined"
                 };
-                return Err(fail(
-                    "INTERNAL",
+                return Err(ERROR_CLASS.coded(
+                    ErrorCode::Internal,
                     format!("{what} is not an object (evaluating 'input.tasks')"),
                 ));
             }
             let ArgValue::Array(drafts) = input.get("tasks") else {
-                return Err(invalid("tasks must be an array"));
+                return Err(ERROR_CLASS.invalid("tasks must be an array"));
             };
             if !(1..=100).contains(&drafts.len()) {
-                return Err(invalid("tasks must contain 1..100 items"));
+                return Err(ERROR_CLASS.invalid("tasks must contain 1..100 items"));
             }
             let mut validated = Vec::with_capacity(drafts.len());
             for (i, draft) in drafts.iter().enumerate() {
                 if !draft.is_plain_object() {
-                    return Err(invalid(&format!("tasks[{i}] must be an object")));
+                    return Err(ERROR_CLASS.invalid(format!("tasks[{i}] must be an object")));
                 }
                 validated.push((
                     title(draft.get("title"))?,

@@ -15,12 +15,12 @@ use super::{
     workspace_root,
 };
 use crate::core::context::RunContext;
-use crate::core::error::{node_io_message, ToolError};
+use crate::core::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::core::glob::Glob;
 use crate::core::paths::workspace_relative;
 use crate::core::value::ArgValue;
 
-pub const ERROR_CLASS: &str = "TreeError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("TreeError");
 
 /// Names hidden at every depth, whatever their kind.
 const DEFAULT_EXCLUDED: [&str; 7] = [
@@ -134,10 +134,6 @@ pub struct TreeOutput {
     pub total_symlinks: u32,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
 struct Options {
     all_kinds: bool,
     max_depth: u32,
@@ -147,21 +143,20 @@ struct Options {
 }
 
 fn parse_options(options: &ArgValue) -> Result<Options, ToolError> {
-    let invalid = |text: &str| fail("INVALID_ARGUMENT", text);
     let all_kinds = match options.get("entry_kind") {
         v if v.is_nullish() => false,
         ArgValue::String(s) if s == "directory" => false,
         ArgValue::String(s) if s == "all" => true,
-        _ => return Err(invalid("entry_kind must be \"directory\" or \"all\"")),
+        _ => return Err(ERROR_CLASS.invalid("entry_kind must be \"directory\" or \"all\"")),
     };
     let max_depth = integer_option(options.get("max_depth"), 3.0, 0.0..=12.0)
-        .ok_or_else(|| invalid("max_depth must be an integer between 0 and 12"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("max_depth must be an integer between 0 and 12"))?;
     let max_entries = integer_option(options.get("max_entries"), 100.0, 1.0..=1000.0)
-        .ok_or_else(|| invalid("max_entries must be an integer between 1 and 1000"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("max_entries must be an integer between 1 and 1000"))?;
     let include_hidden = match options.get("include_hidden") {
         v if v.is_nullish() => false,
         ArgValue::Bool(b) => *b,
-        _ => return Err(invalid("include_hidden must be a boolean")),
+        _ => return Err(ERROR_CLASS.invalid("include_hidden must be a boolean")),
     };
     let exclude = match options.get("exclude") {
         ArgValue::Undefined => Vec::new(),
@@ -169,8 +164,8 @@ fn parse_options(options: &ArgValue) -> Result<Options, ToolError> {
             .iter()
             .map(|i| i.as_str().map(str::to_string))
             .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| invalid("exclude must contain only strings"))?,
-        _ => return Err(invalid("exclude must be a string array")),
+            .ok_or_else(|| ERROR_CLASS.invalid("exclude must contain only strings"))?,
+        _ => return Err(ERROR_CLASS.invalid("exclude must be a string array")),
     };
     Ok(Options {
         all_kinds,
@@ -184,8 +179,8 @@ fn parse_options(options: &ArgValue) -> Result<Options, ToolError> {
 /// The contract's late exclude-pattern check; its errors surface double-prefixed as INTERNAL.
 fn check_exclude_pattern(pattern: &str) -> Result<(), ToolError> {
     match glob_pattern_problem(pattern) {
-        Some(tail) => Err(fail(
-            "INTERNAL",
+        Some(tail) => Err(ERROR_CLASS.coded(
+            ErrorCode::Internal,
             format!("INVALID_ARGUMENT: exclude {tail}"),
         )),
         None => Ok(()),
@@ -197,20 +192,22 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let options = parse_options(options_arg(args, ERROR_CLASS, "entry_kind")?)?;
     let root = workspace_root(rc, ERROR_CLASS)?;
     if path.contains('\0') {
-        return Err(fail("INTERNAL", nul_path_message(path)));
+        return Err(ERROR_CLASS.coded(ErrorCode::Internal, nul_path_message(path)));
     }
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {}
         Ok(_) => {
-            return Err(fail(
-                "NOT_DIRECTORY",
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::NotDirectory,
                 format!("path is not a directory: {path}"),
             ))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(fail("NOT_FOUND", format!("path not found: {path}")))
+            return Err(ERROR_CLASS.coded(ErrorCode::NotFound, format!("path not found: {path}")))
         }
-        Err(e) => return Err(fail("INTERNAL", node_io_message(&e, "lstat", path))),
+        Err(e) => {
+            return Err(ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "lstat", path)))
+        }
     }
     for pattern in &options.exclude {
         check_exclude_pattern(pattern)?;
@@ -220,8 +217,8 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let dir = open_dir(None, OsStr::new(path), path)?;
     if let Some(confinement) = &rc.confinement {
         if !confinement.contains_fd(&dir) {
-            return Err(fail(
-                "INTERNAL",
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::Internal,
                 format!(
                     "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
                 ),
@@ -282,7 +279,12 @@ fn open_dir(parent: Option<BorrowedFd>, name: &OsStr, abs: &str) -> Result<Owned
         Some(fd) => rustix::fs::openat(fd, name, flags, Mode::empty()),
         None => rustix::fs::open(name, flags, Mode::empty()),
     };
-    opened.map_err(|e| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs)))
+    opened.map_err(|e| {
+        ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            node_io_message(&e.into(), "scandir", abs),
+        )
+    })
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -319,8 +321,12 @@ impl Walk<'_> {
         }
         // The stream reads through the descriptor itself (no reopen of `.`); children are opened
         // relative to it once all entries are read.
-        let io_fail =
-            |e: rustix::io::Errno| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs));
+        let io_fail = |e: rustix::io::Errno| {
+            ERROR_CLASS.coded(
+                ErrorCode::Internal,
+                node_io_message(&e.into(), "scandir", abs),
+            )
+        };
         let mut stream = Dir::new(dir).map_err(io_fail)?;
         let mut entries = self.read_entries(&mut stream, abs)?;
         let dir = stream.fd().map_err(io_fail)?;
@@ -377,8 +383,12 @@ impl Walk<'_> {
 
     /// The kept entries of one directory: name and kind, filtered per the contract.
     fn read_entries(&self, stream: &mut Dir, abs: &str) -> Result<Vec<(String, Kind)>, ToolError> {
-        let io_fail =
-            |e: rustix::io::Errno| fail("INTERNAL", node_io_message(&e.into(), "scandir", abs));
+        let io_fail = |e: rustix::io::Errno| {
+            ERROR_CLASS.coded(
+                ErrorCode::Internal,
+                node_io_message(&e.into(), "scandir", abs),
+            )
+        };
         // The listing borrows the stream, so an entry whose type it does not give (rare) keeps its
         // raw name for a stat once the listing is done.
         let mut listed = Vec::new();

@@ -12,12 +12,12 @@ use ts_rs::TS;
 use super::{nul_path_message, required_path, to_json, workspace_root};
 use crate::core::atomic::{open_parent, replace_atomically};
 use crate::core::context::RunContext;
-use crate::core::error::{is_not_found, node_io_message, ToolError};
+use crate::core::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::core::paths::workspace_relative;
 use crate::core::sandbox::real_path;
 use crate::core::value::ArgValue;
 
-pub const ERROR_CLASS: &str = "WriteFileError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("WriteFileError");
 
 #[derive(TS)]
 #[allow(dead_code)]
@@ -33,36 +33,34 @@ pub struct WriteFileOutput {
     pub bytes_written: u64,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
 /// A confined call that found its target outside after the path check (a swapped symlink).
 fn sandbox_violation(path: &str) -> ToolError {
-    fail(
-        "INTERNAL",
+    ERROR_CLASS.coded(
+        ErrorCode::Internal,
         format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
     )
 }
 
 fn internal(e: &std::io::Error, syscall: &str, path: &str) -> ToolError {
-    fail("INTERNAL", node_io_message(e, syscall, path))
+    ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(e, syscall, path))
 }
 
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let path = required_path(args, ERROR_CLASS)?;
     let content = match args.get(1) {
         Some(ArgValue::String(s)) => s.as_str(),
-        _ => return Err(fail("INVALID_ARGUMENT", "content must be a string")),
+        _ => return Err(ERROR_CLASS.coded(ErrorCode::InvalidArgument, "content must be a string")),
     };
     let root = workspace_root(rc, ERROR_CLASS)?;
     if path.contains('\0') {
-        return Err(fail("INTERNAL", nul_path_message(path)));
+        return Err(ERROR_CLASS.coded(ErrorCode::Internal, nul_path_message(path)));
     }
 
     let existed = match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => {
-            return Err(fail("NOT_FILE", format!("path is a directory: {path}")))
+            return Err(
+                ERROR_CLASS.coded(ErrorCode::NotFile, format!("path is a directory: {path}"))
+            )
         }
         Ok(meta) => meta.file_type().is_file(),
         Err(e) if is_not_found(&e) => false,
@@ -91,7 +89,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         ));
     }
     if target.file_name().is_none() {
-        return Err(fail("NOT_FILE", format!("path is a directory: {path}")));
+        return Err(ERROR_CLASS.coded(ErrorCode::NotFile, format!("path is a directory: {path}")));
     }
     let (dir, file_name) = open_parent(&target).map_err(|e| {
         let dir_path = target.parent().unwrap_or(Path::new("/"));

@@ -61,7 +61,7 @@ fn applies_and_reports_like_the_contract() {
     // the same patch again no longer matches: the file stays as it is
     let err = w.apply(&p, PATCH.into()).unwrap_err();
     assert_eq!(
-        (err.class_name, err.code),
+        (err.class_name, err.code.as_str()),
         ("ApplyPatchError", "APPLY_FAILED")
     );
     assert_eq!(
@@ -97,12 +97,12 @@ fn validation_order_and_messages() {
     let missing = format!("{}/missing.ts", w.root);
     let err = w.apply(&missing, ArgValue::Null).unwrap_err();
     assert_eq!(
-        (err.code, err.message.as_str()),
+        (err.code.as_str(), err.message.as_str()),
         ("INVALID_ARGUMENT", "patch must be a string")
     );
     let err = w.apply(&missing, "".into()).unwrap_err();
     assert_eq!(
-        (err.code, err.message),
+        (err.code.as_str(), err.message),
         ("NOT_FOUND", format!("file not found: {missing}"))
     );
     let err = w.apply(&format!("{}/src", w.root), "".into()).unwrap_err();
@@ -117,7 +117,7 @@ fn validation_order_and_messages() {
     let p = w.file("src/main.ts", b"a\n");
     let err = w.apply(&p, "".into()).unwrap_err();
     assert_eq!(
-        (err.code, err.message.as_str()),
+        (err.code.as_str(), err.message.as_str()),
         ("APPLY_FAILED", "git apply failed with exit code 128: error: No valid patches in input (allow with \"--allow-empty\")")
     );
     let err = w.apply(&p, "@@ -1 +1 @@\n-old\n+new\n".into()).unwrap_err();
@@ -142,7 +142,7 @@ fn size_limit_is_ten_mebibytes() {
     f.set_len(10 * 1024 * 1024 + 1).unwrap();
     let err = w.apply(&p, PATCH.into()).unwrap_err();
     assert_eq!(
-        (err.code, err.message.as_str()),
+        (err.code.as_str(), err.message.as_str()),
         (
             "FILE_TOO_LARGE",
             "file size exceeds the 10 MB limit (actual: 10.00)"

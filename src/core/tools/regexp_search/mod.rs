@@ -21,7 +21,7 @@ use ts_rs::TS;
 use super::{integer_option, to_json, workspace_root};
 use crate::core::collation::locale_compare;
 use crate::core::context::RunContext;
-use crate::core::error::{node_io_message, ToolError};
+use crate::core::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::core::glob::Glob;
 use crate::core::paths::workspace_relative;
 use crate::core::value::{js_trim, ArgValue};
@@ -29,7 +29,7 @@ use matcher::JsRegex;
 pub use matcher::MatchText;
 use walk::{SearchError, SearchSpec};
 
-pub const ERROR_CLASS: &str = "RegexpSearchError";
+pub const ERROR_CLASS: ErrorClass = ErrorClass("RegexpSearchError");
 /// The only accepted `max_file_size_bytes`, and the per-file size limit.
 const MAX_FILE_SIZE: u64 = 1_048_576;
 
@@ -81,14 +81,6 @@ pub struct RegexpSearchOutput {
     pub warnings: Vec<String>,
 }
 
-fn fail(code: &'static str, text: impl AsRef<str>) -> ToolError {
-    ToolError::coded(ERROR_CLASS, code, text)
-}
-
-fn invalid(text: impl AsRef<str>) -> ToolError {
-    fail("INVALID_ARGUMENT", text)
-}
-
 /// A validated input.
 struct Query {
     pattern: String,
@@ -112,14 +104,14 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
     let root_path = query.root_path.as_str();
     match std::fs::metadata(root_path) {
         Err(_) => {
-            return Err(fail(
-                "NOT_FOUND",
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::NotFound,
                 format!("root_path does not exist: {root_path}"),
             ))
         }
         Ok(meta) if !meta.is_dir() => {
-            return Err(fail(
-                "NOT_DIRECTORY",
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::NotDirectory,
                 format!("root_path is not a directory: {root_path}"),
             ))
         }
@@ -128,12 +120,16 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
     // The directory actually opened (a symlinked root is followed, as upstream's `stat` does)
     // must be inside the workspace; files are opened beneath it without following symlinks.
     let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
-    let root_dir = rustix::fs::open(root_path, flags, Mode::empty())
-        .map_err(|e| fail("INTERNAL", node_io_message(&e.into(), "scandir", root_path)))?;
+    let root_dir = rustix::fs::open(root_path, flags, Mode::empty()).map_err(|e| {
+        ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            node_io_message(&e.into(), "scandir", root_path),
+        )
+    })?;
     if let Some(confinement) = &rc.confinement {
         if !confinement.contains_fd(&root_dir) {
-            return Err(fail(
-                "INTERNAL",
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::Internal,
                 format!(
                     "[Sandbox Violation] Attempted to access path outside of workspace: \"{root_path}\""
                 ),
@@ -156,8 +152,8 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
         confinement: rc.confinement.as_ref(),
     };
     let found = walk::search(root_path, &spec).map_err(|e| match e {
-        SearchError::Timeout => fail("TIMEOUT", "search timed out"),
-        SearchError::Io(message) => fail("INTERNAL", message),
+        SearchError::Timeout => ERROR_CLASS.coded(ErrorCode::Timeout, "search timed out"),
+        SearchError::Io(message) => ERROR_CLASS.coded(ErrorCode::Internal, message),
     })?;
 
     let mut items: Vec<RegexpSearchItem> = Vec::new();
@@ -204,30 +200,29 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
 /// Validation steps 1–10, in the contract's order.
 fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
     if !input.is_plain_object() {
-        return Err(invalid("input must be an object"));
+        return Err(ERROR_CLASS.invalid("input must be an object"));
     }
     let pattern = match input.get("pattern") {
         ArgValue::String(p) if !p.is_empty() => p.clone(),
-        _ => return Err(invalid("pattern must be a non-empty string")),
+        _ => return Err(ERROR_CLASS.invalid("pattern must be a non-empty string")),
     };
     let flags = match input.get("flags") {
         ArgValue::Undefined => String::new(),
         ArgValue::String(f) => f.clone(),
-        _ => return Err(invalid("flags must be a string")),
+        _ => return Err(ERROR_CLASS.invalid("flags must be a string")),
     };
     let mut seen = String::new();
     for c in flags.chars() {
         if !"gimsu".contains(c) {
-            return Err(invalid("flags must contain only g, i, m, s, u"));
+            return Err(ERROR_CLASS.invalid("flags must contain only g, i, m, s, u"));
         }
         if seen.contains(c) {
-            return Err(invalid(format!(
-                "flags must not contain duplicate flag: {c}"
-            )));
+            return Err(ERROR_CLASS.invalid(format!("flags must not contain duplicate flag: {c}")));
         }
         seen.push(c);
     }
-    let regex = JsRegex::new(&pattern, &flags).map_err(|m| fail("INVALID_REGEX", m))?;
+    let regex = JsRegex::new(&pattern, &flags)
+        .map_err(|m| ERROR_CLASS.coded(ErrorCode::InvalidRegex, m))?;
 
     // The handler substitutes the workspace root for a missing or null root_path.
     let workspace = ArgValue::from(rc.ctx.workspace_root.as_deref().unwrap_or_default());
@@ -237,16 +232,16 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
     };
     let root_path = match root_value {
         ArgValue::String(p) if !js_trim(p).is_empty() => p.as_str(),
-        _ => return Err(invalid("root_path must be a non-empty string")),
+        _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
     };
     let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
-        .ok_or_else(|| invalid("max_results must be an integer between 1 and 500"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
     let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
-        .ok_or_else(|| invalid("timeout_ms must be an integer between 1 and 30000"))?;
+        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
     match input.get("max_file_size_bytes") {
         v if v.is_nullish() => {}
         ArgValue::Number(n) if *n == MAX_FILE_SIZE as f64 => {}
-        _ => return Err(invalid("max_file_size_bytes must be 1048576")),
+        _ => return Err(ERROR_CLASS.invalid("max_file_size_bytes must be 1048576")),
     }
     let include = glob_list(input.get("include"), "include")?;
     let exclude = glob_list(input.get("exclude"), "exclude")?;
@@ -267,16 +262,16 @@ fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<Glob>, ToolError> {
     let items = match value {
         ArgValue::Undefined => return Ok(Vec::new()),
         ArgValue::Array(items) => items,
-        _ => return Err(invalid(format!("{key} must be a string array"))),
+        _ => return Err(ERROR_CLASS.invalid(format!("{key} must be a string array"))),
     };
     let mut globs = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let Some(pattern) = item.as_str() else {
-            return Err(invalid(format!("{key}[{index}] must be a string")));
+            return Err(ERROR_CLASS.invalid(format!("{key}[{index}] must be a string")));
         };
         let problem = super::glob_pattern_problem(pattern);
         if let Some(problem) = problem {
-            return Err(invalid(format!("{key} {problem}")));
+            return Err(ERROR_CLASS.invalid(format!("{key} {problem}")));
         }
         globs.push(Glob::new(pattern));
     }
