@@ -223,7 +223,7 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
             serde_json::from_str::<serde_json::Value>(&text)
                 .unwrap_or_else(|e| panic!("{} output is not JSON ({e}): {text}", spec.name));
         }
-        Err(error) => assert_error_code(error.code),
+        Err(error) => assert_error_code(error.code.as_str()),
     }
     Ok(())
 }

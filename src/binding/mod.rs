@@ -105,14 +105,22 @@ pub fn tool_definitions_json() -> &'static str {
     registry::DEFINITIONS_JSON
 }
 
-/// `ToolCatalog` metadata as JSON text: `[{ name, isWriteOp, description }]` in catalog order.
+/// `ToolCatalog` metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
+/// session, effect, reviewFields }]` (`reviewFields`: `[previewKey, argumentName]` pairs).
 #[napi(catch_unwind)]
 pub fn catalog_json() -> String {
     let entries: Vec<serde_json::Value> = registry::CATALOG
         .iter()
         .map(|t| {
             let session = matches!(t.handler, registry::Handler::Session(_));
-            serde_json::json!({"name": t.name, "isWriteOp": t.is_write_op, "description": t.description, "session": session})
+            serde_json::json!({
+                "name": t.name,
+                "isWriteOp": t.is_write_op,
+                "description": t.description,
+                "session": session,
+                "effect": t.effect.as_str(),
+                "reviewFields": t.review_fields,
+            })
         })
         .collect();
     serde_json::Value::Array(entries).to_string()

@@ -42,8 +42,36 @@ pub enum InvokeArgs {
     Object(Option<&'static str>),
 }
 
+/// What a call of the tool does, which decides how the tool loop schedules it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Only reads: calls of one turn run in parallel.
+    Read,
+    /// Changes files in the workspace: sequential, offered for review first.
+    Write,
+    /// Runs a program: sequential, offered for review first.
+    Exec,
+    /// Changes the session's task list only: sequential, not reviewed.
+    State,
+}
+
+impl Effect {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Effect::Read => "read",
+            Effect::Write => "write",
+            Effect::Exec => "exec",
+            Effect::State => "state",
+        }
+    }
+}
+
 pub struct ToolSpec {
     pub name: &'static str,
+    pub effect: Effect,
+    /// What a reviewer is shown of a call: `(preview key, argument name)` pairs, e.g. apply_patch's
+    /// `("path", "filePath")`. Empty for tools that are not reviewed.
+    pub review_fields: &'static [(&'static str, &'static str)],
     pub is_write_op: bool,
     /// True for tools that start processes: the binding then passes the host's `process.env`
     /// (`ToolContext::process_env`) for the child's environment and `PATH` lookups.
@@ -63,6 +91,8 @@ pub struct ToolSpec {
 pub static CATALOG: [ToolSpec; 13] = [
     ToolSpec {
         name: "apply_patch",
+        effect: Effect::Write,
+        review_fields: &[("path", "filePath"), ("patch", "patch")],
         is_write_op: true,
         spawns_processes: false,
         description: "Applies a unified diff patch to a file within the workspace.",
@@ -74,6 +104,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "exec_command",
+        effect: Effect::Exec,
+        review_fields: &[("cwd", "cwd"), ("command", "command")],
         is_write_op: false,
         spawns_processes: true,
         description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
@@ -85,6 +117,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "write_file",
+        effect: Effect::Write,
+        review_fields: &[("path", "path"), ("content", "content")],
         is_write_op: true,
         spawns_processes: false,
         description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
@@ -96,6 +130,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "tree",
+        effect: Effect::Read,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Returns a workspace tree: directories only or directories with files.",
@@ -110,6 +146,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "read_file",
+        effect: Effect::Read,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
@@ -121,6 +159,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "regexp_search",
+        effect: Effect::Read,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
@@ -132,6 +172,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "ast_grep_search",
+        effect: Effect::Read,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: true,
         description: "Searches source files with ast-grep and returns raw structured matches.",
@@ -143,6 +185,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "git_status_summary",
+        effect: Effect::Read,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: true,
         description: "Returns current git branch and raw porcelain status output for a workspace directory.",
@@ -154,6 +198,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "task_create_many",
+        effect: Effect::State,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Creates initial task list for the current execution session.",
@@ -165,6 +211,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "task_list",
+        effect: Effect::Read,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Returns all tasks in creation order for this session.",
@@ -176,6 +224,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "task_update",
+        effect: Effect::State,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Updates title or description of an existing session task.",
@@ -187,6 +237,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "task_update_status",
+        effect: Effect::State,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Updates status of an existing session task.",
@@ -198,6 +250,8 @@ pub static CATALOG: [ToolSpec; 13] = [
     },
     ToolSpec {
         name: "task_validate_completion",
+        effect: Effect::Read,
+        review_fields: &[],
         is_write_op: false,
         spawns_processes: false,
         description: "Validates whether unfinished todo tasks remain in this session.",
@@ -265,5 +319,31 @@ mod tests {
             .map(|t| t.name)
             .collect();
         assert_eq!(writers, ["apply_patch", "write_file"]);
+    }
+
+    #[test]
+    fn effects_and_review_fields_agree() {
+        let definitions: serde_json::Value = serde_json::from_str(DEFINITIONS_JSON).unwrap();
+        for t in &CATALOG {
+            assert_eq!(t.is_write_op, t.effect == Effect::Write, "{}", t.name);
+            let reviewed = matches!(t.effect, Effect::Write | Effect::Exec);
+            assert_eq!(reviewed, !t.review_fields.is_empty(), "{}", t.name);
+            let definition = definitions
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["function"]["name"] == t.name)
+                .unwrap();
+            let properties = &definition["function"]["parameters"]["properties"];
+            for (_, argument) in t.review_fields {
+                assert!(properties.get(argument).is_some(), "{}: {argument}", t.name);
+            }
+        }
+        let exec: Vec<&str> = CATALOG
+            .iter()
+            .filter(|t| t.effect == Effect::Exec)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(exec, ["exec_command"]);
     }
 }
