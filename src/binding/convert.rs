@@ -1,4 +1,8 @@
 //! JavaScript values ↔ the core's `ArgValue`, and `Outcome` → a JavaScript object.
+//!
+//! Safety (the "module note" of the `SAFETY:` comments): every raw napi call here runs on the
+//! JavaScript thread inside a napi call, with that call's `env` and with handles made in its
+//! still-open handle scope; each comment adds what else its call needs.
 
 use std::ptr;
 
@@ -52,6 +56,7 @@ pub fn read_process_env(value: &Unknown) -> Result<Vec<(String, String)>> {
 fn get_named(env: sys::napi_env, object: sys::napi_value, key: &str) -> Result<sys::napi_value> {
     let key = std::ffi::CString::new(key).map_err(|e| Error::from_reason(e.to_string()))?;
     let mut out = ptr::null_mut();
+    // SAFETY: module note; `key` is a NUL-terminated string alive for the call; `out` is a local.
     check_status!(unsafe { sys::napi_get_named_property(env, object, key.as_ptr(), &mut out) })?;
     Ok(out)
 }
@@ -64,6 +69,7 @@ fn is_cycle(
 ) -> Result<bool> {
     for &ancestor in ancestors {
         let mut same = false;
+        // SAFETY: module note; `same` is a local.
         check_status!(unsafe { sys::napi_strict_equals(env, raw, ancestor, &mut same) })?;
         if same {
             return Ok(true);
@@ -85,6 +91,7 @@ fn convert_in(
             "argument nesting is too deep (more than 64 levels)",
         ));
     }
+    // SAFETY: module note; `raw` is a live value handle.
     let value = unsafe { Unknown::from_raw_unchecked(env, raw) };
     let value_type = value.get_type()?;
     if matches!(value_type, ValueType::Object | ValueType::External)
@@ -108,18 +115,23 @@ fn convert_value(
     Ok(match value_type {
         ValueType::Undefined => ArgValue::Undefined,
         ValueType::Null => ArgValue::Null,
+        // SAFETY: each cast matches the type `napi_typeof` just reported.
         ValueType::Boolean => ArgValue::Bool(unsafe { value.cast::<bool>()? }),
+        // SAFETY: as above.
         ValueType::Number => ArgValue::Number(unsafe { value.cast::<f64>()? }),
+        // SAFETY: as above.
         ValueType::String => ArgValue::String(unsafe { value.cast::<String>()? }),
         ValueType::Function => ArgValue::Function,
         ValueType::Symbol => ArgValue::Other("symbol"),
         ValueType::BigInt => ArgValue::Other("bigint"),
         ValueType::Object | ValueType::External if value.is_array()? => {
             let mut len = 0u32;
+            // SAFETY: module note; `raw` is an array (checked above); `len` is a local.
             check_status!(unsafe { sys::napi_get_array_length(env, raw, &mut len) })?;
             let mut items = Vec::with_capacity(len as usize);
             for i in 0..len {
                 let mut item = ptr::null_mut();
+                // SAFETY: module note; `i` is below the length just read.
                 check_status!(unsafe { sys::napi_get_element(env, raw, i, &mut item) })?;
                 items.push(convert_in(env, item, ancestors)?);
             }
@@ -127,6 +139,7 @@ fn convert_value(
         }
         ValueType::Object => {
             let mut names = ptr::null_mut();
+            // SAFETY: module note; `raw` is an object; `names` is a local.
             check_status!(unsafe {
                 sys::napi_get_all_property_names(
                     env,
@@ -138,13 +151,17 @@ fn convert_value(
                 )
             })?;
             let mut len = 0u32;
+            // SAFETY: module note; `names` is the array napi just created.
             check_status!(unsafe { sys::napi_get_array_length(env, names, &mut len) })?;
             let mut entries = Vec::with_capacity(len as usize);
             for i in 0..len {
                 let mut key = ptr::null_mut();
+                // SAFETY: module note; `i` is below the length just read.
                 check_status!(unsafe { sys::napi_get_element(env, names, i, &mut key) })?;
                 let mut prop = ptr::null_mut();
+                // SAFETY: module note; `key` is one of the object's own property names.
                 check_status!(unsafe { sys::napi_get_property(env, raw, key, &mut prop) })?;
+                // SAFETY: property names are strings (`numbers_to_strings`, symbols skipped).
                 let key = unsafe { String::from_napi_value(env, key)? };
                 entries.push((key, convert_in(env, prop, ancestors)?));
             }
@@ -158,22 +175,30 @@ fn from_arg(env: sys::napi_env, value: &ArgValue) -> Result<sys::napi_value> {
     let mut out = ptr::null_mut();
     match value {
         ArgValue::Undefined | ArgValue::Function | ArgValue::Other(_) => {
+            // SAFETY: module note; `out` is a local.
             check_status!(unsafe { sys::napi_get_undefined(env, &mut out) })?
         }
+        // SAFETY: module note; `out` is a local.
         ArgValue::Null => check_status!(unsafe { sys::napi_get_null(env, &mut out) })?,
+        // SAFETY: module note.
         ArgValue::Bool(b) => return unsafe { bool::to_napi_value(env, *b) },
+        // SAFETY: module note.
         ArgValue::Number(n) => return unsafe { f64::to_napi_value(env, *n) },
+        // SAFETY: module note.
         ArgValue::String(s) => return unsafe { String::to_napi_value(env, s.clone()) },
         ArgValue::Array(items) => {
+            // SAFETY: module note; `out` is a local.
             check_status!(unsafe {
                 sys::napi_create_array_with_length(env, items.len(), &mut out)
             })?;
             for (i, item) in items.iter().enumerate() {
                 let v = from_arg(env, item)?;
+                // SAFETY: module note; `out` is the array created above.
                 check_status!(unsafe { sys::napi_set_element(env, out, i as u32, v) })?;
             }
         }
         ArgValue::Object(entries) => {
+            // SAFETY: module note; `out` is a local.
             check_status!(unsafe { sys::napi_create_object(env, &mut out) })?;
             for (k, item) in entries {
                 set(env, out, k, from_arg(env, item)?)?;
@@ -189,12 +214,15 @@ fn set(
     key: &str,
     value: sys::napi_value,
 ) -> Result<()> {
+    // SAFETY: module note.
     let key = unsafe { String::to_napi_value(env, key.to_string())? };
+    // SAFETY: module note; `object` is an object created by this module.
     check_status!(unsafe { sys::napi_set_property(env, object, key, value) })?;
     Ok(())
 }
 
 fn set_str(env: sys::napi_env, object: sys::napi_value, key: &str, value: &str) -> Result<()> {
+    // SAFETY: module note.
     set(env, object, key, unsafe {
         String::to_napi_value(env, value.to_string())?
     })
@@ -203,6 +231,7 @@ fn set_str(env: sys::napi_env, object: sys::napi_value, key: &str, value: &str) 
 impl ToNapiValue for Outcome {
     unsafe fn to_napi_value(env: sys::napi_env, outcome: Self) -> Result<sys::napi_value> {
         let mut obj = ptr::null_mut();
+        // SAFETY: module note; `obj` is a local.
         check_status!(unsafe { sys::napi_create_object(env, &mut obj) })?;
         let strings: Vec<(&str, &str)> = match &outcome {
             Outcome::Ok(json) => vec![("kind", "ok"), ("json", json)],
