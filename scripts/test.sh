@@ -8,7 +8,7 @@ export CARGO_BUILD_TARGET="$(rustc -vV | sed -n 's/^host: //p')"
 
 bash scripts/ensure.sh
 echo "== cargo test"
-cargo test --locked
+cargo test --locked --workspace
 echo "== napi build"
 bash scripts/ensure.sh --rebuild
 echo "== bun test"

@@ -1,5 +1,5 @@
 // npm's `version` hook (`npm version <new>` runs it after writing the root package.json): gives
-// every platform package and the Rust crate the root's new version, so one command bumps them
+// every platform package and the Rust crates the root's new version, so one command bumps them
 // all; npm then commits and tags the result.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +17,8 @@ const replaceOnce = (file, pattern, replacement) => {
   if (!pattern.test(text)) throw new Error(`${file}: the crate's version line was not found`);
   writeFileSync(join(root, file), text.replace(pattern, replacement));
 };
-replaceOnce("Cargo.toml", /^(\[package\]\nname = "agent_tools_native"\nversion = )"[^"]*"/m, `$1"${version}"`);
-replaceOnce("Cargo.lock", /^(name = "agent_tools_native"\nversion = )"[^"]*"/m, `$1"${version}"`);
-console.log(`version ${version}: ${targets.length} platform packages, Cargo.toml, Cargo.lock`);
+replaceOnce("Cargo.toml", /^(\[workspace\.package\]\nversion = )"[^"]*"/m, `$1"${version}"`);
+for (const crate of ["agent_tools_native", "agent-tools-core"]) {
+  replaceOnce("Cargo.lock", new RegExp(`^(name = "${crate}"\\nversion = )"[^"]*"`, "m"), `$1"${version}"`);
+}
+console.log(`version ${version}: ${targets.length} platform packages, the workspace (Cargo.toml, Cargo.lock)`);

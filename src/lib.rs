@@ -1,5 +1,7 @@
+//! The napi binding of agent-tools-native. The tools, the policy, the sandbox and the provider
+//! mappings live in the pure-Rust crate `agent-tools-core` (crates/agent-tools-core/).
+
 pub mod binding;
-pub mod core;
 
 /// mimalloc instead of the system allocator for the addon's own (Rust) allocations: the tools
 /// allocate many small strings and vectors per call, where glibc's malloc was a third of the

@@ -5,7 +5,7 @@
 //! without special characters matches itself.
 #![no_main]
 
-use agent_tools_native::core::glob::Glob;
+use agent_tools_core::glob::Glob;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,8 +6,8 @@
 //! lies inside the line with columns that never go backwards.
 #![no_main]
 
-use agent_tools_native::core::tools::regexp_search::matcher::{JsRegex, MatchText};
-use agent_tools_native::core::tools::regexp_search::prefilter;
+use agent_tools_core::tools::regexp_search::matcher::{JsRegex, MatchText};
+use agent_tools_core::tools::regexp_search::prefilter;
 use libfuzzer_sys::fuzz_target;
 
 /// Short subjects keep catastrophic backtracking (which JavaScript has too) within a run.

@@ -12,11 +12,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use agent_tools_native::core::context::ToolContext;
-use agent_tools_native::core::invoke::{self, CallSite};
-use agent_tools_native::core::registry::{Handler, CATALOG, DEFINITIONS_JSON};
-use agent_tools_native::core::tools::todo::TodoState;
-use agent_tools_native::core::value::ArgValue;
+use agent_tools_core::context::ToolContext;
+use agent_tools_core::invoke::{self, CallSite};
+use agent_tools_core::registry::{Handler, CATALOG, DEFINITIONS_JSON};
+use agent_tools_core::tools::todo::TodoState;
+use agent_tools_core::value::ArgValue;
 use arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 

@@ -10,8 +10,8 @@ use napi::bindgen_prelude::*;
 use napi::{sys, JsValue, ValueType};
 
 use super::Outcome;
-use crate::core::context::ToolContext;
-use crate::core::value::ArgValue;
+use agent_tools_core::context::ToolContext;
+use agent_tools_core::value::ArgValue;
 
 /// Deeper argument trees are refused.
 const MAX_DEPTH: usize = 64;

@@ -10,11 +10,11 @@ use std::panic::AssertUnwindSafe;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::context::ToolContext;
-use crate::core::invoke::{self, CallSite, Denial, Rejection};
-use crate::core::registry;
-use crate::core::tools::todo;
-use crate::core::value::ArgValue;
+use agent_tools_core::context::ToolContext;
+use agent_tools_core::invoke::{self, CallSite, Denial, Rejection};
+use agent_tools_core::registry;
+use agent_tools_core::tools::todo;
+use agent_tools_core::value::ArgValue;
 use convert::{read_context, read_process_env, to_arg};
 
 /// What a native call resolves with; the JavaScript wrapper turns it into a value, a
@@ -83,7 +83,7 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     format!("native panic: {text}")
 }
 
-fn ran(result: std::result::Result<String, crate::core::error::ToolError>) -> Outcome {
+fn ran(result: std::result::Result<String, agent_tools_core::error::ToolError>) -> Outcome {
     match result {
         Ok(json) => Outcome::Ok(json),
         Err(e) => Outcome::ToolError(e.class_name, e.code.as_str(), e.message),
@@ -136,7 +136,7 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
         extra
             .unwrap_or_default()
             .into_iter()
-            .filter(|n| crate::core::policy::is_allowed(&ctx, n)),
+            .filter(|n| agent_tools_core::policy::is_allowed(&ctx, n)),
     );
     Ok(names)
 }
@@ -170,7 +170,7 @@ pub fn invoke<'env>(
     }
     if let Some(signal) = signal {
         let cancellation = std::sync::Arc::new(
-            crate::core::cancel::Cancellation::new()
+            agent_tools_core::cancel::Cancellation::new()
                 .map_err(|e| Error::from_reason(e.to_string()))?,
         );
         // The signal keeps every callback registered on it until it is garbage-collected (a
@@ -431,7 +431,7 @@ pub fn invoke_session(
 /// unless the process was started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`.
 #[napi(catch_unwind, ts_args_type = "tool: string | null")]
 pub fn debug_inject_panic(tool: Option<String>) -> Result<()> {
-    crate::core::fault::inject_panic(tool.as_deref()).map_err(Error::from_reason)
+    agent_tools_core::fault::inject_panic(tool.as_deref()).map_err(Error::from_reason)
 }
 
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool

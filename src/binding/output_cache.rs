@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::output_cache::{self, GrepOptions, OutputCache as Cache};
+use agent_tools_core::output_cache::{self, GrepOptions, OutputCache as Cache};
 
 #[napi(object)]
 pub struct RecordedOutput {

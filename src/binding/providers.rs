@@ -4,7 +4,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::providers::{
+use agent_tools_core::providers::{
     self, anthropic, common::ProviderError, gemini, ollama, openai_chat, openai_responses,
 };
 

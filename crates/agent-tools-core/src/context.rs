@@ -1,0 +1,164 @@
+//! The per-call view of the caller's `ToolContext`. The JavaScript object is live (users mutate
+//! it), so the binding reads it afresh on every call and hands the core this snapshot.
+
+use super::sandbox::Confinement;
+use super::value::ArgValue;
+
+/// What a tool's handler sees besides its positional arguments.
+pub struct RunContext<'a> {
+    pub ctx: &'a ToolContext,
+    /// `Some` when the call came through `invoke` or `toolkit.tools.*` (sandboxed); `None` for a
+    /// direct `ToolCatalog[name].handler(...)` call, which upstream leaves unchecked.
+    pub confinement: Option<Confinement>,
+}
+
+#[derive(Debug)]
+pub struct ToolContext {
+    /// `workspaceRoot` as given; `None` when it is not a string.
+    pub workspace_root: Option<String>,
+    /// `writeScope`; only `"read-only"` changes behaviour (docs/compat.md, "Module surface").
+    pub write_scope: ArgValue,
+    /// `policy` as given (`{ tools, defaultPolicy }`).
+    pub policy: ArgValue,
+    /// `env.platform`.
+    pub platform: Option<String>,
+    /// The host's `process.env` at call time, for tools that start processes (the binding fills
+    /// it in for them). Bun does not mirror `process.env` changes into the C environment, so the
+    /// inherited environment alone would miss variables set at run time. `None`: this process's
+    /// own environment.
+    pub process_env: Option<Vec<(String, String)>>,
+    /// Set when the caller can abort the call (the tool loop's `AbortSignal`).
+    pub cancellation: Option<std::sync::Arc<super::cancel::Cancellation>>,
+    /// The real (symlink-free) workspace root, resolved once per call and shared by every path
+    /// check and the confinement of the call.
+    real_root: std::sync::OnceLock<Result<std::path::PathBuf, String>>,
+}
+
+/// A clone resolves the real root afresh (its `workspace_root` may be changed).
+impl Clone for ToolContext {
+    fn clone(&self) -> Self {
+        ToolContext {
+            workspace_root: self.workspace_root.clone(),
+            write_scope: self.write_scope.clone(),
+            policy: self.policy.clone(),
+            platform: self.platform.clone(),
+            process_env: self.process_env.clone(),
+            cancellation: self.cancellation.clone(),
+            real_root: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl ToolContext {
+    /// Reads a context object (`{ workspaceRoot, writeScope, policy, env }`).
+    pub fn from_value(ctx: &ArgValue) -> ToolContext {
+        ToolContext {
+            workspace_root: ctx.get("workspaceRoot").as_str().map(str::to_string),
+            write_scope: ctx.get("writeScope").clone(),
+            policy: ctx.get("policy").clone(),
+            platform: ctx.get("env").get("platform").as_str().map(str::to_string),
+            process_env: None,
+            cancellation: None,
+            real_root: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A context rooted at `root` with an allow-all policy (Rust tests and the demo).
+    pub fn allow_all(root: &str) -> ToolContext {
+        ToolContext {
+            workspace_root: Some(root.to_string()),
+            write_scope: ArgValue::from("workspace-write"),
+            policy: ArgValue::Object(vec![
+                ("tools".into(), ArgValue::Object(vec![])),
+                ("defaultPolicy".into(), "allow".into()),
+            ]),
+            platform: Some(std::env::consts::OS.to_string()),
+            process_env: None,
+            cancellation: None,
+            real_root: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The environment a child process gets: `process_env` (or this process's environment) with
+    /// `overrides` applied (`Some` sets, `None` removes).
+    pub fn child_env(
+        &self,
+        overrides: &[(&str, Option<&str>)],
+    ) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = match &self.process_env {
+            Some(vars) => vars.iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            None => std::env::vars_os().collect(),
+        };
+        for (key, value) in overrides {
+            env.retain(|(k, _)| k != key);
+            if let Some(value) = value {
+                env.push((key.into(), value.into()));
+            }
+        }
+        env
+    }
+
+    /// A variable of the host's environment (`process.env[name]`).
+    pub fn host_var(&self, name: &str) -> Option<std::ffi::OsString> {
+        match &self.process_env {
+            Some(vars) => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.into()),
+            None => std::env::var_os(name),
+        }
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.write_scope.as_str() == Some("read-only")
+    }
+
+    /// The real location of the workspace root (resolved on first use in this call).
+    pub fn real_root(&self) -> Result<&std::path::Path, String> {
+        self.real_root
+            .get_or_init(|| {
+                let root = self.root()?;
+                super::sandbox::real_path(std::path::Path::new(&super::paths::absolute(root)))
+                    .map_err(|e| e.to_string())
+            })
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// The workspace root for path work; a non-string root behaves like Node's `path.resolve`
+    /// refusing it.
+    pub fn root(&self) -> Result<&str, String> {
+        self.workspace_root.as_deref().ok_or_else(|| {
+            "The \"paths[0]\" argument must be of type string. Received a non-string workspaceRoot"
+                .to_string()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_real_root_is_resolved_once_and_clones_start_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(real.join("ws")).unwrap();
+        std::os::unix::fs::symlink(real.join("ws"), real.join("link")).unwrap();
+        let ctx = ToolContext::allow_all(&real.join("link").to_string_lossy());
+        assert_eq!(ctx.real_root().unwrap(), real.join("ws"));
+        let first: *const std::path::Path = ctx.real_root().unwrap();
+        assert_eq!(
+            first,
+            ctx.real_root().unwrap() as *const _,
+            "cached, not resolved again"
+        );
+        let mut other = ctx.clone();
+        other.workspace_root = Some(real.to_string_lossy().into_owned());
+        assert_eq!(
+            other.real_root().unwrap(),
+            real,
+            "a clone does not keep the old root"
+        );
+        let mut broken = ctx.clone();
+        broken.workspace_root = None;
+        assert!(broken.real_root().is_err());
+    }
+}

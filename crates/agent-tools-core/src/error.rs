@@ -1,0 +1,190 @@
+//! Errors a caller can see. Tool errors carry upstream's error class name (`ReadFileError`,
+//! ...), its code and its exact message; the binding turns them into JavaScript `Error`s.
+
+use std::io;
+
+/// Every code a tool error or an `InvokeToolError` carries (its JavaScript `code` property).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    // tool errors
+    Internal,
+    InvalidArgument,
+    NotFound,
+    NotFile,
+    NotDirectory,
+    SizeLimitExceeded,
+    FileTooLarge,
+    BinaryNotSupported,
+    ApplyFailed,
+    InvalidRegex,
+    InvalidRule,
+    UnsupportedLanguage,
+    Timeout,
+    StateNotInitialized,
+    CommandNotFound,
+    NotGitRepository,
+    // `InvokeToolError`s (`InvokeToolErrorCode` in the typings)
+    ToolNotFound,
+    ToolNotAllowed,
+    InvalidToolArgumentsType,
+}
+
+impl ErrorCode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::NotFile => "NOT_FILE",
+            ErrorCode::NotDirectory => "NOT_DIRECTORY",
+            ErrorCode::SizeLimitExceeded => "SIZE_LIMIT_EXCEEDED",
+            ErrorCode::FileTooLarge => "FILE_TOO_LARGE",
+            ErrorCode::BinaryNotSupported => "BINARY_NOT_SUPPORTED",
+            ErrorCode::ApplyFailed => "APPLY_FAILED",
+            ErrorCode::InvalidRegex => "INVALID_REGEX",
+            ErrorCode::InvalidRule => "INVALID_RULE",
+            ErrorCode::UnsupportedLanguage => "UNSUPPORTED_LANGUAGE",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::StateNotInitialized => "STATE_NOT_INITIALIZED",
+            ErrorCode::CommandNotFound => "COMMAND_NOT_FOUND",
+            ErrorCode::NotGitRepository => "NOT_GIT_REPOSITORY",
+            ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
+            ErrorCode::ToolNotAllowed => "TOOL_NOT_ALLOWED",
+            ErrorCode::InvalidToolArgumentsType => "INVALID_TOOL_ARGUMENTS_TYPE",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// An error thrown by a tool handler.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    /// The JavaScript error class name, e.g. `ReadFileError`.
+    pub class_name: &'static str,
+    pub code: ErrorCode,
+    /// The full message, e.g. `NOT_FOUND: path not found: /ws/x`.
+    pub message: String,
+}
+
+/// A tool's error class (`ReadFileError`, ...): the one way tools make their errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorClass(pub &'static str);
+
+impl ErrorClass {
+    /// The usual message form `"<CODE>: <text>"`.
+    pub fn coded(self, code: ErrorCode, text: impl AsRef<str>) -> ToolError {
+        ToolError {
+            class_name: self.0,
+            code,
+            message: format!("{code}: {}", text.as_ref()),
+        }
+    }
+
+    /// apply_patch's form: the text alone, no code prefix.
+    pub fn bare(self, code: ErrorCode, text: impl Into<String>) -> ToolError {
+        ToolError {
+            class_name: self.0,
+            code,
+            message: text.into(),
+        }
+    }
+
+    /// `INVALID_ARGUMENT: <text>`.
+    pub fn invalid(self, text: impl AsRef<str>) -> ToolError {
+        self.coded(ErrorCode::InvalidArgument, text)
+    }
+
+    /// `INTERNAL: <text>`.
+    pub fn internal(self, text: impl AsRef<str>) -> ToolError {
+        self.coded(ErrorCode::Internal, text)
+    }
+}
+
+/// Node's wording for a failed fs call: `ENOTDIR: not a directory, lstat '/ws/a.txt/x'`.
+pub fn node_io_message(err: &io::Error, syscall: &str, path: &str) -> String {
+    match err.raw_os_error().map(rustix::io::Errno::from_raw_os_error) {
+        Some(errno) => {
+            let (code, text) = errno_words(errno);
+            format!("{code}: {text}, {syscall} '{path}'")
+        }
+        None => format!("{err}, {syscall} '{path}'"),
+    }
+}
+
+/// libuv's error names and descriptions for the errors a file tool can meet.
+fn errno_words(errno: rustix::io::Errno) -> (String, String) {
+    use rustix::io::Errno as E;
+    let known: &[(E, &str, &str)] = &[
+        (E::NOENT, "ENOENT", "no such file or directory"),
+        (E::NOTDIR, "ENOTDIR", "not a directory"),
+        (E::ISDIR, "EISDIR", "illegal operation on a directory"),
+        (E::ACCESS, "EACCES", "permission denied"),
+        (E::PERM, "EPERM", "operation not permitted"),
+        (E::LOOP, "ELOOP", "too many symbolic links encountered"),
+        (E::NAMETOOLONG, "ENAMETOOLONG", "name too long"),
+        (E::EXIST, "EEXIST", "file already exists"),
+        (E::NOSPC, "ENOSPC", "no space left on device"),
+        (E::ROFS, "EROFS", "read-only file system"),
+        (E::MFILE, "EMFILE", "too many open files"),
+        (E::NFILE, "ENFILE", "file table overflow"),
+        (E::INVAL, "EINVAL", "invalid argument"),
+        (E::BUSY, "EBUSY", "resource busy or locked"),
+        (E::XDEV, "EXDEV", "cross-device link not permitted"),
+        (E::IO, "EIO", "i/o error"),
+        (E::NXIO, "ENXIO", "no such device or address"),
+        (E::TXTBSY, "ETXTBSY", "text file is busy"),
+        (E::NOTEMPTY, "ENOTEMPTY", "directory not empty"),
+    ];
+    match known.iter().find(|(e, _, _)| *e == errno) {
+        Some((_, code, text)) => (code.to_string(), text.to_string()),
+        None => {
+            let io_err = io::Error::from_raw_os_error(errno.raw_os_error());
+            (format!("E{}", errno.raw_os_error()), io_err.to_string())
+        }
+    }
+}
+
+/// True for `ENOENT`.
+pub fn is_not_found(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::NotFound
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_follow_node() {
+        let err = io::Error::from_raw_os_error(rustix::io::Errno::NOTDIR.raw_os_error());
+        assert_eq!(
+            node_io_message(&err, "lstat", "/ws/a.txt/x"),
+            "ENOTDIR: not a directory, lstat '/ws/a.txt/x'"
+        );
+        let err = io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error());
+        assert_eq!(
+            node_io_message(&err, "open", "/ws/d"),
+            "EISDIR: illegal operation on a directory, open '/ws/d'"
+        );
+    }
+
+    #[test]
+    fn coded_and_bare_forms() {
+        let e = ErrorClass("ReadFileError").coded(ErrorCode::NotFound, "path not found: /ws/x");
+        assert_eq!(e.message, "NOT_FOUND: path not found: /ws/x");
+        assert_eq!(e.code, "NOT_FOUND");
+        let e = ErrorClass("ApplyPatchError").bare(ErrorCode::NotFound, "file not found: /ws/x");
+        assert_eq!(e.message, "file not found: /ws/x");
+    }
+}

@@ -1,0 +1,29 @@
+#![doc = include_str!("../README.md")]
+//!
+//! No napi types in this crate: everything is testable with `cargo test`, and the napi binding
+//! (the `agent_tools_native` crate at the repository's root) only converts values and errors.
+
+pub mod atomic;
+pub mod cancel;
+pub mod collation;
+pub mod context;
+pub mod error;
+pub mod fault;
+pub mod gitapply;
+pub mod glob;
+pub mod invoke;
+pub mod output_cache;
+pub mod paths;
+pub mod policy;
+pub mod process;
+pub mod providers;
+pub mod registry;
+pub mod sandbox;
+pub mod toolkit;
+pub mod tools;
+pub mod typegen;
+pub mod value;
+
+pub use context::ToolContext;
+pub use error::{ErrorCode, ToolError};
+pub use toolkit::{InvokeError, Toolkit};

@@ -1,0 +1,349 @@
+//! The one list of tools. Dispatch, the catalog metadata, the invoke argument mapping and the
+//! TypeScript name maps all come from `CATALOG`; nothing else lists tools.
+
+use super::context::{RunContext, ToolContext};
+use super::error::{ErrorClass, ToolError};
+use super::tools;
+use super::tools::todo::TodoOp;
+use super::tools::{
+    apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, todo,
+    tree, write_file,
+};
+use super::typegen::{ts, TsType};
+use super::value::ArgValue;
+
+/// A bounded handler: arguments and an optional input-size limit in, `None` when over it.
+pub type BoundedHandler =
+    fn(&RunContext, &[ArgValue], Option<u64>) -> Result<Option<String>, ToolError>;
+
+/// How a tool runs.
+#[derive(Clone, Copy)]
+pub enum Handler {
+    /// On the blocking pool: positional arguments in, the output as JSON text out.
+    Worker(fn(&RunContext, &[ArgValue]) -> Result<String, ToolError>),
+    /// Bounded work, cheap enough for the JavaScript thread when its input is small: given
+    /// `Some(limit)`, it gives up (`Ok(None)`) as soon as it sees more than `limit` bytes of
+    /// input, and the call moves to the blocking pool; given `None`, it runs in full.
+    Bounded(BoundedHandler),
+    /// On the JavaScript thread, with the session state of `context.todo` (see `tools::todo`).
+    Session(TodoOp),
+}
+
+/// How `invoke(name, args)` turns `args` into the handler's positional arguments (docs/compat.md, "Order of checks in invoke").
+#[derive(Debug, Clone, Copy)]
+pub enum InvokeArgs {
+    /// `[args[path], args[second]]`, path sandboxed.
+    PathAndField(&'static str, &'static str),
+    /// `[args[path], { k: args[k] for k in keys }]`, path sandboxed.
+    PathAndOptions(&'static str, &'static [&'static str]),
+    /// `[args[path]]` (`undefined` when absent), path sandboxed.
+    OptionalPath(&'static str),
+    /// `[args]`, with `field` sandboxed in a shallow copy when it is a string.
+    Object(Option<&'static str>),
+}
+
+/// What a call of the tool does, which decides how the tool loop schedules it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Only reads: calls of one turn run in parallel.
+    Read,
+    /// Changes files in the workspace: sequential, offered for review first.
+    Write,
+    /// Runs a program: sequential, offered for review first.
+    Exec,
+    /// Changes the session's task list only: sequential, not reviewed.
+    State,
+}
+
+impl Effect {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Effect::Read => "read",
+            Effect::Write => "write",
+            Effect::Exec => "exec",
+            Effect::State => "state",
+        }
+    }
+}
+
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub effect: Effect,
+    /// What a reviewer is shown of a call: `(preview key, argument name)` pairs, e.g. apply_patch's
+    /// `("path", "filePath")`. Empty for tools that are not reviewed.
+    pub review_fields: &'static [(&'static str, &'static str)],
+    pub is_write_op: bool,
+    /// True for tools that start processes: the binding then passes the host's `process.env`
+    /// (`ToolContext::process_env`) for the child's environment and `PATH` lookups.
+    pub spawns_processes: bool,
+    /// `ToolCatalog[name].metadata.description` (may differ from the definition's, docs/compat.md, "apply_patch has two descriptions").
+    pub description: &'static str,
+    /// The JavaScript class of this tool's errors.
+    pub error_class: ErrorClass,
+    pub invoke_args: InvokeArgs,
+    pub handler: Handler,
+    /// The TypeScript types of `ToolArgsByName[name]` and `ToolResultByName[name]`.
+    pub ts_args: TsType,
+    pub ts_result: TsType,
+}
+
+/// The tools in `ToolCatalog` / `toolkit.tools` key order.
+pub static CATALOG: [ToolSpec; 13] = [
+    ToolSpec {
+        name: "apply_patch",
+        effect: Effect::Write,
+        review_fields: &[("path", "filePath"), ("patch", "patch")],
+        is_write_op: true,
+        spawns_processes: false,
+        description: "Applies a unified diff patch to a file within the workspace.",
+        error_class: tools::apply_patch::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
+        handler: Handler::Worker(tools::apply_patch::run),
+        ts_args: ts::<apply_patch::ApplyPatchInput>(),
+        ts_result: ts::<apply_patch::ApplyPatchOutput>(),
+    },
+    ToolSpec {
+        name: "exec_command",
+        effect: Effect::Exec,
+        review_fields: &[("cwd", "cwd"), ("command", "command")],
+        is_write_op: false,
+        spawns_processes: true,
+        description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
+        error_class: tools::exec_command::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(Some("cwd")),
+        handler: Handler::Worker(tools::exec_command::run),
+        ts_args: ts::<exec_command::ExecCommandInput>(),
+        ts_result: ts::<exec_command::ExecCommandOutput>(),
+    },
+    ToolSpec {
+        name: "write_file",
+        effect: Effect::Write,
+        review_fields: &[("path", "path"), ("content", "content")],
+        is_write_op: true,
+        spawns_processes: false,
+        description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
+        error_class: tools::write_file::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndField("path", "content"),
+        handler: Handler::Worker(tools::write_file::run),
+        ts_args: ts::<write_file::WriteFileInput>(),
+        ts_result: ts::<write_file::WriteFileOutput>(),
+    },
+    ToolSpec {
+        name: "tree",
+        effect: Effect::Read,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Returns a workspace tree: directories only or directories with files.",
+        error_class: tools::tree::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndOptions(
+            "path",
+            &["entry_kind", "max_depth", "max_entries", "include_hidden", "exclude"],
+        ),
+        handler: Handler::Worker(tools::tree::run),
+        ts_args: ts::<tree::TreeInput>(),
+        ts_result: ts::<tree::TreeOutput>(),
+    },
+    ToolSpec {
+        name: "read_file",
+        effect: Effect::Read,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
+        error_class: tools::read_file::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
+        handler: Handler::Bounded(tools::read_file::run),
+        ts_args: ts::<read_file::ReadFileInput>(),
+        ts_result: ts::<read_file::ReadFileOutput>(),
+    },
+    ToolSpec {
+        name: "regexp_search",
+        effect: Effect::Read,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
+        error_class: tools::regexp_search::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(Some("root_path")),
+        handler: Handler::Worker(tools::regexp_search::run),
+        ts_args: ts::<regexp_search::RegexpSearchInput>(),
+        ts_result: ts::<regexp_search::RegexpSearchOutput>(),
+    },
+    ToolSpec {
+        name: "ast_grep_search",
+        effect: Effect::Read,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: true,
+        description: "Searches source files with ast-grep and returns raw structured matches.",
+        error_class: tools::ast_grep_search::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(Some("root_path")),
+        handler: Handler::Worker(tools::ast_grep_search::run),
+        ts_args: ts::<ast_grep_search::AstGrepSearchInput>(),
+        ts_result: ts::<ast_grep_search::AstGrepSearchOutput>(),
+    },
+    ToolSpec {
+        name: "git_status_summary",
+        effect: Effect::Read,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: true,
+        description: "Returns current git branch and raw porcelain status output for a workspace directory.",
+        error_class: tools::git_status_summary::ERROR_CLASS,
+        invoke_args: InvokeArgs::OptionalPath("cwd"),
+        handler: Handler::Worker(tools::git_status_summary::run),
+        ts_args: ts::<git_status_summary::GitStatusSummaryInput>(),
+        ts_result: ts::<git_status_summary::GitStatusSummaryOutput>(),
+    },
+    ToolSpec {
+        name: "task_create_many",
+        effect: Effect::State,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Creates initial task list for the current execution session.",
+        error_class: todo::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(None),
+        handler: Handler::Session(TodoOp::CreateMany),
+        ts_args: ts::<todo::TaskCreateManyInput>(),
+        ts_result: ts::<todo::TaskListOutput>(),
+    },
+    ToolSpec {
+        name: "task_list",
+        effect: Effect::Read,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Returns all tasks in creation order for this session.",
+        error_class: todo::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(None),
+        handler: Handler::Session(TodoOp::List),
+        ts_args: ts::<todo::TaskListInput>(),
+        ts_result: ts::<todo::TaskListOutput>(),
+    },
+    ToolSpec {
+        name: "task_update",
+        effect: Effect::State,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Updates title or description of an existing session task.",
+        error_class: todo::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(None),
+        handler: Handler::Session(TodoOp::Update),
+        ts_args: ts::<todo::TaskUpdateInput>(),
+        ts_result: ts::<todo::TaskUpdateOutput>(),
+    },
+    ToolSpec {
+        name: "task_update_status",
+        effect: Effect::State,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Updates status of an existing session task.",
+        error_class: todo::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(None),
+        handler: Handler::Session(TodoOp::UpdateStatus),
+        ts_args: ts::<todo::TaskUpdateStatusInput>(),
+        ts_result: ts::<todo::TaskUpdateOutput>(),
+    },
+    ToolSpec {
+        name: "task_validate_completion",
+        effect: Effect::Read,
+        review_fields: &[],
+        is_write_op: false,
+        spawns_processes: false,
+        description: "Validates whether unfinished todo tasks remain in this session.",
+        error_class: todo::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(None),
+        handler: Handler::Session(TodoOp::ValidateCompletion),
+        ts_args: ts::<todo::TaskValidateCompletionInput>(),
+        ts_result: ts::<todo::TaskValidateCompletionOutput>(),
+    },
+];
+
+/// `TOOL_DEFINITIONS` as a JSON array in declaration order (the order `getAllowedTools()` uses).
+/// Kept as data, byte-identical to upstream's blocks.
+pub const DEFINITIONS_JSON: &str = include_str!("definitions.json");
+
+pub fn find(name: &str) -> Option<&'static ToolSpec> {
+    CATALOG.iter().find(|t| t.name == name)
+}
+
+/// Tool names in definition (declaration) order.
+pub fn definition_order() -> Vec<String> {
+    let defs: serde_json::Value =
+        serde_json::from_str(DEFINITIONS_JSON).expect("definitions.json is valid JSON");
+    defs.as_array()
+        .expect("definitions.json is an array")
+        .iter()
+        .map(|d| {
+            d["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The names `getAllowedTools()` returns for this context, in declaration order.
+pub fn allowed_tool_names(ctx: &ToolContext) -> Vec<String> {
+    definition_order()
+        .into_iter()
+        .filter(|name| super::policy::is_allowed(ctx, name))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_cover_the_catalog() {
+        let mut defined = definition_order();
+        assert_eq!(defined.len(), 13);
+        assert_eq!(defined[0], "git_status_summary");
+        assert_eq!(defined[12], "ast_grep_search");
+        defined.sort();
+        let mut catalog: Vec<String> = CATALOG.iter().map(|t| t.name.to_string()).collect();
+        catalog.sort();
+        assert_eq!(defined, catalog);
+    }
+
+    #[test]
+    fn only_write_tools_are_write_ops() {
+        let writers: Vec<&str> = CATALOG
+            .iter()
+            .filter(|t| t.is_write_op)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(writers, ["apply_patch", "write_file"]);
+    }
+
+    #[test]
+    fn effects_and_review_fields_agree() {
+        let definitions: serde_json::Value = serde_json::from_str(DEFINITIONS_JSON).unwrap();
+        for t in &CATALOG {
+            assert_eq!(t.is_write_op, t.effect == Effect::Write, "{}", t.name);
+            let reviewed = matches!(t.effect, Effect::Write | Effect::Exec);
+            assert_eq!(reviewed, !t.review_fields.is_empty(), "{}", t.name);
+            let definition = definitions
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["function"]["name"] == t.name)
+                .unwrap();
+            let properties = &definition["function"]["parameters"]["properties"];
+            for (_, argument) in t.review_fields {
+                assert!(properties.get(argument).is_some(), "{}: {argument}", t.name);
+            }
+        }
+        let exec: Vec<&str> = CATALOG
+            .iter()
+            .filter(|t| t.effect == Effect::Exec)
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(exec, ["exec_command"]);
+    }
+}

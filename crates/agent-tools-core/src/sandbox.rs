@@ -1,0 +1,438 @@
+//! The workspace sandbox: upstream's lexical rule (docs/compat.md, "The lexical path rule") plus symlink resolution
+//! (docs/compat.md, "The sandbox follows symlinks"): the real location of a path, following every symlink that exists, even a dangling
+//! one, must lie inside the real workspace root.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use super::paths;
+
+/// A denied path. The message is upstream's, quoting the `\`→`/` normalised input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct SandboxViolation {
+    pub message: String,
+}
+
+impl SandboxViolation {
+    fn outside(normalised: &str) -> Self {
+        SandboxViolation {
+            message: format!(
+                "[Sandbox Violation] Attempted to access path outside of workspace: \"{normalised}\""
+            ),
+        }
+    }
+}
+
+/// Maximum number of symlinks followed while resolving one path (Linux's MAXSYMLINKS).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// Linux's PATH_MAX: the longest path (with its NUL) a system call accepts.
+const PATH_MAX: usize = 4096;
+
+/// Resolves `target` (a user path, `\` already allowed) inside `root` and returns the absolute,
+/// lexically normalised path that tools receive. Denies paths that leave the root lexically or
+/// through symlinks.
+pub fn resolve_in_workspace(target: &str, root: &str) -> Result<String, SandboxViolation> {
+    let real_root = real_path(Path::new(&paths::absolute(root)));
+    resolve_in_root(target, root, real_root.as_deref().ok())
+}
+
+/// [`resolve_in_workspace`] with the root's real location already known (`None`: it cannot be
+/// resolved, so only the lexical rule applies and the tool reports the root's problem).
+pub fn resolve_in_root(
+    target: &str,
+    root: &str,
+    real_root: Option<&Path>,
+) -> Result<String, SandboxViolation> {
+    let normalised = target.replace('\\', "/");
+    if normalised.contains('\0') {
+        // The OS cannot represent it; let the tool report its own error on the lexical path.
+        return lexical(&normalised, root);
+    }
+    let (abs, rel) = lexical_with_rel(&normalised, root)?;
+    let Some(real_root) = real_root else {
+        return Ok(abs);
+    };
+    // The root's part of the path is already resolved: continue below its real location.
+    match resolve_below(real_root.to_path_buf(), Path::new(&rel)) {
+        Ok(t) if t.starts_with(real_root) => Ok(abs),
+        _ => Err(SandboxViolation::outside(&normalised)),
+    }
+}
+
+/// Upstream's purely lexical check.
+fn lexical(normalised: &str, root: &str) -> Result<String, SandboxViolation> {
+    lexical_with_rel(normalised, root).map(|(abs, _)| abs)
+}
+
+/// The lexical check, with the path relative to the root.
+fn lexical_with_rel(normalised: &str, root: &str) -> Result<(String, String), SandboxViolation> {
+    let abs_root = paths::absolute(root);
+    let abs = paths::resolve(&abs_root, normalised);
+    let rel = paths::relative(&abs_root, &abs);
+    if rel.starts_with("..") || rel.starts_with('/') {
+        return Err(SandboxViolation::outside(normalised));
+    }
+    Ok((abs, rel))
+}
+
+/// The physical location of `path`: every existing symlink on the way is followed (also a
+/// dangling final one); components below the first missing one are appended as they are.
+pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+    resolve_below(PathBuf::from("/"), path)
+}
+
+/// [`real_path`] of `rest` taken relative to `start`, an existing directory already free of
+/// symlinks.
+fn resolve_below(start: PathBuf, rest: &Path) -> io::Result<PathBuf> {
+    let mut resolved = start;
+    let mut pending: Vec<std::ffi::OsString> = components_reversed(rest);
+    let mut hops = 0;
+    let mut exists = true;
+    while let Some(part) = pending.pop() {
+        match part.to_str() {
+            Some(".") => continue,
+            Some("..") => {
+                resolved.pop();
+                continue;
+            }
+            _ => {}
+        }
+        let next = resolved.join(&part);
+        if !exists {
+            resolved = next;
+            continue;
+        }
+        match fs::symlink_metadata(&next) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(io::Error::from_raw_os_error(
+                        rustix::io::Errno::LOOP.raw_os_error(),
+                    ));
+                }
+                let link = fs::read_link(&next)?;
+                if link.is_absolute() {
+                    resolved = PathBuf::from("/");
+                }
+                pending.extend(components_reversed(&link));
+            }
+            Ok(_) => resolved = next,
+            Err(e) if e.kind() == io::ErrorKind::NotFound || is_not_a_directory(&e) => {
+                exists = false;
+                resolved = next;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(resolved)
+}
+
+fn components_reversed(path: &Path) -> Vec<std::ffi::OsString> {
+    let mut parts: Vec<std::ffi::OsString> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(p) => Some(p.to_os_string()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    parts.reverse();
+    parts
+}
+
+fn is_not_a_directory(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error())
+}
+
+/// Where a sandboxed call may touch the filesystem: the real workspace root. Tools that receive
+/// one re-check the objects they actually opened, which closes the window between the path check
+/// and the use (a directory swapped for a symlink in between).
+#[derive(Debug, Clone)]
+pub struct Confinement {
+    real_root: PathBuf,
+}
+
+impl Confinement {
+    pub fn new(workspace_root: &str) -> io::Result<Confinement> {
+        Ok(Confinement::at(real_path(Path::new(&paths::absolute(
+            workspace_root,
+        )))?))
+    }
+
+    /// A confinement to an already resolved real root.
+    pub fn at(real_root: PathBuf) -> Confinement {
+        Confinement { real_root }
+    }
+
+    /// True when the real path of an open file descriptor lies inside the root.
+    pub fn contains_fd<Fd: std::os::fd::AsFd>(&self, fd: Fd) -> bool {
+        match fd_path(fd) {
+            Some(path) => path.starts_with(&self.real_root),
+            None => false,
+        }
+    }
+
+    /// `fs::create_dir_all(path)` (symlinks on the way followed, as it does) that never creates
+    /// a directory outside the root: each missing directory is made with `mkdirat` in an open
+    /// descriptor of its parent whose real location was checked first, so a directory swapped
+    /// for a symlink after the path check cannot lead the creation outside. Creating the root
+    /// itself and its missing ancestors stays possible (a workspace that does not exist yet).
+    /// An existing non-directory component fails like `create_dir_all`: `EEXIST` for the last
+    /// component, `ENOTDIR` before it. A creation that would land outside fails with `EXDEV`
+    /// (what `openat2`'s `RESOLVE_BENEATH` reports for an escape).
+    pub fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        use rustix::fs::{mkdirat, openat, Mode, OFlags};
+        use rustix::io::Errno;
+        if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        // `mkdir` on the whole path fails for a path this long before anything is created, and
+        // so does `create_dir_all`; relative to descriptors it would go on past PATH_MAX.
+        if path.as_os_str().len() >= PATH_MAX {
+            return Err(Errno::NAMETOOLONG.into());
+        }
+        let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
+        #[cfg(target_os = "linux")]
+        let flags = flags | OFlags::PATH;
+        #[cfg(not(target_os = "linux"))]
+        let flags = flags | OFlags::RDONLY;
+        let names: Vec<&std::ffi::OsStr> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name),
+                Component::ParentDir => Some("..".as_ref()),
+                _ => None,
+            })
+            .collect();
+        let mut dir = rustix::fs::open("/", flags, Mode::empty())?;
+        for (i, name) in names.iter().enumerate() {
+            let last = i + 1 == names.len();
+            dir = match openat(&dir, *name, flags, Mode::empty()) {
+                Ok(next) => next,
+                Err(Errno::NOTDIR) if last => return Err(Errno::EXIST.into()),
+                Err(Errno::NOENT) => {
+                    let here = fd_path(&dir).ok_or_else(|| io::Error::from(Errno::NOENT))?;
+                    let created = here.join(name);
+                    if !created.starts_with(&self.real_root)
+                        && !self.real_root.starts_with(&created)
+                    {
+                        return Err(Errno::XDEV.into());
+                    }
+                    match mkdirat(&dir, *name, Mode::from_raw_mode(0o777)) {
+                        Ok(()) | Err(Errno::EXIST) => {}
+                        Err(e) => return Err(e.into()),
+                    }
+                    openat(&dir, *name, flags, Mode::empty()).map_err(|e| match e {
+                        // a dangling symlink or a non-directory where the directory belongs
+                        Errno::NOENT | Errno::NOTDIR => io::Error::from(Errno::EXIST),
+                        e => e.into(),
+                    })?
+                }
+                Err(e) => return Err(e.into()),
+            };
+        }
+        Ok(())
+    }
+}
+
+/// The path the kernel holds for an open descriptor.
+#[cfg(target_os = "linux")]
+pub(crate) fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd())).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
+    rustix::fs::getpath(fd)
+        .ok()
+        .map(|p| PathBuf::from(p.to_string_lossy().into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        root: String,
+        outside: String,
+    }
+
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("ws");
+        let outside = base.join("outside");
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("secret.txt"), "secret").unwrap();
+        Fixture {
+            root: root.to_string_lossy().into_owned(),
+            outside: outside.to_string_lossy().into_owned(),
+            _dir: dir,
+        }
+    }
+
+    #[test]
+    fn lexical_rules_follow_the_contract() {
+        let f = fixture();
+        let r = &f.root;
+        assert_eq!(
+            resolve_in_workspace("src/main.ts", r).unwrap(),
+            format!("{r}/src/main.ts")
+        );
+        assert_eq!(resolve_in_workspace("", r).unwrap(), *r);
+        assert_eq!(resolve_in_workspace(".", r).unwrap(), *r);
+        assert_eq!(
+            resolve_in_workspace("src\\tools", r).unwrap(),
+            format!("{r}/src/tools")
+        );
+        assert_eq!(
+            resolve_in_workspace("C:\\work", r).unwrap(),
+            format!("{r}/C:/work")
+        );
+        for bad in [
+            "../x",
+            "../../etc/passwd",
+            "/etc/shadow",
+            "src/../../x",
+            "..foo",
+            "...",
+        ] {
+            assert!(
+                resolve_in_workspace(bad, r).is_err(),
+                "{bad} must be denied"
+            );
+        }
+        assert_eq!(
+            resolve_in_workspace("..\\x", r).unwrap_err().message,
+            "[Sandbox Violation] Attempted to access path outside of workspace: \"../x\""
+        );
+    }
+
+    #[test]
+    fn symlinks_out_of_the_root_are_denied() {
+        let f = fixture();
+        let r = &f.root;
+        symlink(&f.outside, format!("{r}/dlink")).unwrap();
+        symlink(format!("{}/secret.txt", f.outside), format!("{r}/flink")).unwrap();
+        symlink(
+            format!("{}/missing.txt", f.outside),
+            format!("{r}/dangling"),
+        )
+        .unwrap();
+        symlink("dlink", format!("{r}/chain")).unwrap();
+        symlink("../../outside", format!("{r}/src/rel")).unwrap();
+        for bad in [
+            "dlink",
+            "dlink/secret.txt",
+            "dlink/new/deep.txt",
+            "flink",
+            "dangling",
+            "chain/x",
+            "src/rel/secret.txt",
+        ] {
+            assert!(
+                resolve_in_workspace(bad, r).is_err(),
+                "{bad} must be denied"
+            );
+        }
+    }
+
+    #[test]
+    fn symlinks_inside_the_root_are_allowed() {
+        let f = fixture();
+        let r = &f.root;
+        symlink("src", format!("{r}/srclink")).unwrap();
+        symlink(format!("{r}/src"), format!("{r}/abslink")).unwrap();
+        symlink("missing-inside", format!("{r}/dangling-in")).unwrap();
+        for ok in ["srclink/a.ts", "abslink", "dangling-in", "new/dir/file.txt"] {
+            assert!(resolve_in_workspace(ok, r).is_ok(), "{ok} must be allowed");
+        }
+        // The returned path stays lexical (upstream's messages quote it).
+        assert_eq!(
+            resolve_in_workspace("srclink/a.ts", r).unwrap(),
+            format!("{r}/srclink/a.ts")
+        );
+    }
+
+    #[test]
+    fn symlinked_root_is_compared_by_its_real_path() {
+        let f = fixture();
+        let link_root = format!("{}/../wslink", f.root);
+        symlink(&f.root, &link_root).unwrap();
+        assert!(resolve_in_workspace("src/a.ts", &link_root).is_ok());
+        symlink(&f.outside, format!("{}/out", f.root)).unwrap();
+        assert!(resolve_in_workspace("out/secret.txt", &link_root).is_err());
+    }
+
+    #[test]
+    fn symlink_loops_are_denied_not_hung() {
+        let f = fixture();
+        let r = &f.root;
+        symlink("loop2", format!("{r}/loop1")).unwrap();
+        symlink("loop1", format!("{r}/loop2")).unwrap();
+        assert!(resolve_in_workspace("loop1/x", r).is_err());
+    }
+
+    #[test]
+    fn confined_create_dir_all_never_creates_outside() {
+        let f = fixture();
+        let r = Path::new(&f.root);
+        let c = Confinement::new(&f.root).unwrap();
+        c.create_dir_all(&r.join("a/b/c")).unwrap();
+        assert!(r.join("a/b/c").is_dir());
+        c.create_dir_all(&r.join("a/b/c")).unwrap();
+        // symlinks inside are followed, as fs::create_dir_all does
+        symlink("src", r.join("srclink")).unwrap();
+        c.create_dir_all(&r.join("srclink/new/deep")).unwrap();
+        assert!(r.join("src/new/deep").is_dir());
+        // a symlink out of the root (e.g. swapped in after the path check) stops the creation
+        symlink(&f.outside, r.join("out")).unwrap();
+        let err = c.create_dir_all(&r.join("out/x/y")).unwrap_err();
+        assert_eq!(
+            err.raw_os_error(),
+            Some(rustix::io::Errno::XDEV.raw_os_error())
+        );
+        assert_eq!(
+            fs::read_dir(&f.outside).unwrap().count(),
+            1,
+            "nothing created"
+        );
+        // a missing workspace root itself may be created
+        let fresh = Path::new(&f.outside).join("../fresh-ws");
+        let c2 = Confinement::new(&fresh.to_string_lossy()).unwrap();
+        c2.create_dir_all(&fresh.join("sub")).unwrap();
+        assert!(fresh.join("sub").is_dir());
+    }
+
+    #[test]
+    fn confined_create_dir_all_fails_like_std_on_files() {
+        let f = fixture();
+        let r = Path::new(&f.root);
+        fs::write(r.join("file"), "x").unwrap();
+        let c = Confinement::new(&f.root).unwrap();
+        let deep = "d".repeat(200) + "/";
+        for target in ["file".to_string(), "file/x".to_string(), deep.repeat(25)] {
+            let ours = c.create_dir_all(&r.join(&target)).unwrap_err();
+            let std = fs::create_dir_all(r.join(&target)).unwrap_err();
+            assert_eq!(ours.raw_os_error(), std.raw_os_error(), "{target}");
+        }
+        assert_eq!(fs::read_dir(r).unwrap().count(), 2, "nothing created");
+    }
+
+    #[test]
+    fn confinement_checks_open_descriptors() {
+        let f = fixture();
+        let c = Confinement::new(&f.root).unwrap();
+        let inside = fs::File::open(&f.root).unwrap();
+        let outside = fs::File::open(format!("{}/secret.txt", f.outside)).unwrap();
+        assert!(c.contains_fd(&inside));
+        assert!(!c.contains_fd(&outside));
+    }
+}

@@ -1,0 +1,164 @@
+//! The entry for Rust programs: a workspace context, its task list, and `invoke(name, args)` with
+//! the checks and results of the JavaScript `toolkit.invoke` (policy, write scope, sandbox, the
+//! tool), on the calling thread.
+
+use crate::context::ToolContext;
+use crate::error::{ErrorCode, ToolError};
+use crate::invoke::{self, CallSite, Rejection};
+use crate::registry::{self, Handler};
+use crate::tools::todo::{StateChange, TodoState};
+use crate::value::ArgValue;
+
+/// Why `Toolkit::invoke` failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InvokeError {
+    /// Refused before the tool ran: an unknown tool, the policy, arguments that are not an object.
+    #[error("{code}: {message}")]
+    Refused { code: ErrorCode, message: String },
+    /// A path outside the workspace.
+    #[error("{0}")]
+    Sandbox(String),
+    /// The tool's own error (`code` and message as in JavaScript).
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+}
+
+impl From<Rejection> for InvokeError {
+    fn from(rejection: Rejection) -> Self {
+        match rejection {
+            Rejection::Invoke { code, raw_message } => InvokeError::Refused {
+                code,
+                message: raw_message,
+            },
+            Rejection::Plain(message) => InvokeError::Sandbox(message),
+            Rejection::Tool(e) => InvokeError::Tool(e),
+        }
+    }
+}
+
+/// The built-in tools over one workspace.
+pub struct Toolkit {
+    context: ToolContext,
+    todo: TodoState,
+}
+
+impl Toolkit {
+    /// A toolkit with an empty task list.
+    pub fn new(context: ToolContext) -> Toolkit {
+        Toolkit {
+            context,
+            todo: TodoState {
+                tasks: Vec::new(),
+                order: Vec::new(),
+            },
+        }
+    }
+
+    pub fn context(&self) -> &ToolContext {
+        &self.context
+    }
+
+    /// Runs the built-in tool `name` with `args` (its input object) and returns its output.
+    pub fn invoke(
+        &mut self,
+        name: &str,
+        args: &serde_json::Value,
+    ) -> Result<serde_json::Value, InvokeError> {
+        let spec = registry::find(name);
+        let call = CallSite {
+            name: name.to_string(),
+            registered: spec.is_some(),
+            is_write_op: spec.is_some_and(|s| s.is_write_op),
+            bypass: false,
+        };
+        let positional = invoke::prepare_invoke(&self.context, &call, &ArgValue::from(args))?;
+        let text = match spec.map(|s| s.handler) {
+            Some(Handler::Session(_)) => {
+                let result = invoke::run_session(name, Some(&self.todo), &positional)?;
+                if let Some(change) = result.change {
+                    self.apply(change);
+                }
+                result.output
+            }
+            _ => invoke::run(&self.context, name, &positional, true)?,
+        };
+        Ok(serde_json::from_str(&text).expect("tool output is JSON"))
+    }
+
+    fn apply(&mut self, change: StateChange) {
+        match change {
+            StateChange::Replace(tasks) => {
+                self.todo.order = tasks.iter().map(|t| t.task_id.clone()).collect();
+                self.todo.tasks = tasks.into_iter().map(|t| (t.task_id.clone(), t)).collect();
+            }
+            StateChange::Set(task) => {
+                match self
+                    .todo
+                    .tasks
+                    .iter_mut()
+                    .find(|(id, _)| *id == task.task_id)
+                {
+                    Some((_, slot)) => *slot = task,
+                    None => {
+                        self.todo.order.push(task.task_id.clone());
+                        self.todo.tasks.push((task.task_id.clone(), task));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_kind_of_tool_and_every_kind_of_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let mut toolkit = Toolkit::new(ToolContext::allow_all(root.to_str().unwrap()));
+        let written = toolkit
+            .invoke("write_file", &json!({"path": "a.txt", "content": "hi\n"}))
+            .unwrap();
+        assert_eq!(written["created"], true);
+        let read = toolkit
+            .invoke("read_file", &json!({"path": "a.txt"}))
+            .unwrap();
+        assert_eq!(read["content"], "hi\n");
+
+        let created = toolkit
+            .invoke(
+                "task_create_many",
+                &json!({"tasks": [{"title": "a"}, {"title": "b"}]}),
+            )
+            .unwrap();
+        let first = created["tasks"][0]["task_id"].as_str().unwrap().to_string();
+        toolkit
+            .invoke(
+                "task_update_status",
+                &json!({"task_id": first, "status": "done"}),
+            )
+            .unwrap();
+        let listed = toolkit.invoke("task_list", &json!({})).unwrap();
+        assert_eq!(listed["tasks"][0]["status"], "done");
+        assert_eq!(listed["tasks"][1]["status"], "todo");
+
+        assert!(matches!(
+            toolkit.invoke("read_file", &json!({"path": "../x"})),
+            Err(InvokeError::Sandbox(m)) if m.starts_with("[Sandbox Violation]")
+        ));
+        assert!(matches!(
+            toolkit.invoke("nope", &json!({})),
+            Err(InvokeError::Refused {
+                code: ErrorCode::ToolNotFound,
+                ..
+            })
+        ));
+        match toolkit.invoke("read_file", &json!({"path": "missing.txt"})) {
+            Err(InvokeError::Tool(e)) => assert_eq!(e.code, ErrorCode::NotFound),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! apply_patch (docs/tools/apply_patch.md), fixed per docs/compat.md, "apply_patch applies the patch in-process": the patch really is applied to
+//! `filePath`, in process, with the semantics of
+//! `git apply --whitespace=fix --include <workspace-relative path> -` run at the workspace root
+//! (see `core::gitapply`; no git process, no git needed). Sections for other files are skipped.
+//! The result replaces the file atomically (temporary file + rename, mode kept); on any failure
+//! the file is untouched. Outputs, codes and messages are upstream's: `exit_code`/`stderr`
+//! are what git would report, `APPLY_FAILED` carries git's exit code and stderr.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{nul_path_message, read_sized, to_json};
+use crate::atomic::{open_parent, replace_atomically};
+use crate::context::RunContext;
+use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
+use crate::gitapply::{self, Effect, Target};
+use crate::paths;
+use crate::sandbox::real_path;
+use crate::value::{js_trim, ArgValue};
+
+/// apply_patch's errors carry no code prefix in their message (`ErrorClass::bare`).
+pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchError");
+const SIZE_LIMIT: u64 = 10 * 1024 * 1024;
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct ApplyPatchInput {
+    #[ts(rename = "filePath")]
+    pub file_path: String,
+    pub patch: String,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct ApplyPatchOutput {
+    pub file_path: String,
+    pub exit_code: i64,
+    pub changed: bool,
+    pub stderr: String,
+}
+
+fn sandbox_violation(path: &str) -> ToolError {
+    ERROR_CLASS.bare(
+        ErrorCode::Internal,
+        format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+    )
+}
+
+/// `size / 1 MiB` with two decimals, rounded like JavaScript's `toFixed(2)` (halves up).
+fn mebibytes(size: u64) -> String {
+    let hundredths = (u128::from(size) * 100 + 524_288) / 1_048_576;
+    format!("{}.{:02}", hundredths / 100, hundredths % 100)
+}
+
+/// The text upstream hashes for `changed`: lossy UTF-8 without a leading BOM (docs/compat.md, "apply_patch decides changed on decoded text").
+fn decoded(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()
+}
+
+/// The file's permission bits after a patch that gives it git mode `git_mode`: kept, except
+/// that the executable bits follow the patch (`chmod +x` where readable, or `chmod -x`).
+fn permissions_for(current: u32, git_mode: u32) -> u32 {
+    let executable = git_mode & 0o100 != 0;
+    if executable == (current & 0o100 != 0) {
+        current
+    } else if executable {
+        current | ((current & 0o444) >> 2)
+    } else {
+        current & !0o111
+    }
+}
+
+pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+    let file_path = match args.first() {
+        Some(ArgValue::String(p)) if !js_trim(p).is_empty() => p.as_str(),
+        _ => {
+            return Err(ERROR_CLASS.bare(
+                ErrorCode::InvalidArgument,
+                "filePath must be a non-empty string",
+            ))
+        }
+    };
+    let patch = match args.get(1) {
+        Some(ArgValue::String(p)) => p.as_str(),
+        _ => return Err(ERROR_CLASS.bare(ErrorCode::InvalidArgument, "patch must be a string")),
+    };
+    if file_path.contains('\0') {
+        return Err(ERROR_CLASS.bare(ErrorCode::Internal, nul_path_message(file_path)));
+    }
+    let abs = paths::absolute(file_path);
+    let (before, mode) = read_target(rc, file_path, &abs)?;
+
+    // Without a usable workspace root (only possible for a raw handler call), the process's
+    // directory plays its part, as it did for upstream's git process.
+    let root = rc
+        .ctx
+        .root()
+        .map_or_else(|_| paths::absolute("."), str::to_string);
+    let rel = paths::workspace_relative(&root, &abs);
+    let outcome = gitapply::apply(
+        patch.as_bytes(),
+        &Target {
+            rel: &rel,
+            abs: &abs,
+            content: &before,
+            mode,
+        },
+    );
+    let stderr = js_trim(&outcome.stderr).to_string();
+    if outcome.exit_code != 0 {
+        let detail = if stderr.is_empty() {
+            "unknown error"
+        } else {
+            &stderr
+        };
+        return Err(ERROR_CLASS.bare(
+            ErrorCode::ApplyFailed,
+            format!(
+                "git apply failed with exit code {}: {detail}",
+                outcome.exit_code
+            ),
+        ));
+    }
+
+    let changed = match outcome.effect {
+        Effect::Unchanged => false,
+        Effect::Replace {
+            content,
+            mode: git_mode,
+        } => {
+            let permissions = permissions_for(mode & 0o7777, git_mode);
+            if content != before || permissions != mode & 0o7777 {
+                write_target(rc, file_path, &abs, &content, permissions)?;
+            }
+            decoded(&content) != decoded(&before)
+        }
+        Effect::Delete => {
+            delete_target(rc, file_path, &abs)?;
+            true
+        }
+    };
+    to_json(
+        &ApplyPatchOutput {
+            file_path: file_path.to_string(),
+            exit_code: 0,
+            changed,
+            stderr,
+        },
+        ERROR_CLASS,
+    )
+}
+
+/// Upstream's checks (exists following symlinks and is not a directory, size), then the
+/// bytes and `st_mode` of what was checked: the file is opened once and checked through its
+/// descriptor (also where it really is, for a confined call).
+fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, u32), ToolError> {
+    let not_found =
+        || ERROR_CLASS.bare(ErrorCode::NotFound, format!("file not found: {file_path}"));
+    let too_large = |size: u64| {
+        ERROR_CLASS.bare(
+            ErrorCode::FileTooLarge,
+            format!(
+                "file size exceeds the 10 MB limit (actual: {})",
+                mebibytes(size)
+            ),
+        )
+    };
+    // Anything but a regular file (after symlinks) counts as missing: a FIFO must not hang us.
+    let meta = fs::metadata(abs).map_err(|_| not_found())?;
+    if !meta.is_file() {
+        return Err(not_found());
+    }
+    if meta.len() > SIZE_LIMIT {
+        return Err(too_large(meta.len()));
+    }
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(abs)
+        .map_err(|e| {
+            if is_not_found(&e) {
+                not_found()
+            } else {
+                ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
+            }
+        })?;
+    if let Some(confinement) = &rc.confinement {
+        if !confinement.contains_fd(&file) {
+            return Err(sandbox_violation(file_path));
+        }
+    }
+    let meta = file.metadata().map_err(|e| {
+        ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "fstat", file_path))
+    })?;
+    if !meta.is_file() {
+        return Err(not_found());
+    }
+    if meta.len() > SIZE_LIMIT {
+        return Err(too_large(meta.len()));
+    }
+    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT + 1), meta.len()).map_err(|e| {
+        ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "read", file_path))
+    })?;
+    if bytes.len() as u64 > SIZE_LIMIT {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok((bytes, meta.mode()))
+}
+
+/// The directory holding the file (through symlinks, like write_file), checked for a confined
+/// call, and the file's name in it.
+fn target_dir(
+    rc: &RunContext,
+    file_path: &str,
+    abs: &str,
+) -> Result<(std::os::fd::OwnedFd, std::ffi::OsString), ToolError> {
+    let io_error = |e: std::io::Error| {
+        ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
+    };
+    let target = real_path(Path::new(abs)).map_err(io_error)?;
+    let (dir, name) = open_parent(&target).map_err(io_error)?;
+    if let Some(confinement) = &rc.confinement {
+        if !confinement.contains_fd(&dir) {
+            return Err(sandbox_violation(file_path));
+        }
+    }
+    Ok((dir, name.to_os_string()))
+}
+
+fn write_target(
+    rc: &RunContext,
+    file_path: &str,
+    abs: &str,
+    content: &[u8],
+    permissions: u32,
+) -> Result<(), ToolError> {
+    let (dir, name) = target_dir(rc, file_path, abs)?;
+    replace_atomically(&dir, &name, content, Some(permissions))
+        .map_err(|e| ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path)))
+}
+
+fn delete_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(), ToolError> {
+    let (dir, name) = target_dir(rc, file_path, abs)?;
+    rustix::fs::unlinkat(&dir, name.as_os_str(), rustix::fs::AtFlags::empty()).map_err(|e| {
+        ERROR_CLASS.bare(
+            ErrorCode::Internal,
+            node_io_message(&e.into(), "unlink", file_path),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,674 @@
+//! exec_command (docs/tools/exec_command.md): runs one command through the shared process runner
+//! (`core::process`) and reports its exit code and captured output.
+//!
+//! The shell wrapper follows `context.env.platform` (docs/compat.md, "exec_command default mode follows context.env.platform"); the kill strategy follows the
+//! host (a process group, docs/compat.md, "exec_command timeouts kill the whole process group"). When the call came through a front door, the working
+//! directory is opened and checked to lie inside the workspace, and the child starts in exactly
+//! that opened directory, so a directory swapped for a symlink after the check cannot move it.
+
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::to_json;
+use crate::context::RunContext;
+use crate::error::{ErrorClass, ErrorCode, ToolError};
+use crate::paths;
+use crate::process::{self, CappedText, RunSpec, DEFAULT_MAX_OUTPUT_UNITS};
+use crate::sandbox::Confinement;
+use crate::value::{js_trim, ArgValue};
+
+pub const ERROR_CLASS: ErrorClass = ErrorClass("ExecCommandError");
+
+const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+
+#[derive(TS)]
+#[allow(dead_code)]
+#[ts(rename_all = "lowercase")]
+pub enum ShellMode {
+    Default,
+    Direct,
+}
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct ExecCommandInput {
+    pub cwd: String,
+    pub command: Vec<String>,
+    #[ts(optional)]
+    pub shell_mode: Option<ShellMode>,
+    #[ts(optional)]
+    pub stdin: Option<String>,
+    #[ts(optional)]
+    pub timeout_ms: Option<f64>,
+    #[ts(optional)]
+    pub max_output_chars: Option<f64>,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct ExecCommandOutput {
+    pub cwd: String,
+    pub command: Vec<String>,
+    pub exit_code: i64,
+    #[ts(type = "string")]
+    pub stdout: CappedText,
+    #[ts(type = "string")]
+    pub stderr: CappedText,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+}
+
+/// A validated call.
+pub(crate) struct ExecRequest {
+    pub cwd: String,
+    pub command: Vec<String>,
+    pub direct: bool,
+    pub stdin: Option<String>,
+    pub timeout: Duration,
+    pub max_output_units: usize,
+}
+
+pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+    let request = validate(args.first().unwrap_or(&ArgValue::Undefined))?;
+    let output = execute(rc, &request, &[])?;
+    to_json(&output, ERROR_CLASS)
+}
+
+/// Validation steps 1–8 of upstream, in order.
+fn validate(input: &ArgValue) -> Result<ExecRequest, ToolError> {
+    if input.is_nullish() {
+        let what = if *input == ArgValue::Null {
+            "null"
+        } else {
+            "undefined"
+        };
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            format!("{what} is not an object (evaluating 'input.cwd')"),
+        ));
+    }
+    let cwd = match input.get("cwd") {
+        ArgValue::String(s) if !js_trim(s).is_empty() => s.clone(),
+        _ => return Err(ERROR_CLASS.invalid("cwd must be a non-empty string")),
+    };
+    let command = match input.get("command") {
+        ArgValue::Array(items) if !items.is_empty() => items
+            .iter()
+            .map(|item| match item {
+                ArgValue::String(s) if s.is_empty() => {
+                    Err(ERROR_CLASS.invalid("command elements must not be empty"))
+                }
+                ArgValue::String(s) => Ok(s.clone()),
+                _ => Err(ERROR_CLASS.invalid("command must contain only string elements")),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => return Err(ERROR_CLASS.invalid("command must be a non-empty string array")),
+    };
+    let direct = match input.get("shell_mode") {
+        v if v.is_nullish() => false,
+        ArgValue::String(s) if s == "default" => false,
+        ArgValue::String(s) if s == "direct" => true,
+        _ => return Err(ERROR_CLASS.invalid("shell_mode must be \"default\" or \"direct\"")),
+    };
+    let timeout_ms = number_in(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=120_000.0)
+        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be between 1 and 120000"))?;
+    let max_output_chars = number_in(
+        input.get("max_output_chars"),
+        DEFAULT_MAX_OUTPUT_UNITS as f64,
+        1000.0..=1_000_000.0,
+    )
+    .ok_or_else(|| ERROR_CLASS.invalid("max_output_chars must be between 1000 and 1000000"))?;
+    let stdin = match input.get("stdin") {
+        ArgValue::Undefined => None,
+        ArgValue::String(s) => Some(s.clone()),
+        _ => return Err(ERROR_CLASS.invalid("stdin must be a string")),
+    };
+    if !std::fs::metadata(&cwd).is_ok_and(|m| m.is_dir()) {
+        return Err(not_a_directory(&cwd));
+    }
+    Ok(ExecRequest {
+        cwd,
+        command,
+        direct,
+        stdin,
+        timeout: Duration::from_secs_f64(timeout_ms / 1000.0),
+        // A fractional cap keeps whole units only (`slice(0, 1000.5)` keeps 1000).
+        max_output_units: max_output_chars.floor() as usize,
+    })
+}
+
+fn not_a_directory(cwd: &str) -> ToolError {
+    ERROR_CLASS.coded(
+        ErrorCode::NotDirectory,
+        format!("cwd is not a directory: {cwd}"),
+    )
+}
+
+/// A finite number in `range` (fractions allowed; docs/compat.md, "exec_command accepts fractional timeout_ms and max_output_chars"); `undefined`/`null` → `default`.
+fn number_in(value: &ArgValue, default: f64, range: std::ops::RangeInclusive<f64>) -> Option<f64> {
+    match value {
+        v if v.is_nullish() => Some(default),
+        ArgValue::Number(n) if n.is_finite() && range.contains(n) => Some(*n),
+        _ => None,
+    }
+}
+
+/// Resolves the command, runs it and builds the output. `env_overrides` adjust the child's
+/// environment (git_status_summary sets `LC_ALL=C`); exec_command itself passes none.
+pub(crate) fn execute(
+    rc: &RunContext,
+    request: &ExecRequest,
+    env_overrides: &[(&str, Option<&str>)],
+) -> Result<ExecCommandOutput, ToolError> {
+    // Kept open until the child has started in it.
+    let confined = match &rc.confinement {
+        Some(confinement) => Some(confined_dir(confinement, &request.cwd)?),
+        None => None,
+    };
+    let platform = rc.ctx.platform.as_deref().unwrap_or_default();
+    let argv = if request.direct {
+        let program =
+            resolve_direct(rc, &request.command[0], &request.cwd, platform).ok_or_else(|| {
+                ERROR_CLASS.coded(
+                    ErrorCode::CommandNotFound,
+                    format!("command not found: {}", request.command[0]),
+                )
+            })?;
+        std::iter::once(program)
+            .chain(request.command[1..].iter().cloned())
+            .collect()
+    } else {
+        shell_wrapped(&request.command, platform)
+    };
+    let env = (rc.ctx.process_env.is_some() || !env_overrides.is_empty())
+        .then(|| rc.ctx.child_env(env_overrides));
+    let spawn_cwd = match &confined {
+        Some((_, path)) => path.clone(),
+        None => PathBuf::from(&request.cwd),
+    };
+    let finished = process::run(&RunSpec {
+        argv: &argv,
+        cwd: Some(&spawn_cwd),
+        env: env.as_deref(),
+        stdin: request.stdin.as_deref().map(str::as_bytes),
+        timeout: Some(request.timeout),
+        max_output_units: request.max_output_units,
+        cancel: rc.ctx.cancellation.as_deref(),
+    })
+    .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message()))?;
+    if finished.cancelled {
+        return Err(ERROR_CLASS.coded(ErrorCode::Internal, "the call was aborted"));
+    }
+    drop(confined);
+    Ok(ExecCommandOutput {
+        cwd: request.cwd.clone(),
+        command: request.command.clone(),
+        exit_code: finished.exit_code.into(),
+        stdout_truncated: finished.stdout.truncated(),
+        stderr_truncated: finished.stderr.truncated(),
+        stdout: finished.stdout,
+        stderr: finished.stderr,
+        timed_out: finished.timed_out,
+        duration_ms: finished.duration_ms,
+    })
+}
+
+/// Opens `cwd`, checks that the directory really lies inside the workspace and returns the open
+/// directory with the path the child should start in (the open directory itself on Linux).
+fn confined_dir(confinement: &Confinement, cwd: &str) -> Result<(OwnedFd, PathBuf), ToolError> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
+    #[cfg(target_os = "linux")]
+    let flags = flags | OFlags::PATH;
+    let dir = rustix::fs::open(cwd, flags, Mode::empty()).map_err(|_| not_a_directory(cwd))?;
+    if !confinement.contains_fd(&dir) {
+        return Err(ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{cwd}\""),
+        ));
+    }
+    // The child inherits the descriptor until it executes (close-on-exec), so it changes into
+    // exactly this directory; elsewhere the directory's current real path is the best we have.
+    #[cfg(target_os = "linux")]
+    let path = {
+        use std::os::fd::AsRawFd;
+        PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()))
+    };
+    #[cfg(not(target_os = "linux"))]
+    let path = crate::sandbox::fd_path(&dir).ok_or_else(|| not_a_directory(cwd))?;
+    Ok((dir, path))
+}
+
+/// `shell_mode: "default"`: the platform's wrapper around the tokens.
+fn shell_wrapped(tokens: &[String], platform: &str) -> Vec<String> {
+    match platform {
+        "win32" => {
+            let quoted: Vec<String> = tokens
+                .iter()
+                .map(|t| format!("'{}'", t.replace('\'', "''")))
+                .collect();
+            ["pwsh.exe", "-NoLogo", "-NoProfile", "-Command"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(std::iter::once(format!("& {}", quoted.join(" "))))
+                .collect()
+        }
+        "darwin" => {
+            let quoted: Vec<String> = tokens
+                .iter()
+                .map(|t| {
+                    if t.is_empty() {
+                        "''".to_string()
+                    } else {
+                        format!("'{}'", t.replace('\'', "'\"'\"'"))
+                    }
+                })
+                .collect();
+            vec!["zsh".into(), "-lc".into(), quoted.join(" ")]
+        }
+        _ => tokens.to_vec(),
+    }
+}
+
+/// `shell_mode: "direct"`: the full path of `name`, or `None` (COMMAND_NOT_FOUND).
+fn resolve_direct(rc: &RunContext, name: &str, cwd: &str, platform: &str) -> Option<String> {
+    let win32 = platform == "win32";
+    let usable = |candidate: &str| is_runnable_file(candidate, win32);
+    if name.contains('/') || name.contains('\\') {
+        let candidate = if name.starts_with('/') {
+            name.to_string()
+        } else {
+            paths::resolve(cwd, name)
+        };
+        return usable(&candidate).then_some(candidate);
+    }
+    let path_var = rc.ctx.host_var("PATH").unwrap_or_default();
+    let path_var = path_var.to_string_lossy();
+    let extensions = if win32 {
+        windows_extensions(rc.ctx.host_var("PATHEXT"))
+    } else {
+        Vec::new()
+    };
+    let upper_name = name.to_uppercase();
+    for dir in path_var.split(':').map(js_trim).filter(|d| !d.is_empty()) {
+        // `path.join(dir, name)`; a relative PATH entry counts from this process's directory.
+        let join = |file: &str| paths::absolute(&format!("{dir}/{file}"));
+        let mut candidates = Vec::new();
+        if !win32 || extensions.iter().any(|ext| upper_name.ends_with(ext)) {
+            candidates.push(join(name));
+        }
+        candidates.extend(extensions.iter().map(|ext| join(&format!("{name}{ext}"))));
+        if let Some(found) = candidates.into_iter().find(|c| usable(c)) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// `PATHEXT` entries (trimmed, non-empty, upper-cased) or Windows' default list.
+fn windows_extensions(pathext: Option<OsString>) -> Vec<String> {
+    let listed: Vec<String> = pathext
+        .map(|v| {
+            v.to_string_lossy()
+                .split(';')
+                .map(js_trim)
+                .filter(|e| !e.is_empty())
+                .map(str::to_uppercase)
+                .collect()
+        })
+        .unwrap_or_default();
+    if listed.is_empty() {
+        [".COM", ".EXE", ".BAT", ".CMD"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        listed
+    }
+}
+
+/// A regular file (symlinks followed) that may be executed (the execute check is skipped for
+/// `win32`, as upstream does).
+fn is_runnable_file(path: &str, win32: bool) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && (win32 || rustix::fs::access(path, rustix::fs::Access::EXEC_OK).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ToolContext;
+    use serde_json::{json, Value};
+    use std::os::unix::fs::PermissionsExt;
+
+    struct Ws {
+        _dir: tempfile::TempDir,
+        root: String,
+        ctx: ToolContext,
+    }
+
+    fn ws() -> Ws {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join("ws");
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        let root = root.to_string_lossy().into_owned();
+        let mut ctx = ToolContext::allow_all(&root);
+        ctx.platform = Some("linux".into());
+        Ws {
+            _dir: dir,
+            ctx,
+            root,
+        }
+    }
+
+    fn call(ctx: &ToolContext, input: Value) -> Result<Value, ToolError> {
+        let rc = RunContext {
+            ctx,
+            confinement: None,
+        };
+        run(&rc, &[ArgValue::from(&input)]).map(|json| serde_json::from_str(&json).unwrap())
+    }
+
+    fn message(ctx: &ToolContext, input: Value) -> String {
+        call(ctx, input).unwrap_err().message
+    }
+
+    #[test]
+    fn output_has_the_contract_shape() {
+        let w = ws();
+        let out = call(
+            &w.ctx,
+            json!({"cwd": w.root, "command": ["echo", "hi there", "$HOME"]}),
+        )
+        .unwrap();
+        let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "cwd",
+                "command",
+                "exit_code",
+                "stdout",
+                "stderr",
+                "stdout_truncated",
+                "stderr_truncated",
+                "timed_out",
+                "duration_ms"
+            ]
+        );
+        assert_eq!(out["stdout"], "hi there $HOME\n");
+        assert_eq!(out["exit_code"], 0);
+        assert_eq!(out["cwd"], w.root.as_str());
+        assert_eq!(out["command"], json!(["echo", "hi there", "$HOME"]));
+    }
+
+    #[test]
+    fn validation_order_and_messages() {
+        let w = ws();
+        let r = w.root.as_str();
+        let cases = [
+            (json!({"command": ["ls"]}), "cwd must be a non-empty string"),
+            (
+                json!({"cwd": " \n", "command": 1}),
+                "cwd must be a non-empty string",
+            ),
+            (
+                json!({"cwd": r, "command": "echo hi"}),
+                "command must be a non-empty string array",
+            ),
+            (
+                json!({"cwd": r, "command": []}),
+                "command must be a non-empty string array",
+            ),
+            (
+                json!({"cwd": r, "command": ["echo", 1, ""]}),
+                "command must contain only string elements",
+            ),
+            (
+                json!({"cwd": r, "command": ["echo", "", 1]}),
+                "command elements must not be empty",
+            ),
+            (
+                json!({"cwd": r, "command": ["ls"], "shell_mode": "bash", "timeout_ms": 0}),
+                "shell_mode must be \"default\" or \"direct\"",
+            ),
+            (
+                json!({"cwd": r, "command": ["ls"], "timeout_ms": 0}),
+                "timeout_ms must be between 1 and 120000",
+            ),
+            (
+                json!({"cwd": r, "command": ["ls"], "timeout_ms": 120001}),
+                "timeout_ms must be between 1 and 120000",
+            ),
+            (
+                json!({"cwd": r, "command": ["ls"], "timeout_ms": "5"}),
+                "timeout_ms must be between 1 and 120000",
+            ),
+            (
+                json!({"cwd": r, "command": ["ls"], "max_output_chars": 999, "stdin": 1}),
+                "max_output_chars must be between 1000 and 1000000",
+            ),
+            (
+                json!({"cwd": r, "command": ["ls"], "stdin": null}),
+                "stdin must be a string",
+            ),
+            (
+                json!({"cwd": r, "command": ["ls"], "stdin": 5, "timeout_ms": null}),
+                "stdin must be a string",
+            ),
+        ];
+        for (input, text) in cases {
+            assert_eq!(
+                message(&w.ctx, input.clone()),
+                format!("INVALID_ARGUMENT: {text}"),
+                "{input}"
+            );
+        }
+        for bad in [format!("{r}/nope"), format!("{r}/  ")] {
+            assert_eq!(
+                message(&w.ctx, json!({"cwd": bad, "command": ["ls"]})),
+                format!("NOT_DIRECTORY: cwd is not a directory: {bad}")
+            );
+        }
+        std::fs::write(format!("{r}/f.txt"), "x").unwrap();
+        assert_eq!(
+            message(
+                &w.ctx,
+                json!({"cwd": format!("{r}/f.txt"), "command": ["ls"]})
+            ),
+            format!("NOT_DIRECTORY: cwd is not a directory: {r}/f.txt")
+        );
+        let rc = RunContext {
+            ctx: &w.ctx,
+            confinement: None,
+        };
+        assert_eq!(
+            run(&rc, &[]).unwrap_err().message,
+            "INTERNAL: undefined is not an object (evaluating 'input.cwd')"
+        );
+    }
+
+    #[test]
+    fn fractions_are_accepted() {
+        let w = ws();
+        let out = call(
+            &w.ctx,
+            json!({"cwd": w.root, "command": ["sh", "-c", "printf %1001s | tr ' ' x"],
+                   "timeout_ms": 1000.5, "max_output_chars": 1000.5}),
+        )
+        .unwrap();
+        assert_eq!(out["stdout"].as_str().unwrap().len(), 1000);
+        assert_eq!(out["stdout_truncated"], true);
+    }
+
+    #[test]
+    fn shell_wrappers_follow_the_platform() {
+        let tokens: Vec<String> = ["echo", "it's", "a b"].map(String::from).to_vec();
+        assert_eq!(
+            shell_wrapped(&tokens, "darwin"),
+            ["zsh", "-lc", r#"'echo' 'it'"'"'s' 'a b'"#]
+        );
+        assert_eq!(
+            shell_wrapped(&tokens, "win32"),
+            [
+                "pwsh.exe",
+                "-NoLogo",
+                "-NoProfile",
+                "-Command",
+                "& 'echo' 'it''s' 'a b'"
+            ]
+        );
+        assert_eq!(shell_wrapped(&tokens, "freebsd"), tokens);
+    }
+
+    #[test]
+    fn missing_and_unrunnable_programs() {
+        let w = ws();
+        let r = w.root.as_str();
+        assert_eq!(
+            message(
+                &w.ctx,
+                json!({"cwd": r, "command": ["definitely-not-a-cmd"]})
+            ),
+            "INTERNAL: Executable not found in $PATH: \"definitely-not-a-cmd\""
+        );
+        assert_eq!(
+            message(
+                &w.ctx,
+                json!({"cwd": r, "command": ["definitely-not-a-cmd"], "shell_mode": "direct"})
+            ),
+            "COMMAND_NOT_FOUND: command not found: definitely-not-a-cmd"
+        );
+        std::fs::write(format!("{r}/noexec.sh"), "#!/bin/sh\necho no\n").unwrap();
+        assert_eq!(
+            message(
+                &w.ctx,
+                json!({"cwd": r, "command": ["./noexec.sh"], "shell_mode": "direct"})
+            ),
+            "COMMAND_NOT_FOUND: command not found: ./noexec.sh"
+        );
+        assert_eq!(
+            message(&w.ctx, json!({"cwd": r, "command": ["./noexec.sh"]})),
+            "INTERNAL: EACCES: permission denied, posix_spawn './noexec.sh'"
+        );
+        let script = format!("{r}/script.sh");
+        std::fs::write(&script, "#!/bin/sh\necho script \"$1\"\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for mode in ["default", "direct"] {
+            let out = call(
+                &w.ctx,
+                json!({"cwd": r, "command": ["./script.sh", "a"], "shell_mode": mode}),
+            )
+            .unwrap();
+            assert_eq!(out["stdout"], "script a\n", "{mode}");
+        }
+        let mut darwin = w.ctx.clone();
+        darwin.platform = Some("darwin".into());
+        let darwin_error = call(&darwin, json!({"cwd": r, "command": ["echo", "x"]}));
+        if which("zsh").is_none() {
+            assert_eq!(
+                darwin_error.unwrap_err().message,
+                "INTERNAL: Executable not found in $PATH: \"zsh\""
+            );
+        }
+    }
+
+    fn which(name: &str) -> Option<String> {
+        let ctx = ToolContext::allow_all("/");
+        let rc = RunContext {
+            ctx: &ctx,
+            confinement: None,
+        };
+        resolve_direct(&rc, name, "/", "linux")
+    }
+
+    #[test]
+    fn direct_mode_uses_the_host_path_and_pathext() {
+        let w = ws();
+        let bin = format!("{}/bin", w.root);
+        std::fs::create_dir(&bin).unwrap();
+        for (file, mode) in [("tool", 0o755), ("plain", 0o644), ("app.EXE", 0o644)] {
+            let p = format!("{bin}/{file}");
+            std::fs::write(&p, "#!/bin/sh\necho tool\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let mut ctx = w.ctx.clone();
+        ctx.process_env = Some(vec![("PATH".into(), "/nonexistent".into())]);
+        let rc = RunContext {
+            ctx: &ctx,
+            confinement: None,
+        };
+        assert_eq!(resolve_direct(&rc, "tool", &w.root, "linux"), None);
+        ctx.process_env = Some(vec![
+            ("PATH".into(), format!(":/nonexistent: {bin} ")),
+            ("PATHEXT".into(), " .exe ; ;.bat".into()),
+        ]);
+        let rc = RunContext {
+            ctx: &ctx,
+            confinement: None,
+        };
+        assert_eq!(
+            resolve_direct(&rc, "tool", &w.root, "linux"),
+            Some(format!("{bin}/tool"))
+        );
+        assert_eq!(resolve_direct(&rc, "plain", &w.root, "linux"), None);
+        assert_eq!(
+            resolve_direct(&rc, "app", &w.root, "win32"),
+            Some(format!("{bin}/app.EXE"))
+        );
+        assert_eq!(resolve_direct(&rc, "app", &w.root, "linux"), None);
+        assert_eq!(
+            resolve_direct(&rc, "bin/plain", &w.root, "win32"),
+            Some(format!("{bin}/plain"))
+        );
+        assert_eq!(windows_extensions(None), [".COM", ".EXE", ".BAT", ".CMD"]);
+    }
+
+    #[test]
+    fn confined_cwd_runs_in_the_checked_directory() {
+        let w = ws();
+        let src = format!("{}/src", w.root);
+        let rc = RunContext {
+            ctx: &w.ctx,
+            confinement: Some(Confinement::new(&w.root).unwrap()),
+        };
+        let request = validate(&ArgValue::from(&json!({"cwd": src, "command": ["pwd"]}))).unwrap();
+        let out = execute(&rc, &request, &[]).unwrap();
+        assert_eq!(out.stdout.text(), format!("{src}\n"));
+        assert_eq!(out.cwd, src);
+
+        let outside = w._dir.path().canonicalize().unwrap().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        let link = format!("{}/link", w.root);
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let request = validate(&ArgValue::from(&json!({"cwd": link, "command": ["pwd"]}))).unwrap();
+        assert_eq!(
+            execute(&rc, &request, &[]).unwrap_err().message,
+            format!(
+                "INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: \"{link}\""
+            )
+        );
+    }
+
+    #[test]
+    fn the_host_environment_is_passed_on() {
+        let w = ws();
+        let mut ctx = w.ctx.clone();
+        ctx.process_env = Some(vec![
+            ("ATN_VISIBLE".into(), "yes".into()),
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+        ]);
+        let out = call(
+            &ctx,
+            json!({"cwd": w.root, "command": ["sh", "-c", "echo $ATN_VISIBLE"]}),
+        )
+        .unwrap();
+        assert_eq!(out["stdout"], "yes\n");
+    }
+}

@@ -1,0 +1,300 @@
+//! regexp_search (docs/tools/regexp_search.md, docs/compat.md): JavaScript regular
+//! expressions over the text files below a directory, in-process and in parallel.
+//!
+//! * Matching: `regress` (ECMAScript syntax and semantics, UTF-16 columns), see `matcher`.
+//!   A conservative `regex`-crate prefilter picks the lines regress sees, see `prefilter`.
+//! * Walking: the `ignore` crate in parallel, replayed in upstream's sequential collation order
+//!   so truncation, counters and errors are those of upstream's walk, see `walk`.
+//! * Ordering: ICU root collation (`localeCompare`), see `crate::collation`.
+
+pub mod matcher;
+pub mod prefilter;
+mod scan;
+mod walk;
+
+use std::time::{Duration, Instant};
+
+use rustix::fs::{Mode, OFlags};
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{integer_option, to_json, workspace_root};
+use crate::collation::locale_compare;
+use crate::context::RunContext;
+use crate::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
+use crate::glob::Glob;
+use crate::paths::workspace_relative;
+use crate::value::{js_trim, ArgValue};
+use matcher::JsRegex;
+pub use matcher::MatchText;
+use walk::{SearchError, SearchSpec};
+
+pub const ERROR_CLASS: ErrorClass = ErrorClass("RegexpSearchError");
+/// The only accepted `max_file_size_bytes`, and the per-file size limit.
+const MAX_FILE_SIZE: u64 = 1_048_576;
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct RegexpSearchInput {
+    pub pattern: String,
+    #[ts(optional)]
+    pub flags: Option<String>,
+    #[ts(optional)]
+    pub root_path: Option<String>,
+    #[ts(optional)]
+    pub include: Option<Vec<String>>,
+    #[ts(optional)]
+    pub exclude: Option<Vec<String>>,
+    #[ts(optional)]
+    pub max_results: Option<f64>,
+    #[ts(optional, type = "1048576")]
+    pub max_file_size_bytes: Option<f64>,
+    #[ts(optional)]
+    pub timeout_ms: Option<f64>,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct RegexpSearchItem {
+    pub path: String,
+    pub line: u64,
+    pub column: u64,
+    #[serde(rename = "match")]
+    #[ts(rename = "match", type = "string")]
+    pub matched: MatchText,
+    pub line_text: String,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct RegexpSearchQuery {
+    pub pattern: String,
+    pub flags: String,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct RegexpSearchOutput {
+    pub query: RegexpSearchQuery,
+    pub root_path: String,
+    pub took_ms: u64,
+    pub truncated: bool,
+    pub scanned_files: u64,
+    pub items: Vec<RegexpSearchItem>,
+    pub warnings: Vec<String>,
+}
+
+/// A validated input.
+struct Query {
+    pattern: String,
+    flags: String,
+    regex: JsRegex,
+    /// Normalised as in validation step 10.
+    root_path: String,
+    include: Vec<Glob>,
+    exclude: Vec<Glob>,
+    max_results: usize,
+    timeout: Duration,
+}
+
+pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+    search(rc, args, MAX_FILE_SIZE)
+}
+
+/// `run` with a configurable per-file size limit (upstream's tests use a tiny one).
+fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<String, ToolError> {
+    let query = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
+    let root_path = query.root_path.as_str();
+    match std::fs::metadata(root_path) {
+        Err(_) => {
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::NotFound,
+                format!("root_path does not exist: {root_path}"),
+            ))
+        }
+        Ok(meta) if !meta.is_dir() => {
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::NotDirectory,
+                format!("root_path is not a directory: {root_path}"),
+            ))
+        }
+        Ok(_) => {}
+    }
+    // The directory actually opened (a symlinked root is followed, as upstream's `stat` does)
+    // must be inside the workspace; files are opened beneath it without following symlinks.
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+    let root_dir = rustix::fs::open(root_path, flags, Mode::empty()).map_err(|e| {
+        ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            node_io_message(&e.into(), "scandir", root_path),
+        )
+    })?;
+    if let Some(confinement) = &rc.confinement {
+        if !confinement.contains_fd(&root_dir) {
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::Internal,
+                format!(
+                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{root_path}\""
+                ),
+            ));
+        }
+    }
+    let workspace = workspace_root(rc, ERROR_CLASS)?;
+
+    let start = Instant::now();
+    let prefilter = prefilter::build(&query.pattern, &query.flags);
+    let spec = SearchSpec {
+        regex: &query.regex,
+        prefilter: prefilter.as_ref(),
+        include: query.include,
+        exclude: query.exclude,
+        max_results: query.max_results,
+        max_file_size,
+        deadline: start + query.timeout,
+        root_dir: &root_dir,
+        confinement: rc.confinement.as_ref(),
+    };
+    let found = walk::search(root_path, &spec).map_err(|e| match e {
+        SearchError::Timeout => ERROR_CLASS.coded(ErrorCode::Timeout, "search timed out"),
+        SearchError::Io(message) => ERROR_CLASS.coded(ErrorCode::Internal, message),
+    })?;
+
+    let mut items: Vec<RegexpSearchItem> = Vec::new();
+    for (rel, hits) in found.files {
+        let path = workspace_relative(workspace, &format!("{root_path}/{rel}"));
+        items.extend(hits.into_iter().map(|hit| RegexpSearchItem {
+            path: path.clone(),
+            line: hit.line,
+            column: hit.column,
+            matched: hit.text,
+            line_text: hit.line_text,
+        }));
+    }
+    // Stable, like Array.prototype.sort: paths that collate equal keep walk order.
+    items.sort_by(|a, b| {
+        locale_compare(&a.path, &b.path)
+            .then(a.line.cmp(&b.line))
+            .then(a.column.cmp(&b.column))
+    });
+    let mut warnings = Vec::new();
+    if found.skipped_binary > 0 {
+        warnings.push(format!("skipped_binary_files={}", found.skipped_binary));
+    }
+    if found.skipped_size > 0 {
+        warnings.push(format!("skipped_size_limit_files={}", found.skipped_size));
+    }
+    to_json(
+        &RegexpSearchOutput {
+            query: RegexpSearchQuery {
+                pattern: query.pattern,
+                flags: query.flags,
+            },
+            root_path: workspace_relative(workspace, root_path),
+            took_ms: start.elapsed().as_millis() as u64,
+            truncated: found.truncated,
+            scanned_files: found.scanned_files,
+            items,
+            warnings,
+        },
+        ERROR_CLASS,
+    )
+}
+
+/// Validation steps 1–10, in upstream's order.
+fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
+    if !input.is_plain_object() {
+        return Err(ERROR_CLASS.invalid("input must be an object"));
+    }
+    let pattern = match input.get("pattern") {
+        ArgValue::String(p) if !p.is_empty() => p.clone(),
+        _ => return Err(ERROR_CLASS.invalid("pattern must be a non-empty string")),
+    };
+    let flags = match input.get("flags") {
+        ArgValue::Undefined => String::new(),
+        ArgValue::String(f) => f.clone(),
+        _ => return Err(ERROR_CLASS.invalid("flags must be a string")),
+    };
+    let mut seen = String::new();
+    for c in flags.chars() {
+        if !"gimsu".contains(c) {
+            return Err(ERROR_CLASS.invalid("flags must contain only g, i, m, s, u"));
+        }
+        if seen.contains(c) {
+            return Err(ERROR_CLASS.invalid(format!("flags must not contain duplicate flag: {c}")));
+        }
+        seen.push(c);
+    }
+    let regex = JsRegex::new(&pattern, &flags)
+        .map_err(|m| ERROR_CLASS.coded(ErrorCode::InvalidRegex, m))?;
+
+    // The handler substitutes the workspace root for a missing or null root_path.
+    let workspace = ArgValue::from(rc.ctx.workspace_root.as_deref().unwrap_or_default());
+    let root_value = match input.get("root_path") {
+        v if v.is_nullish() && rc.ctx.workspace_root.is_some() => &workspace,
+        v => v,
+    };
+    let root_path = match root_value {
+        ArgValue::String(p) if !js_trim(p).is_empty() => p.as_str(),
+        _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
+    };
+    let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
+        .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
+    let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
+        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
+    match input.get("max_file_size_bytes") {
+        v if v.is_nullish() => {}
+        ArgValue::Number(n) if *n == MAX_FILE_SIZE as f64 => {}
+        _ => return Err(ERROR_CLASS.invalid("max_file_size_bytes must be 1048576")),
+    }
+    let include = glob_list(input.get("include"), "include")?;
+    let exclude = glob_list(input.get("exclude"), "exclude")?;
+    Ok(Query {
+        pattern,
+        flags,
+        regex,
+        root_path: normalise_root(root_path),
+        include,
+        exclude,
+        max_results: max_results as usize,
+        timeout: Duration::from_millis(timeout_ms as u64),
+    })
+}
+
+/// `include` / `exclude`: absent → none; otherwise an array of valid glob strings.
+fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<Glob>, ToolError> {
+    let items = match value {
+        ArgValue::Undefined => return Ok(Vec::new()),
+        ArgValue::Array(items) => items,
+        _ => return Err(ERROR_CLASS.invalid(format!("{key} must be a string array"))),
+    };
+    let mut globs = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let Some(pattern) = item.as_str() else {
+            return Err(ERROR_CLASS.invalid(format!("{key}[{index}] must be a string")));
+        };
+        let problem = super::glob_pattern_problem(pattern);
+        if let Some(problem) = problem {
+            return Err(ERROR_CLASS.invalid(format!("{key} {problem}")));
+        }
+        globs.push(Glob::new(pattern));
+    }
+    Ok(globs)
+}
+
+/// Validation step 10: `\` → `/`, runs of `/` collapsed, one trailing `/` removed, `""` → `"."`.
+fn normalise_root(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars().map(|c| if c == '\\' { '/' } else { c }) {
+        if !(c == '/' && out.ends_with('/')) {
+            out.push(c);
+        }
+    }
+    if out.ends_with('/') {
+        out.pop();
+    }
+    if out.is_empty() {
+        ".".to_string()
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

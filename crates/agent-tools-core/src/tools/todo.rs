@@ -1,0 +1,665 @@
+//! The todo tools (docs/tools/todo.md). The session state lives on the caller's context object
+//! (`context.todo = { tasks: Map, order }`), so these tools run on the JavaScript thread, where
+//! that object is: the wrapper hands the current state in, and applies the returned change.
+//! Each call is therefore atomic, as upstream's synchronous handlers are.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::to_json;
+use crate::error::{ErrorClass, ErrorCode, ToolError};
+use crate::value::{js_trim, utf16_len, ArgValue};
+
+pub const ERROR_CLASS: ErrorClass = ErrorClass("TodoError");
+
+#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+#[ts(rename_all = "lowercase")]
+pub enum TaskStatus {
+    Todo,
+    Done,
+    Canceled,
+}
+
+impl TaskStatus {
+    fn parse(value: &ArgValue) -> Option<TaskStatus> {
+        match value.as_str()? {
+            "todo" => Some(TaskStatus::Todo),
+            "done" => Some(TaskStatus::Done),
+            "canceled" => Some(TaskStatus::Canceled),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Serialize, TS, Debug, Clone, PartialEq)]
+pub struct TaskItem {
+    pub task_id: String,
+    pub status: TaskStatus,
+    pub title: String,
+    pub created_at: String,
+    pub updated_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub description: Option<String>,
+}
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct TaskDraft {
+    pub title: String,
+    #[ts(optional)]
+    pub description: Option<String>,
+}
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct TaskCreateManyInput {
+    pub tasks: Vec<TaskDraft>,
+}
+
+#[derive(TS)]
+#[allow(dead_code)]
+#[ts(type = "Record<string, never>")]
+pub struct TaskListInput;
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct TaskUpdateInput {
+    pub task_id: String,
+    pub title: String,
+    #[ts(optional)]
+    pub description: Option<String>,
+}
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct TaskUpdateStatusInput {
+    pub task_id: String,
+    pub status: TaskStatus,
+}
+
+#[derive(TS)]
+#[allow(dead_code)]
+#[ts(type = "Record<string, never>")]
+pub struct TaskValidateCompletionInput;
+
+#[derive(Serialize, TS, Debug)]
+pub struct TaskListOutput {
+    pub tasks: Vec<TaskItem>,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct TaskUpdateOutput {
+    pub task: TaskItem,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct TaskValidateCompletionOutput {
+    pub ok: bool,
+    pub remaining: Vec<String>,
+}
+
+/// The five operations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TodoOp {
+    CreateMany,
+    List,
+    Update,
+    UpdateStatus,
+    ValidateCompletion,
+}
+
+/// The session state as read from `context.todo` (`tasks` as `[id, task]` pairs).
+#[derive(Debug, Clone, Default)]
+pub struct TodoState {
+    pub tasks: Vec<(String, TaskItem)>,
+    pub order: Vec<String>,
+}
+
+impl TodoState {
+    /// Reads `{ tasks: [[id, task], ...], order: [...] }`; `None` for an absent state.
+    pub fn from_value(value: &ArgValue) -> Option<TodoState> {
+        if value.is_nullish() {
+            return None;
+        }
+        let tasks = match value.get("tasks") {
+            ArgValue::Array(pairs) => pairs
+                .iter()
+                .filter_map(|pair| match pair {
+                    ArgValue::Array(kv) if kv.len() == 2 => {
+                        Some((kv[0].as_str()?.to_string(), task_from_value(&kv[1])?))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let order = match value.get("order") {
+            ArgValue::Array(ids) => ids
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        };
+        Some(TodoState { tasks, order })
+    }
+
+    fn get(&self, id: &str) -> Option<&TaskItem> {
+        self.tasks.iter().find(|(k, _)| k == id).map(|(_, t)| t)
+    }
+
+    /// The tasks in creation order; an id without a task is state corruption.
+    fn ordered(&self) -> Result<Vec<TaskItem>, ToolError> {
+        self.order
+            .iter()
+            .map(|id| {
+                self.get(id).cloned().ok_or_else(|| {
+                    ERROR_CLASS.coded(
+                        ErrorCode::Internal,
+                        format!("task not found in state: {id}"),
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+fn task_from_value(v: &ArgValue) -> Option<TaskItem> {
+    let text = |k: &str| v.get(k).as_str().map(str::to_string);
+    Some(TaskItem {
+        task_id: text("task_id")?,
+        status: TaskStatus::parse(v.get("status"))?,
+        title: text("title")?,
+        created_at: text("created_at")?,
+        updated_at: text("updated_at")?,
+        description: text("description"),
+    })
+}
+
+/// What the wrapper must do to `context.todo` after a successful call.
+#[derive(Serialize, Debug, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum StateChange {
+    /// Replace the whole state with these tasks (in order).
+    Replace(Vec<TaskItem>),
+    /// Replace one entry of the map.
+    Set(TaskItem),
+}
+
+/// A successful call: the output as JSON text and the state change, if any.
+#[derive(Debug)]
+pub struct TodoResult {
+    pub output: String,
+    pub change: Option<StateChange>,
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+fn title(value: &ArgValue) -> Result<String, ToolError> {
+    let raw = value
+        .as_str()
+        .ok_or_else(|| ERROR_CLASS.invalid("title must be a string"))?;
+    let trimmed = js_trim(raw);
+    if !(1..=200).contains(&utf16_len(trimmed)) {
+        return Err(ERROR_CLASS.invalid("title must be 1..200 chars after trim"));
+    }
+    Ok(trimmed.to_string())
+}
+
+fn description(value: &ArgValue) -> Result<Option<String>, ToolError> {
+    match value {
+        ArgValue::Undefined => Ok(None),
+        ArgValue::String(s) if utf16_len(s) <= 2000 => Ok(Some(s.clone())),
+        ArgValue::String(_) => Err(ERROR_CLASS.invalid("description must be 0..2000 chars")),
+        _ => Err(ERROR_CLASS.invalid("description must be a string")),
+    }
+}
+
+/// `/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i`
+fn task_id(value: &ArgValue) -> Result<&str, ToolError> {
+    let id = value.as_str().unwrap_or("");
+    let bytes = id.as_bytes();
+    let valid = bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => *b == b'-',
+            14 => *b == b'4',
+            19 => matches!(b.to_ascii_lowercase(), b'8' | b'9' | b'a' | b'b'),
+            _ => b.is_ascii_hexdigit(),
+        });
+    if valid {
+        Ok(id)
+    } else {
+        Err(ERROR_CLASS.invalid("task_id must be UUID v4"))
+    }
+}
+
+fn status(value: &ArgValue) -> Result<TaskStatus, ToolError> {
+    TaskStatus::parse(value).ok_or_else(|| {
+        ERROR_CLASS.invalid("status must be one of \"todo\", \"done\", \"canceled\"")
+    })
+}
+
+fn initialized(state: Option<&TodoState>) -> Result<&TodoState, ToolError> {
+    state.ok_or_else(|| {
+        ERROR_CLASS.coded(
+            ErrorCode::StateNotInitialized,
+            "task state is not initialized. call task_create_many first",
+        )
+    })
+}
+
+fn found<'a>(state: &'a TodoState, id: &str) -> Result<&'a TaskItem, ToolError> {
+    state
+        .get(id)
+        .ok_or_else(|| ERROR_CLASS.coded(ErrorCode::NotFound, format!("task not found: {id}")))
+}
+
+/// Runs one operation. `args` are the handler's positional arguments (`[input]`).
+pub fn run(
+    op: TodoOp,
+    state: Option<&TodoState>,
+    args: &[ArgValue],
+) -> Result<TodoResult, ToolError> {
+    let input = args.first().unwrap_or(&ArgValue::Undefined);
+    let unchanged = |output: String| {
+        Ok(TodoResult {
+            output,
+            change: None,
+        })
+    };
+    match op {
+        TodoOp::CreateMany => {
+            if input.is_nullish() {
+                let what = if *input == ArgValue::Null {
+                    "null"
+                } else {
+                    "undefined"
+                };
+                return Err(ERROR_CLASS.coded(
+                    ErrorCode::Internal,
+                    format!("{what} is not an object (evaluating 'input.tasks')"),
+                ));
+            }
+            let ArgValue::Array(drafts) = input.get("tasks") else {
+                return Err(ERROR_CLASS.invalid("tasks must be an array"));
+            };
+            if !(1..=100).contains(&drafts.len()) {
+                return Err(ERROR_CLASS.invalid("tasks must contain 1..100 items"));
+            }
+            let mut validated = Vec::with_capacity(drafts.len());
+            for (i, draft) in drafts.iter().enumerate() {
+                if !draft.is_plain_object() {
+                    return Err(ERROR_CLASS.invalid(format!("tasks[{i}] must be an object")));
+                }
+                validated.push((
+                    title(draft.get("title"))?,
+                    description(draft.get("description"))?,
+                ));
+            }
+            let tasks: Vec<TaskItem> = validated
+                .into_iter()
+                .map(|(title, description)| {
+                    let stamp = now();
+                    TaskItem {
+                        task_id: uuid::Uuid::new_v4().to_string(),
+                        status: TaskStatus::Todo,
+                        title,
+                        created_at: stamp.clone(),
+                        updated_at: stamp,
+                        description,
+                    }
+                })
+                .collect();
+            let output = to_json(
+                &TaskListOutput {
+                    tasks: tasks.clone(),
+                },
+                ERROR_CLASS,
+            )?;
+            Ok(TodoResult {
+                output,
+                change: Some(StateChange::Replace(tasks)),
+            })
+        }
+        TodoOp::List => {
+            let tasks = initialized(state)?.ordered()?;
+            unchanged(to_json(&TaskListOutput { tasks }, ERROR_CLASS)?)
+        }
+        TodoOp::Update => {
+            let id = task_id(input.get("task_id"))?;
+            let new_title = title(input.get("title"))?;
+            let new_description = description(input.get("description"))?;
+            let current = found(initialized(state)?, id)?;
+            let description_changed =
+                new_description.is_some() && new_description != current.description;
+            if new_title == current.title && !description_changed {
+                return unchanged(to_json(
+                    &TaskUpdateOutput {
+                        task: current.clone(),
+                    },
+                    ERROR_CLASS,
+                )?);
+            }
+            let task = TaskItem {
+                title: new_title,
+                description: new_description.or_else(|| current.description.clone()),
+                updated_at: now(),
+                ..current.clone()
+            };
+            let output = to_json(&TaskUpdateOutput { task: task.clone() }, ERROR_CLASS)?;
+            Ok(TodoResult {
+                output,
+                change: Some(StateChange::Set(task)),
+            })
+        }
+        TodoOp::UpdateStatus => {
+            let id = task_id(input.get("task_id"))?;
+            let new_status = status(input.get("status"))?;
+            let current = found(initialized(state)?, id)?;
+            if new_status == current.status {
+                return unchanged(to_json(
+                    &TaskUpdateOutput {
+                        task: current.clone(),
+                    },
+                    ERROR_CLASS,
+                )?);
+            }
+            let task = TaskItem {
+                status: new_status,
+                updated_at: now(),
+                ..current.clone()
+            };
+            let output = to_json(&TaskUpdateOutput { task: task.clone() }, ERROR_CLASS)?;
+            Ok(TodoResult {
+                output,
+                change: Some(StateChange::Set(task)),
+            })
+        }
+        TodoOp::ValidateCompletion => {
+            let remaining: Vec<String> = initialized(state)?
+                .ordered()?
+                .into_iter()
+                .filter(|t| t.status == TaskStatus::Todo)
+                .map(|t| t.task_id)
+                .collect();
+            unchanged(to_json(
+                &TaskValidateCompletionOutput {
+                    ok: remaining.is_empty(),
+                    remaining,
+                },
+                ERROR_CLASS,
+            )?)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn call(
+        op: TodoOp,
+        state: Option<&TodoState>,
+        input: Value,
+    ) -> Result<(Value, Option<StateChange>), ToolError> {
+        run(op, state, &[ArgValue::from(&input)])
+            .map(|r| (serde_json::from_str(&r.output).unwrap(), r.change))
+    }
+
+    fn state_of(change: Option<StateChange>) -> TodoState {
+        match change {
+            Some(StateChange::Replace(tasks)) => TodoState {
+                order: tasks.iter().map(|t| t.task_id.clone()).collect(),
+                tasks: tasks.into_iter().map(|t| (t.task_id.clone(), t)).collect(),
+            },
+            other => panic!("expected a replacement, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn create_trims_titles_and_keeps_descriptions() {
+        let (out, change) = call(
+            TodoOp::CreateMany,
+            None,
+            json!({"tasks": [{"title": "  a  ", "description": "  d  "}, {"title": "b"}]}),
+        )
+        .unwrap();
+        let first = &out["tasks"][0];
+        assert_eq!(first["title"], "a");
+        assert_eq!(first["description"], "  d  ");
+        assert_eq!(first["status"], "todo");
+        assert_eq!(first["created_at"], first["updated_at"]);
+        let keys: Vec<&String> = first.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "task_id",
+                "status",
+                "title",
+                "created_at",
+                "updated_at",
+                "description"
+            ]
+        );
+        assert!(out["tasks"][1].get("description").is_none());
+        let id = first["task_id"].as_str().unwrap();
+        assert!(task_id(&ArgValue::from(id)).is_ok(), "{id} is a UUID v4");
+        assert_eq!(state_of(change).order.len(), 2);
+    }
+
+    #[test]
+    fn create_validation_messages() {
+        let cases = [
+            (
+                json!({"tasks": {}}),
+                "INVALID_ARGUMENT: tasks must be an array",
+            ),
+            (
+                json!({"tasks": []}),
+                "INVALID_ARGUMENT: tasks must contain 1..100 items",
+            ),
+            (
+                json!({"tasks": vec![json!({"title": "x"}); 101]}),
+                "INVALID_ARGUMENT: tasks must contain 1..100 items",
+            ),
+            (
+                json!({"tasks": [null]}),
+                "INVALID_ARGUMENT: tasks[0] must be an object",
+            ),
+            (
+                json!({"tasks": [{"title": "ok"}, []]}),
+                "INVALID_ARGUMENT: tasks[1] must be an object",
+            ),
+            (
+                json!({"tasks": [{"title": 1}]}),
+                "INVALID_ARGUMENT: title must be a string",
+            ),
+            (
+                json!({"tasks": [{"title": "   "}]}),
+                "INVALID_ARGUMENT: title must be 1..200 chars after trim",
+            ),
+            (
+                json!({"tasks": [{"title": "x".repeat(201)}]}),
+                "INVALID_ARGUMENT: title must be 1..200 chars after trim",
+            ),
+            (
+                json!({"tasks": [{"title": "😀".repeat(101)}]}),
+                "INVALID_ARGUMENT: title must be 1..200 chars after trim",
+            ),
+            (
+                json!({"tasks": [{"title": "x", "description": null}]}),
+                "INVALID_ARGUMENT: description must be a string",
+            ),
+            (
+                json!({"tasks": [{"title": "x", "description": "d".repeat(2001)}]}),
+                "INVALID_ARGUMENT: description must be 0..2000 chars",
+            ),
+        ];
+        for (input, message) in cases {
+            assert_eq!(
+                call(TodoOp::CreateMany, None, input).unwrap_err().message,
+                message
+            );
+        }
+        assert!(call(
+            TodoOp::CreateMany,
+            None,
+            json!({"tasks": [{"title": format!("  {}  ", "x".repeat(200))}]})
+        )
+        .is_ok());
+        assert!(call(
+            TodoOp::CreateMany,
+            None,
+            json!({"tasks": [{"title": "😀".repeat(100)}]})
+        )
+        .is_ok());
+        assert_eq!(
+            run(TodoOp::CreateMany, None, &[]).unwrap_err().message,
+            "INTERNAL: undefined is not an object (evaluating 'input.tasks')"
+        );
+    }
+
+    #[test]
+    fn updates_and_completion() {
+        let (_, change) = call(
+            TodoOp::CreateMany,
+            None,
+            json!({"tasks": [{"title": "a"}, {"title": "b"}, {"title": "c"}]}),
+        )
+        .unwrap();
+        let mut state = state_of(change);
+        let ids = state.order.clone();
+        let apply = |state: &mut TodoState, change: Option<StateChange>| {
+            if let Some(StateChange::Set(task)) = change {
+                let slot = state
+                    .tasks
+                    .iter_mut()
+                    .find(|(k, _)| *k == task.task_id)
+                    .unwrap();
+                slot.1 = task;
+            }
+        };
+        // same title, no description: unchanged, no state change
+        let (out, change) = call(
+            TodoOp::Update,
+            Some(&state),
+            json!({"task_id": ids[1], "title": " b "}),
+        )
+        .unwrap();
+        assert!(change.is_none());
+        assert_eq!(out["task"]["title"], "b");
+        // adding an empty description is a change
+        let (out, change) = call(
+            TodoOp::Update,
+            Some(&state),
+            json!({"task_id": ids[1], "title": "b", "description": ""}),
+        )
+        .unwrap();
+        assert_eq!(out["task"]["description"], "");
+        apply(&mut state, change);
+        // the id lookup is case-sensitive
+        let upper = ids[1].to_uppercase();
+        assert_eq!(
+            call(
+                TodoOp::Update,
+                Some(&state),
+                json!({"task_id": upper, "title": "b"})
+            )
+            .unwrap_err()
+            .message,
+            format!("NOT_FOUND: task not found: {upper}")
+        );
+        for (i, s) in [(0, "done"), (0, "todo"), (1, "canceled")] {
+            let (_, change) = call(
+                TodoOp::UpdateStatus,
+                Some(&state),
+                json!({"task_id": ids[i], "status": s}),
+            )
+            .unwrap();
+            apply(&mut state, change);
+        }
+        let (same, change) = call(
+            TodoOp::UpdateStatus,
+            Some(&state),
+            json!({"task_id": ids[1], "status": "canceled"}),
+        )
+        .unwrap();
+        assert!(change.is_none());
+        assert_eq!(same["task"]["status"], "canceled");
+        let (out, _) = call(TodoOp::ValidateCompletion, Some(&state), json!({})).unwrap();
+        assert_eq!(out, json!({"ok": false, "remaining": [ids[0], ids[2]]}));
+        let (list, _) = call(TodoOp::List, Some(&state), json!({})).unwrap();
+        assert_eq!(list["tasks"].as_array().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn validation_precedes_the_state_check() {
+        let valid_id = "123e4567-e89b-42d3-a456-426614174000";
+        assert_eq!(
+            call(
+                TodoOp::Update,
+                None,
+                json!({"task_id": "nope", "title": "x"})
+            )
+            .unwrap_err()
+            .code,
+            "INVALID_ARGUMENT"
+        );
+        assert_eq!(
+            call(
+                TodoOp::Update,
+                None,
+                json!({"task_id": valid_id, "title": "x"})
+            )
+            .unwrap_err()
+            .message,
+            "STATE_NOT_INITIALIZED: task state is not initialized. call task_create_many first"
+        );
+        assert_eq!(
+            call(
+                TodoOp::UpdateStatus,
+                None,
+                json!({"task_id": valid_id, "status": "open"})
+            )
+            .unwrap_err()
+            .message,
+            "INVALID_ARGUMENT: status must be one of \"todo\", \"done\", \"canceled\""
+        );
+        assert_eq!(
+            call(TodoOp::List, None, json!({})).unwrap_err().code,
+            "STATE_NOT_INITIALIZED"
+        );
+        assert_eq!(
+            call(TodoOp::ValidateCompletion, None, json!({}))
+                .unwrap_err()
+                .code,
+            "STATE_NOT_INITIALIZED"
+        );
+        assert!(
+            task_id(&ArgValue::from("123E4567-E89B-42D3-A456-426614174000")).is_ok(),
+            "case-insensitive check"
+        );
+        assert!(
+            task_id(&ArgValue::from("123e4567-e89b-12d3-a456-426614174000")).is_err(),
+            "not version 4"
+        );
+    }
+
+    #[test]
+    fn corrupted_state_is_internal() {
+        let state = TodoState {
+            tasks: vec![],
+            order: vec!["ghost".into()],
+        };
+        assert_eq!(
+            call(TodoOp::List, Some(&state), json!({}))
+                .unwrap_err()
+                .message,
+            "INTERNAL: task not found in state: ghost"
+        );
+    }
+}

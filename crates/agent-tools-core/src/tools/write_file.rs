@@ -1,0 +1,229 @@
+//! write_file (docs/tools/write_file.md), made atomic: the content goes to a temporary file in the
+//! target's directory which then replaces the target by rename, so a crash leaves the old or the
+//! new content, never a mix. The existing file's mode is kept.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{nul_path_message, required_path, to_json, workspace_root};
+use crate::atomic::{open_parent, replace_atomically};
+use crate::context::RunContext;
+use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
+use crate::paths::workspace_relative;
+use crate::sandbox::real_path;
+use crate::value::ArgValue;
+
+pub const ERROR_CLASS: ErrorClass = ErrorClass("WriteFileError");
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct WriteFileInput {
+    pub path: String,
+    pub content: String,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct WriteFileOutput {
+    pub path: String,
+    pub created: bool,
+    pub bytes_written: u64,
+}
+
+/// A confined call that found its target outside after the path check (a swapped symlink).
+fn sandbox_violation(path: &str) -> ToolError {
+    ERROR_CLASS.coded(
+        ErrorCode::Internal,
+        format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+    )
+}
+
+fn internal(e: &std::io::Error, syscall: &str, path: &str) -> ToolError {
+    ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(e, syscall, path))
+}
+
+pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+    let path = required_path(args, ERROR_CLASS)?;
+    let content = match args.get(1) {
+        Some(ArgValue::String(s)) => s.as_str(),
+        _ => return Err(ERROR_CLASS.coded(ErrorCode::InvalidArgument, "content must be a string")),
+    };
+    let root = workspace_root(rc, ERROR_CLASS)?;
+    if path.contains('\0') {
+        return Err(ERROR_CLASS.coded(ErrorCode::Internal, nul_path_message(path)));
+    }
+
+    let existed = match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(
+                ERROR_CLASS.coded(ErrorCode::NotFile, format!("path is a directory: {path}"))
+            )
+        }
+        Ok(meta) => meta.file_type().is_file(),
+        Err(e) if is_not_found(&e) => false,
+        Err(e) => return Err(internal(&e, "lstat", path)),
+    };
+    let parent = Path::new(path).parent().unwrap_or(Path::new("/"));
+    match &rc.confinement {
+        Some(confinement) => confinement.create_dir_all(parent),
+        None => fs::create_dir_all(parent),
+    }
+    .map_err(|e| {
+        if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
+            sandbox_violation(path)
+        } else {
+            internal(&e, "mkdir", &parent.to_string_lossy())
+        }
+    })?;
+
+    // Write through a final symlink, as upstream does: the target is the link's real path.
+    let target = real_path(Path::new(path)).map_err(|e| internal(&e, "open", path))?;
+    if target.is_dir() {
+        return Err(internal(
+            &std::io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()),
+            "open",
+            path,
+        ));
+    }
+    if target.file_name().is_none() {
+        return Err(ERROR_CLASS.coded(ErrorCode::NotFile, format!("path is a directory: {path}")));
+    }
+    let (dir, file_name) = open_parent(&target).map_err(|e| {
+        let dir_path = target.parent().unwrap_or(Path::new("/"));
+        internal(&e, "open", &dir_path.to_string_lossy())
+    })?;
+    if let Some(confinement) = &rc.confinement {
+        if !confinement.contains_fd(&dir) {
+            return Err(sandbox_violation(path));
+        }
+    }
+    let mode = fs::metadata(&target)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.permissions().mode() & 0o7777);
+    replace_atomically(&dir, file_name, content.as_bytes(), mode)
+        .map_err(|e| internal(&e, "open", path))?;
+
+    to_json(
+        &WriteFileOutput {
+            path: workspace_relative(root, path),
+            created: !existed,
+            bytes_written: content.len() as u64,
+        },
+        ERROR_CLASS,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ToolContext;
+    use serde_json::{json, Value};
+
+    fn setup() -> (tempfile::TempDir, ToolContext) {
+        super::super::temp_workspace()
+    }
+
+    fn write(ctx: &ToolContext, path: &str, content: ArgValue) -> Result<Value, ToolError> {
+        let rc = RunContext {
+            ctx,
+            confinement: None,
+        };
+        run(&rc, &[path.into(), content]).map(|s| serde_json::from_str(&s).unwrap())
+    }
+
+    #[test]
+    fn creates_parents_then_overwrites() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        let p = format!("{root}/a/b/c.txt");
+        assert_eq!(
+            write(&ctx, &p, "héllo".into()).unwrap(),
+            json!({"path": "a/b/c.txt", "created": true, "bytes_written": 6})
+        );
+        assert_eq!(fs::read_to_string(&p).unwrap(), "héllo");
+        assert_eq!(
+            write(&ctx, &p, "".into()).unwrap(),
+            json!({"path": "a/b/c.txt", "created": false, "bytes_written": 0})
+        );
+        assert_eq!(fs::read_to_string(&p).unwrap(), "");
+        assert_eq!(
+            write(&ctx, &p, "😀\r\n".into()).unwrap()["bytes_written"],
+            6
+        );
+        let leftovers: Vec<_> = fs::read_dir(format!("{root}/a/b")).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn errors_follow_the_contract() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        assert_eq!(
+            write(&ctx, &root, "x".into()).unwrap_err().message,
+            format!("NOT_FILE: path is a directory: {root}")
+        );
+        assert_eq!(
+            write(&ctx, &format!("{root}/n.txt"), ArgValue::Number(5.0))
+                .unwrap_err()
+                .message,
+            "INVALID_ARGUMENT: content must be a string"
+        );
+        assert_eq!(
+            write(&ctx, &format!("{root}/n.txt"), ArgValue::Null)
+                .unwrap_err()
+                .code,
+            "INVALID_ARGUMENT"
+        );
+        fs::write(format!("{root}/afile"), "x").unwrap();
+        assert_eq!(
+            write(&ctx, &format!("{root}/afile/x.txt"), "y".into())
+                .unwrap_err()
+                .message,
+            format!("INTERNAL: ENOTDIR: not a directory, lstat '{root}/afile/x.txt'")
+        );
+    }
+
+    #[test]
+    fn keeps_mode_and_writes_through_symlinks() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        let p = format!("{root}/script.sh");
+        fs::write(&p, "old").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o750)).unwrap();
+        write(&ctx, &p, "new".into()).unwrap();
+        assert_eq!(
+            fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o750
+        );
+        std::os::unix::fs::symlink("script.sh", format!("{root}/link")).unwrap();
+        let out = write(&ctx, &format!("{root}/link"), "via link".into()).unwrap();
+        assert_eq!(out["created"], true, "a symlink counts as not existing");
+        assert!(fs::symlink_metadata(format!("{root}/link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&p).unwrap(), "via link");
+        fs::create_dir(format!("{root}/d")).unwrap();
+        std::os::unix::fs::symlink("d", format!("{root}/dlink")).unwrap();
+        assert_eq!(
+            write(&ctx, &format!("{root}/dlink"), "x".into())
+                .unwrap_err()
+                .message,
+            format!("INTERNAL: EISDIR: illegal operation on a directory, open '{root}/dlink'")
+        );
+    }
+
+    #[test]
+    fn trailing_slash_path_creates_a_file() {
+        let (_d, ctx) = setup();
+        let root = ctx.workspace_root.clone().unwrap();
+        // the sandbox resolves "newdir/" to "<root>/newdir"
+        let out = write(&ctx, &format!("{root}/newdir"), "x".into()).unwrap();
+        assert_eq!(out["path"], "newdir");
+        assert!(fs::metadata(format!("{root}/newdir")).unwrap().is_file());
+    }
+}
