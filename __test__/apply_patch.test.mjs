@@ -1,5 +1,6 @@
-// apply_patch through toolkit.tools, invoke and the raw handler: the contract's examples,
-// validation, limits and error codes, and the fixed behaviour (quirks #18): the patch really is
+// apply_patch through toolkit.tools, invoke and the raw handler: upstream's examples,
+// validation, limits and error codes, and the fixed behaviour (docs/compat.md, "apply_patch
+// applies the patch in-process"): the patch really is
 // applied to filePath, like `git apply --whitespace=fix --include <path>` at the workspace root,
 // in process (no git needed), atomically.
 import { test, describe } from "node:test";
@@ -59,7 +60,7 @@ async function assertFailure(fx, patch, code, message, filePath = TARGET) {
 
 const success = (fx, changed, stderr = "") => ({ file_path: fx.file, exit_code: 0, changed, stderr });
 
-describe("apply_patch: the contract's examples, now applied (quirks #18)", () => {
+describe("apply_patch: upstream's examples, now applied (docs/compat.md)", () => {
   test("only a hunk, no headers (upstream README example) → exit 128, unchanged", async () => {
     const fx = fixture();
     try {
@@ -137,7 +138,7 @@ describe("apply_patch: the contract's examples, now applied (quirks #18)", () =>
     }
   });
 
-  test("a symlink to a file outside the workspace is refused by the sandbox (quirks #1)", async () => {
+  test("a symlink to a file outside the workspace is refused by the sandbox (docs/compat.md)", async () => {
     const fx = fixture();
     try {
       fs.symlinkSync(path.join(fx.outside, "canary.txt"), path.join(fx.root, "flink"));
@@ -163,8 +164,10 @@ describe("apply_patch: validation, limits, error codes", () => {
         assert.equal(err.name, "ApplyPatchError");
         assert.equal(err.code, "INVALID_ARGUMENT");
         assert.equal(err.message, "filePath must be a non-empty string");
-        // the wrapper refuses a non-string path argument itself
-        assert.equal((await fx.toolkit.tools.apply_patch(filePath, OLD_TO_NEW)).message, "Invalid path argument");
+        // the wrapper refuses a path argument that is neither a string nor an object itself; an
+        // undefined one is an omitted argument, which the tool's validation answers
+        const wrapped = await fx.toolkit.tools.apply_patch(filePath, OLD_TO_NEW);
+        assert.equal(wrapped.message, filePath === undefined ? "filePath must be a non-empty string" : "Invalid path argument");
       }
       for (const filePath of ["", "   "]) {
         const err = await rejection(ToolCatalog.apply_patch.handler(fx.context, filePath, OLD_TO_NEW));

@@ -1,5 +1,6 @@
-// ast_grep_search: the contract of ast_grep_search.md (verified examples, validation, error codes)
-// and quirks #22–#26 through invoke, the secure wrapper and the raw handler, with real matching.
+// ast_grep_search (docs/tools/ast_grep_search.md: upstream's verified examples, validation, error
+// codes, and its entries in docs/compat.md) through invoke, the secure wrapper and the raw
+// handler, with real matching.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -38,7 +39,7 @@ async function withWorkspace(files, fn) {
   }
 }
 
-/** The contract's verified fixture. */
+/** Upstream's verified fixture for ast_grep_search. */
 const CONTRACT_FILES = {
   "src/main.ts": "const a = 1;\nconst b = 2;\n",
   "src/sub/x.ts": "const c = 3;\n",
@@ -110,12 +111,12 @@ function where(out) {
 
 const tsConst = (extra = {}) => ({ language: "typescript", rule: CONST_RULE, ...extra });
 
-// ---- the contract's verified examples -----------------------------------------------------------
+// ---- upstream's verified examples ---------------------------------------------------------------
 
 describe("verified examples", () => {
   test("defaults: dist excluded, files in localeCompare order, root_path '.'", () =>
     withWorkspace(CONTRACT_FILES, async (ws) => {
-      assert.notEqual(process.cwd(), ws.root, "paths must not depend on the process cwd (quirks #24)");
+      assert.notEqual(process.cwd(), ws.root, "paths must not depend on the process cwd (docs/compat.md)");
       const out = await search(ws, tsConst());
       assert.deepStrictEqual(where(out), ["a.ts@0:0", "B/b.ts@0:0", "src/main.ts@0:0", "src/main.ts@1:0", "src/sub/x.ts@0:0"]);
       assert.equal(out.truncated, false);
@@ -150,7 +151,7 @@ describe("verified examples", () => {
       assert.equal(out.root_path, "src/sub");
     }));
 
-  test("max_results: 2 items and truncated; exactly max_results matches also count as truncated (quirks #26)", () =>
+  test("max_results: 2 items and truncated; exactly max_results matches also count as truncated (kept, docs/compat.md)", () =>
     withWorkspace(CONTRACT_FILES, async (ws) => {
       let out = await search(ws, tsConst({ max_results: 2 }));
       assert.deepStrictEqual(where(out), ["a.ts@0:0", "B/b.ts@0:0"], "the first items of the sorted order");
@@ -165,7 +166,7 @@ describe("verified examples", () => {
       assert.equal(out.items.length, 5);
     }));
 
-  test("root_path and ripgrep-style globs relative to the workspace root (quirks #25)", () =>
+  test("root_path and ripgrep-style globs relative to the workspace root (kept, docs/compat.md)", () =>
     withWorkspace(CONTRACT_FILES, async (ws) => {
       const src = ["src/main.ts@0:0", "src/main.ts@1:0", "src/sub/x.ts@0:0"];
       let out = await search(ws, tsConst({ root_path: "src" }));
@@ -221,7 +222,7 @@ describe("verified examples", () => {
 // ---- validation and error codes --------------------------------------------------------------
 
 describe("errors", () => {
-  test("INVALID_ARGUMENT messages in the contract's order", () =>
+  test("INVALID_ARGUMENT messages in upstream's order", () =>
     withWorkspace(CONTRACT_FILES, async (ws) => {
       const rule = { pattern: "x" };
       const cases = [
@@ -399,7 +400,7 @@ describe("matching", () => {
 // ---- sandbox and environment ---------------------------------------------------------------------
 
 describe("sandbox and environment", () => {
-  test("root_path outside the workspace is denied, also behind a symlink or next to cwd (quirks #1, #2)", () =>
+  test("root_path outside the workspace is denied, also behind a symlink or next to cwd (docs/compat.md)", () =>
     withWorkspace(CONTRACT_FILES, async (ws) => {
       const outside = path.join(ws.base, "outside");
       fs.mkdirSync(outside);

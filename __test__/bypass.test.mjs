@@ -65,7 +65,7 @@ describe("SecurityBypass", () => {
     }
   });
 
-  test("enforce switches the bypass off, also inside run (quirks #4)", async () => {
+  test("enforce switches the bypass off, also inside run (docs/compat.md)", async () => {
     const ws = workspace(DENY_ALL);
     try {
       assert.equal(await SecurityBypass.enforce(() => SecurityBypass.isEnabled()), false);

@@ -28,7 +28,7 @@ describe("module surface", () => {
 });
 
 describe("createToolContext", () => {
-  test("returns a plain object with defaults, in the contract's key order", () => {
+  test("returns a plain object with defaults, in upstream's key order", () => {
     const ctx = createToolContext({ workspaceRoot: "rel/root" });
     assert.deepEqual(Object.keys(ctx), ["workspaceRoot", "writeScope", "policy", "env"]);
     assert.equal(ctx.workspaceRoot, "rel/root", "stored as given, not resolved");
@@ -45,7 +45,7 @@ describe("createToolContext", () => {
     assert.equal(ctx.writeScope, "read-only");
   });
 
-  test("toolkit keys and tool names are in the contract's order", () => {
+  test("toolkit keys and tool names are in upstream's order", () => {
     const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: "/ws" }));
     assert.deepEqual(Object.keys(toolkit), ["tools", "invoke", "getAllowedTools"]);
     assert.deepEqual(Object.keys(toolkit.tools), [

@@ -34,7 +34,7 @@ describe("tool definitions", () => {
 });
 
 describe("ToolCatalog", () => {
-  test("13 entries in toolkit order with the contract's metadata", () => {
+  test("13 entries in toolkit order with upstream's metadata", () => {
     assert.deepEqual(Object.keys(ToolCatalog), [
       "apply_patch", "exec_command", "write_file", "tree", "read_file", "regexp_search", "ast_grep_search",
       "git_status_summary", "task_create_many", "task_list", "task_update", "task_update_status", "task_validate_completion",

@@ -1,5 +1,5 @@
-// exec_command: the contract of exec_command.md (and quirks #3, #27–#31) through invoke, the
-// secure wrapper and the raw handler.
+// exec_command (docs/tools/exec_command.md, and its entries in docs/compat.md) through invoke,
+// the secure wrapper and the raw handler.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -102,7 +102,7 @@ function livingGroupMembers(pgid) {
 }
 
 describe("exec_command: output", () => {
-  test("verified example: no shell on Linux, output in contract key order", async () => {
+  test("verified example: no shell on Linux, output in upstream's key order", async () => {
     await withWorkspace(async (ws) => {
       for (const out of await viaBoth(ws, { cwd: ".", command: ["echo", "hi there", "$HOME"] })) {
         assert.deepEqual({ ...out, duration_ms: 0 }, {
@@ -181,7 +181,7 @@ describe("exec_command: output", () => {
     });
   });
 
-  test("the child inherits the environment, including variables set at run time (quirks #31)", async () => {
+  test("the child inherits the environment, including variables set at run time (docs/compat.md)", async () => {
     await withWorkspace(async (ws) => {
       await withEnv({ ATN_EXEC_TEST_VAR: "visible value" }, async () => {
         for (const out of await viaBoth(ws, { cwd: ".", command: ["sh", "-c", 'printf %s "$ATN_EXEC_TEST_VAR"'] })) {
@@ -195,7 +195,7 @@ describe("exec_command: output", () => {
     });
   });
 
-  test("exec_command runs in read-only mode (quirks #3)", async () => {
+  test("exec_command runs in read-only mode (kept, docs/compat.md)", async () => {
     await withWorkspace(async (ws) => {
       const [out] = await viaBoth(ws, { cwd: ".", command: ["sh", "-c", "echo hi > made.txt"] });
       assert.equal(out.exit_code, 0);
@@ -225,7 +225,7 @@ describe("exec_command: output caps (UTF-16 code units)", () => {
     });
   });
 
-  test("a cut through a surrogate pair keeps the lone high surrogate (quirks #29)", async () => {
+  test("a cut through a surrogate pair keeps the lone high surrogate (kept, docs/compat.md)", async () => {
     await withWorkspace(async (ws) => {
       const script = "printf %999s | tr ' ' a; printf '\\360\\237\\230\\200'";
       for (const out of await viaBoth(ws, { cwd: ".", command: ["sh", "-c", script], max_output_chars: 1000 })) {
@@ -239,7 +239,7 @@ describe("exec_command: output caps (UTF-16 code units)", () => {
     });
   });
 
-  test("the default cap is 200000 units; fractional caps keep whole units (quirks #30)", async () => {
+  test("the default cap is 200000 units; fractional caps keep whole units (kept, docs/compat.md)", async () => {
     await withWorkspace(async (ws) => {
       const [big] = await viaBoth(ws, { cwd: ".", command: ["sh", "-c", "head -c 200001 /dev/zero | tr '\\0' z"] });
       assert.equal(big.stdout.length, 200000);
@@ -289,7 +289,7 @@ describe("exec_command: timeout", () => {
     });
   });
 
-  test("the whole process group is killed and the call returns promptly (quirks #27)", async () => {
+  test("the whole process group is killed and the call returns promptly (docs/compat.md)", async () => {
     await withWorkspace(async (ws) => {
       const started = Date.now();
       const out = await viaInvoke(ws, { cwd: ".", command: ["sh", "-c", "echo $$; sleep 30 & sleep 30"], timeout_ms: 200 });
@@ -424,7 +424,7 @@ describe("exec_command: command resolution", () => {
 });
 
 describe("exec_command: validation (order and exact messages)", () => {
-  test("each rule in contract order", async () => {
+  test("each rule in upstream's order", async () => {
     await withWorkspace(async (ws) => {
       const cases = [
         [{ command: ["ls"] }, "cwd must be a non-empty string"],
@@ -491,7 +491,7 @@ describe("exec_command: sandbox", () => {
     });
   });
 
-  test("a symlinked cwd leading outside is denied (quirks #1) but the raw handler follows it", async () => {
+  test("a symlinked cwd leading outside is denied (docs/compat.md) but the raw handler follows it", async () => {
     await withWorkspace(async (ws) => {
       fs.symlinkSync(ws.outside, path.join(ws.root, "outlink"));
       const wrapped = await ws.toolkit.tools.exec_command({ cwd: "outlink", command: ["pwd"] });

@@ -1,5 +1,5 @@
-// git_status_summary: the contract of git_status_summary.md (and quirks #15, #32–#35) through
-// invoke, the secure wrapper and the raw handler, on real git repositories.
+// git_status_summary (docs/tools/git_status_summary.md, and its entries in docs/compat.md)
+// through invoke, the secure wrapper and the raw handler, on real git repositories.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -178,7 +178,7 @@ describe("git_status_summary: repository states", () => {
     });
   });
 
-  test("a workspace inside a larger repository reports that repository (quirks #34)", async () => {
+  test("a workspace inside a larger repository reports that repository (kept, docs/compat.md)", async () => {
     await withRepo(async (outer) => {
       const ws = { ...outer };
       const inner = path.join(outer.root, "sub");
@@ -198,7 +198,7 @@ describe("git_status_summary: errors", () => {
       for (const cwd of ["a.txt", "missing", "  "]) {
         await assertError(ws, cwd, "NOT_DIRECTORY", `NOT_DIRECTORY: cwd is not a directory: ${path.join(ws.root, cwd)}`);
       }
-      // A drive path is relative on POSIX and lands in the workspace (quirks #9, #35).
+      // A drive path is relative on POSIX and lands in the workspace (kept, docs/compat.md).
       await assertError(ws, "C:\\work", "NOT_DIRECTORY", `NOT_DIRECTORY: cwd is not a directory: ${path.join(ws.root, "C:/work")}`);
     });
   });
@@ -224,7 +224,7 @@ describe("git_status_summary: errors", () => {
         assert.equal(err.code, "INVALID_ARGUMENT");
         assert.equal(err.message, "INVALID_ARGUMENT: cwd must be a non-empty string");
       }
-      // quirks #13: an explicit undefined is the same as no argument
+      // an explicit undefined is the same as no argument (docs/compat.md)
       assert.equal((await ws.toolkit.tools.git_status_summary(undefined)).status, "success");
     });
   });
@@ -239,7 +239,7 @@ describe("git_status_summary: errors", () => {
     });
   });
 
-  test("git missing from PATH: exec_command's error double-prefixed (quirks #15)", async () => {
+  test("git missing from PATH: exec_command's error double-prefixed (kept, docs/compat.md)", async () => {
     await withRepo(async (ws) => {
       await withEnv({ PATH: path.join(ws.base, "no-bin") }, async () => {
         await assertError(ws, undefined, "INTERNAL", "INTERNAL: COMMAND_NOT_FOUND: command not found: git");
@@ -256,7 +256,7 @@ describe("git_status_summary: errors", () => {
     });
   });
 
-  test("git runs with LC_ALL=C and without LANGUAGE (quirks #33)", async () => {
+  test("git runs with LC_ALL=C and without LANGUAGE (docs/compat.md)", async () => {
     await withRepo(async (ws) => {
       // A stand-in git that answers in German unless the C locale is forced.
       const bin = path.join(ws.base, "fakebin");

@@ -40,7 +40,7 @@ describe("invoke: order of checks", () => {
     }
   });
 
-  test("inherited Object.prototype names are not tools (quirks #6)", async () => {
+  test("inherited Object.prototype names are not tools (docs/compat.md)", async () => {
     const ws = workspace(ALLOW);
     try {
       for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
@@ -111,7 +111,7 @@ describe("invoke: order of checks", () => {
 });
 
 describe("invoke: argument mapping to handlers", () => {
-  test("handlers receive the contract's positional arguments", async () => {
+  test("handlers receive upstream's positional arguments", async () => {
     const ws = workspace(ALLOW);
     try {
       const read = mockHandler("read_file");
@@ -198,12 +198,12 @@ describe("toolkit.tools: the secure wrapper", () => {
       assert.deepEqual(read[1].slice(1), [path.join(ws.root, "src/main.ts"), { max_lines: 2 }]);
       await toolkit.tools.git_status_summary();
       assert.equal(git[0].length, 1);
-      await toolkit.tools.git_status_summary(undefined); // quirks #13: same as omitted
+      await toolkit.tools.git_status_summary(undefined); // same as omitted (docs/compat.md)
       assert.equal(git[1].length, 1);
       await toolkit.tools.regexp_search({ pattern: "TODO" });
       assert.deepEqual(search[0][1], { pattern: "TODO" });
       const both = await toolkit.tools.regexp_search({ pattern: "x", cwd: "src", root_path: "../.." });
-      assert.equal(both.reason, "sandbox", "every path field is checked (quirks #2)");
+      assert.equal(both.reason, "sandbox", "the search tool's root_path is checked (docs/compat.md)");
       const handlerThrows = mockHandler("tree");
       ToolCatalog.tree.handler = async () => { throw new Error("handler broke"); };
       const broken = await (await import("agent-tools-native")).createAgentToolkit(ws.context).tools.tree(".");
@@ -214,7 +214,7 @@ describe("toolkit.tools: the secure wrapper", () => {
     }
   });
 
-  test("a path containing 'Policy' is classified as a sandbox denial (quirks #7)", async () => {
+  test("a path containing 'Policy' is classified as a sandbox denial (docs/compat.md)", async () => {
     const ws = workspace(ALLOW);
     try {
       const result = await ws.toolkit.tools.read_file("../Policy");

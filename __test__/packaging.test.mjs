@@ -42,9 +42,9 @@ describe("platform packages", () => {
     });
   }
 
-  test("the Rust crate has the root's version", () => {
+  test("the Rust crates have the root's version", () => {
     const cargo = fs.readFileSync(path.join(root, "Cargo.toml"), "utf8");
-    assert.match(cargo, new RegExp(`^version = "${rootManifest.version.replaceAll(".", "\\.")}"$`, "m"));
+    assert.match(cargo, new RegExp(`^\\[workspace\\.package\\]\\nversion = "${rootManifest.version.replaceAll(".", "\\.")}"$`, "m"));
   });
 
   test("the version hook (npm version) gives every platform package and the crate the root's new version", () => {
@@ -59,8 +59,10 @@ describe("platform packages", () => {
       for (const t of targets) {
         assert.equal(JSON.parse(fs.readFileSync(path.join(dir, "npm", t.platform, "package.json"), "utf8")).version, "9.8.7", t.platform);
       }
-      assert.match(fs.readFileSync(path.join(dir, "Cargo.toml"), "utf8"), /^\[package\]\nname = "agent_tools_native"\nversion = "9\.8\.7"$/m);
-      assert.match(fs.readFileSync(path.join(dir, "Cargo.lock"), "utf8"), /^name = "agent_tools_native"\nversion = "9\.8\.7"$/m);
+      assert.match(fs.readFileSync(path.join(dir, "Cargo.toml"), "utf8"), /^\[workspace\.package\]\nversion = "9\.8\.7"$/m);
+      const lock = fs.readFileSync(path.join(dir, "Cargo.lock"), "utf8");
+      assert.match(lock, /^name = "agent_tools_native"\nversion = "9\.8\.7"$/m);
+      assert.match(lock, /^name = "agent-tools-core"\nversion = "9\.8\.7"$/m);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -35,7 +35,7 @@ describe("getAllowedTools", () => {
   });
 });
 
-describe("execution policy (fails closed, quirks #5)", () => {
+describe("execution policy (fails closed, docs/compat.md)", () => {
   test("only an effective exact 'allow' runs a tool", async () => {
     for (const [policy, allowed] of [
       [{ tools: { read_file: "allow" }, defaultPolicy: "deny" }, true],
@@ -78,7 +78,8 @@ describe("execution policy (fails closed, quirks #5)", () => {
       const err = await rejection(ws.toolkit.invoke("write_file", { path: "a.txt", content: "x" }));
       assert.equal(err.message, `TOOL_NOT_ALLOWED: ${message}`);
       assert.equal((await ws.toolkit.tools.tree(".")).status, "success");
-      // exec_command is a read op (quirks #3): it is not stopped by the write scope
+      // exec_command is a read op (docs/compat.md, "Read-only mode does not stop exec_command"): it
+      // is not stopped by the write scope
       assert.notEqual((await ws.toolkit.tools.exec_command({ cwd: ".", command: ["true"] })).reason, "sandbox");
     } finally {
       ws.cleanup();

@@ -1,4 +1,4 @@
-// read_file: the contract of read_file.md through invoke, the secure wrapper and the raw handler.
+// read_file (docs/tools/read_file.md) through invoke, the secure wrapper and the raw handler.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -39,7 +39,7 @@ async function wrapperRead(ws, ...args) {
   return result.data;
 }
 
-/** The full expected output, in contract key order (mtime_ms taken from the actual value). */
+/** The full expected output, in upstream's key order (mtime_ms taken from the actual value). */
 function expected(actual, relPath, bytes, window) {
   return {
     path: relPath,
@@ -126,7 +126,7 @@ describe("read_file: output shape", () => {
 
 // ---- decoding and windowing ------------------------------------------------------------------
 
-// Every verified example of read_file.md: file bytes, options, expected window.
+// Upstream's verified examples of read_file: file bytes, options, expected window.
 const WINDOW_CASES = [
   { name: "CRLF normalised", bytes: "a\r\nb\r\nc", opts: {}, want: { content: "a\nb\nc", lines: 3, returned: 3, truncated: false, next: null } },
   { name: "trailing newline → final empty line", bytes: "a\nb\n", opts: {}, want: { content: "a\nb\n", lines: 3, returned: 3, truncated: false, next: null } },
@@ -248,7 +248,7 @@ describe("read_file: validation", () => {
       }
     }));
 
-  test("wrapper: omitted / undefined (quirks #13) / object path reach the validator", () =>
+  test("wrapper: omitted / undefined (an omitted argument, docs/compat.md) / object path reach the validator", () =>
     withWorkspace(async (ws) => {
       const want = failureResult("INVALID_ARGUMENT: path must be a non-empty string");
       assert.deepStrictEqual(await ws.toolkit.tools.read_file(), want);

@@ -1,6 +1,6 @@
-// regexp_search: the contract of regexp_search.md (and quirks #1, #2, #25, #38–#43) through
-// invoke, the secure wrapper and the raw handler, plus a differential check against the
-// runtime's own RegExp running the contract's algorithm.
+// regexp_search (docs/tools/regexp_search.md, and the sandbox, glob and search behaviours of
+// docs/compat.md) through invoke, the secure wrapper and the raw handler, plus a differential
+// check against the runtime's own RegExp running upstream's algorithm.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -17,7 +17,7 @@ function put(root, rel, data) {
   fs.writeFileSync(file, data);
 }
 
-/** The contract's verified fixture (regexp_search.md, "Verified examples"). */
+/** Upstream's verified fixture for regexp_search. */
 function contractFixture() {
   const ws = workspace();
   const { root } = ws;
@@ -81,7 +81,7 @@ async function assertSearchError(ws, input, code, message) {
 
 const sandboxMessage = (p) => `[Sandbox Violation] Attempted to access path outside of workspace: "${p}"`;
 
-// ---- the contract's verified examples --------------------------------------------------------
+// ---- upstream's verified examples ------------------------------------------------------------
 
 describe("regexp_search: verified examples", () => {
   test("default search: 18 items in collation order, counters and warnings", () =>
@@ -186,7 +186,7 @@ describe("regexp_search: verified examples", () => {
       assert.equal(err.code, undefined);
     }));
 
-  test("quirks #2 improved: root_path is checked even when cwd is present", () =>
+  test("improved: root_path is checked even when cwd is present (docs/compat.md)", () =>
     withFixture(async (ws) => {
       const input = { pattern: "CANARY", cwd: "src", root_path: "../.." };
       assert.deepStrictEqual(await ws.toolkit.tools.regexp_search(input), sandboxDenied(sandboxMessage("../..")));
@@ -227,7 +227,7 @@ describe("regexp_search: walk rules", () => {
       assert.deepStrictEqual(located(out), ["srclink/a.ts 1:1", "srclink/a.ts 2:5", "srclink/build 1:1", "srclink/sub/b.ts 1:1", "srclink/sub/b.ts 3:1"]);
     }));
 
-  test("quirks #1 improved: a root symlinked outside the workspace is denied", () =>
+  test("improved: a root symlinked outside the workspace is denied (docs/compat.md)", () =>
     withFixture(async (ws) => {
       fs.symlinkSync(ws.outside, path.join(ws.root, "out"));
       assert.deepStrictEqual(await ws.toolkit.tools.regexp_search({ pattern: "CANARY", root_path: "out" }), sandboxDenied(sandboxMessage("out")));
@@ -261,10 +261,10 @@ describe("regexp_search: walk rules", () => {
     })().finally(ws.cleanup);
   });
 
-  test("ordering: items follow localeCompare of the path (the contract's vector)", () => {
+  test("ordering: items follow localeCompare of the path (upstream's verified vector)", () => {
     const ws = workspace();
     return (async () => {
-      // The contract's vector without the two entries that cannot be file names together
+      // Upstream's verified vector without the two entries that cannot be file names together
       // with the others ("a.ts/x" clashes with the file a.ts; names cannot hold NUL).
       const vector = ["_a", "-a", ".a", "~a", "😀", "10", "9", "ä", "a b", "a_b", "a-b", "a.b", "a.ts", "A.ts", "a/b", "ab", "b.ts", "B.ts", "e", "é", "f", "src_a", "src-a", "src/a", "srcA", "Z", "ｱ", "中"];
       const shuffled = [...vector].reverse();
@@ -353,7 +353,7 @@ describe("regexp_search: validation", () => {
       }
       const err = await rejection(handler(ws.context, { pattern: "x", root_path: "   " }));
       assert.equal(err.message, "INVALID_ARGUMENT: root_path must be a non-empty string");
-      // The raw handler does not sandbox (contract): a root outside gives `../` paths.
+      // The raw handler does not sandbox (as upstream): a root outside gives `../` paths.
       const out = await handler(ws.context, { pattern: "CANARY", root_path: ws.outside });
       assert.deepStrictEqual(located(out), ["../outside/canary.txt 1:1"]);
       assert.equal(out.root_path, "../outside");
@@ -404,7 +404,7 @@ describe("regexp_search: upstream's pinned cases", () => {
 
 // ---- differential check against the runtime's RegExp -------------------------------------------
 
-/** The contract's algorithm, written out with the runtime's RegExp and localeCompare. */
+/** Upstream's algorithm, written out with the runtime's RegExp and localeCompare. */
 function referenceSearch(workspaceRoot, rootPath, pattern, flags, maxResults) {
   const skipped = new Set([".git", "node_modules", "dist", "build", "target", ".vscode"]);
   const items = [];

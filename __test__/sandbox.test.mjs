@@ -12,11 +12,11 @@
 // After every attempt: nothing outside the workspace was read (no marker in any output), written,
 // created or linked (a snapshot of everything next to the workspace is unchanged).
 //
-// NUL bytes: the contract (README §3.3) lets `a\0b` pass the sandbox and the tool fail with its
-// INTERNAL error (Node's "must be a string ... without null bytes" message), so a NUL path that
-// stays inside lexically is `refused`, one that leaves lexically is `denied`; the path never
-// reaches the OS. A path the sandbox cannot resolve (a component longer than NAME_MAX, a symlink
-// loop) is denied: the sandbox fails closed.
+// NUL bytes: the lexical rule (docs/compat.md, "The lexical path rule") lets `a\0b` pass the
+// sandbox and the tool fail with its INTERNAL error (Node's "must be a string ... without null
+// bytes" message), so a NUL path that stays inside lexically is `refused`, one that leaves
+// lexically is `denied`; the path never reaches the OS. A path the sandbox cannot resolve (a
+// component longer than NAME_MAX, a symlink loop) is denied: the sandbox fails closed.
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -195,12 +195,13 @@ const FIELDS = [
   },
   { tool: "tree", field: "path", kind: "dir", errorClass: "TreeError", build: (p) => [[p, { entry_kind: "all" }], { path: p, entry_kind: "all" }] },
   { tool: "exec_command", field: "cwd", kind: "dir", errorClass: "ExecCommandError", build: (p) => obj({ cwd: p, command: EXEC }) },
-  // the search tools with `cwd` present too: the wrapper must still check root_path (quirks #2)
+  // the search tools with `cwd` present too: the wrapper must still check root_path
+  // (docs/compat.md, "toolkit.tools checks the path field each tool takes")
   { tool: "regexp_search", field: "root_path", kind: "dir", errorClass: "RegexpSearchError", build: (p) => obj({ ...REGEX, cwd: ".", root_path: p }) },
   { tool: "ast_grep_search", field: "root_path", kind: "dir", errorClass: "AstGrepSearchError", build: (p) => obj({ language: "typescript", rule: AST_RULE, cwd: ".", root_path: p }) },
   { tool: "git_status_summary", field: "cwd", kind: "dir", errorClass: "GitStatusSummaryError", build: (p) => [[p], { cwd: p }] },
-  // Fields the handler ignores: the wrapper checks them anyway (quirks #2), invoke passes them on
-  // untouched and the tool works in the workspace.
+  // Keys the tool does not take: neither door checks them and the tool works in the workspace
+  // (docs/compat.md, "toolkit.tools checks the path field each tool takes").
   { tool: "exec_command", field: "root_path", kind: "ignored", errorClass: "ExecCommandError", build: (p) => obj({ cwd: ".", root_path: p, command: EXEC }) },
   { tool: "regexp_search", field: "cwd", kind: "ignored", errorClass: "RegexpSearchError", build: (p) => obj({ ...REGEX, cwd: p }) },
   { tool: "ast_grep_search", field: "cwd", kind: "ignored", errorClass: "AstGrepSearchError", build: (p) => obj({ language: "typescript", rule: AST_RULE, cwd: p }) },
@@ -245,8 +246,8 @@ function attackTable(ws) {
     denied(`${"a/../".repeat(300)}../outside/canary.txt`, "300-component a/../ chain, out"),
     inside(`${"a/../".repeat(300)}src/a.ts`, "file", "300-component a/../ chain, in"),
     inside("../ws/src/a.ts", "file", "out and back in (lexical)"),
-    denied("..foo", "..-prefixed name (quirks #8, KEEP)"),
-    denied("...", "three dots (quirks #8, KEEP)"),
+    denied("..foo", "..-prefixed name (kept, docs/compat.md)"),
+    denied("...", "three dots (kept, docs/compat.md)"),
     // absolute paths
     denied(`${outside}/canary.txt`, "absolute file outside"),
     denied(outside, "absolute dir outside"),
@@ -472,7 +473,7 @@ describe("symlinks inside the workspace", () => {
       fs.writeFileSync(path.join(ws.root, "src", "a.txt"), "A");
       fs.symlinkSync("src", path.join(ws.root, "srclink"));
       assert.equal((await ws.toolkit.invoke("read_file", { path: "srclink/a.txt" })).content.content, "A");
-      // a symlink as the final component is not a directory for tree (contract), not a violation
+      // a symlink as the final component is not a directory for tree (as upstream), not a violation
       await assert.rejects(ws.toolkit.invoke("tree", { path: "abs-in/" }), { name: "TreeError", code: "NOT_DIRECTORY" });
       assert.equal((await ws.toolkit.invoke("tree", { path: "abs-in/.." })).content.root.path, ".");
       const written = await ws.toolkit.tools.write_file("srclink/b.txt", "B");

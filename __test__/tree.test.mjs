@@ -1,5 +1,5 @@
-// tree: the contract of tree.md (the verified fixture, limits, excludes, validation) through invoke,
-// the secure wrapper and the raw handler.
+// tree (docs/tools/tree.md: upstream's verified fixture, limits, excludes, validation) through
+// invoke, the secure wrapper and the raw handler.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -15,7 +15,7 @@ const assertToolError = (err, code, message, name = "TreeError") => assertShared
 
 
 /**
- * The verified fixture of tree.md: dirs `src/logs/deep/deeper/deepest`, `src/empty`, `B`, `a`,
+ * Upstream's verified fixture for tree: dirs `src/logs/deep/deeper/deepest`, `src/empty`, `B`, `a`,
  * `node_modules/x`, `.hidden/in`; files `src/a.log`, `src/main.ts`, `build`, `Zeta.txt`,
  * `alpha.txt`, `src/logs/x.log`, `.env`; symlinks `etc-link` → /etc, `dangling` → missing; FIFO `fifo`.
  */
@@ -60,7 +60,7 @@ function assertSameOutput(actual, want, label) {
   assert.equal(JSON.stringify(actual), JSON.stringify(want), `${label}: key order`);
 }
 
-// Node builders, in contract key order: kind, name, path, depth, then truncated or children.
+// Node builders, in upstream's key order: kind, name, path, depth, then truncated or children.
 const T = { truncated: true };
 function D(p, depth, extra = {}) {
   return { kind: "directory", name: p === "." ? "." : path.posix.basename(p), path: p, depth, ...extra };

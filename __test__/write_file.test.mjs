@@ -1,4 +1,4 @@
-// write_file: the contract of write_file.md through invoke, the secure wrapper and the raw handler.
+// write_file (docs/tools/write_file.md) through invoke, the secure wrapper and the raw handler.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";

@@ -21,7 +21,10 @@ const SecurityBypass = {
   isEnabled() {
     return bypassScope.getStore() === true;
   },
-  /** Runs `task` with the bypass switched off, even inside `run` (quirks #4). */
+  /**
+   * Runs `task` with the bypass switched off, even inside `run`
+   * (docs/compat.md, "SecurityBypass.enforce switches the bypass off").
+   */
   enforce(task) {
     return bypassScope.run(false, async () => task());
   },

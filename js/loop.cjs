@@ -1,25 +1,28 @@
 "use strict";
-// The tool loop (issue 8): send with tools → read the stop reason → run the calls → send the
-// results → repeat. It lives in JavaScript because every step calls the user's JavaScript (the
-// model session, the review hook, user tools); the tools themselves run natively, off the
+// The tool loop (README, "The tool loop"): send with tools → read the stop reason → run the calls →
+// send the results → repeat. It lives in JavaScript because every step calls the user's JavaScript
+// (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
-/** Built-in tools that only read: run in parallel within a turn. */
-const READ_ONLY = new Set(["read_file", "tree", "regexp_search", "ast_grep_search", "git_status_summary",
-  "task_list", "task_validate_completion", "tool_output_cache", "tool_output_cache_grep"]);
-/** Built-in tools that change the workspace or run programs: sequential, each after review. */
-const REVIEWED = new Set(["write_file", "apply_patch", "exec_command"]);
+const native = require("./native.cjs").loadNative();
+
+/** Each built-in tool's effect and review fields, from the native registry (the one list). */
+const BUILT_IN = new Map(JSON.parse(native.catalogJson()).map((tool) => [tool.name, tool]));
 
 /**
- * The effect class of a tool: `read` (parallel), `write` (sequential, reviewed) or `state`
- * (sequential, not reviewed: the todo tools that change the session's task list, and `done`).
+ * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or
+ * `state` (sequential, not reviewed: the todo tools that change the session's task list). A
+ * user tool is `write` when defined with `writes: true`, else `read`.
  */
 function effectClass(name, userTool) {
-  if (READ_ONLY.has(name)) return "read";
-  if (REVIEWED.has(name)) return "write";
+  const builtIn = BUILT_IN.get(name);
+  if (builtIn) return builtIn.effect;
   if (userTool) return userTool.writes ? "write" : "read";
   return "state";
 }
+
+/** True for the effects a review hook sees before the call runs. */
+const isReviewed = (effect) => effect === "write" || effect === "exec";
 
 const STOP_REASONS = new Set(["end_turn", "tool_use", "max_tokens"]);
 
@@ -201,7 +204,7 @@ function makeToolLoop(runtimeOf) {
         continue;
       }
       let args = parsed[i].args;
-      if (review && effectClass(call.name, rt.userTool(call.name)) === "write") {
+      if (review && isReviewed(effectClass(call.name, rt.userTool(call.name)))) {
         const request = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
         emit({ type: "review_request", ...request });
         let decision;
@@ -265,12 +268,11 @@ function parseInput(call) {
   return { args: input ?? {} };
 }
 
-/** What a reviewer sees of a change. */
+/** What a reviewer sees of a change: the built-in's review fields, or all arguments of a user tool. */
 function preview(name, args) {
-  if (name === "write_file") return { kind: "write_file", path: args?.path, content: args?.content };
-  if (name === "apply_patch") return { kind: "apply_patch", path: args?.filePath, patch: args?.patch };
-  if (name === "exec_command") return { kind: "exec_command", cwd: args?.cwd, command: args?.command };
-  return { kind: "tool", args };
+  const fields = BUILT_IN.get(name)?.reviewFields ?? [];
+  if (fields.length === 0) return { kind: "tool", args };
+  return { kind: name, ...Object.fromEntries(fields.map(([key, argument]) => [key, args?.[argument]])) };
 }
 
 module.exports.makeToolLoop = makeToolLoop;

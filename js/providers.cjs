@@ -1,7 +1,7 @@
 "use strict";
 // Provider adapters: map our common tool-calling types to and from the wire formats of OpenAI
 // Chat Completions, the OpenAI Responses API, Anthropic Messages, Gemini / Vertex AI and Ollama.
-// All logic is native (src/core/providers); this layer only does JSON and warnings.
+// All logic is native (crates/agent-tools-core/src/providers); this layer only does JSON and warnings.
 
 const native = require("./native.cjs").loadNative();
 

@@ -1,7 +1,8 @@
 "use strict";
-// User-defined tools (issue 6): defineTool over a zod v4 schema, JSON Schema for the model,
-// executeRaw (parse → validate → execute → ToolResult, never throwing), dependency injection and
-// the conversion of results to tool-message content. zod is a peer dependency, loaded on first use.
+// User-defined tools (README, "Your own tools"): defineTool over a zod v4 schema, JSON Schema for
+// the model, executeRaw (parse → validate → execute → ToolResult, never throwing), dependency
+// injection and the conversion of results to tool-message content. zod is a peer dependency, loaded
+// on first use.
 
 const PORTABLE_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 

@@ -1,4 +1,5 @@
-// Compile-time contract (README §10), checked by `tsc -p tsconfig.json`. Every
+// Upstream's compile-time behaviour (docs/compat.md, "Typings"), checked by
+// `tsc -p tsconfig.json`. Every
 // `@ts-expect-error` line must fail to compile; removing a real error makes tsc fail.
 import {
   createAgentToolkit,

@@ -1,4 +1,5 @@
-// Compile-time checks of the provider adapters (issue 7) against the official SDK types: our
+// Compile-time checks of the provider adapters (README, "Provider adapters") against the
+// official SDK types: our
 // outputs are assignable to each SDK's request types, each SDK's response / chunk types are
 // accepted by our parsers, and `getAllowedTools()` output feeds straight into every mapping.
 import type {

@@ -1,4 +1,4 @@
-// Compile-time checks for user-defined tools (issue 6).
+// Compile-time checks for user-defined tools (README, "Your own tools").
 import { z } from "zod";
 import {
   asTools,
