@@ -102,7 +102,10 @@ export interface CallSiteInput {
   bypass: boolean
 }
 
-/** `ToolCatalog` metadata as JSON text: `[{ name, isWriteOp, description }]` in catalog order. */
+/**
+ * `ToolCatalog` metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
+ * session, effect, reviewFields }]` (`reviewFields`: `[previewKey, argumentName]` pairs).
+ */
 export declare function catalogJson(): string
 
 /**
