@@ -3,6 +3,13 @@
 
 pub mod binding;
 
+/// tree-sitter allocates through mimalloc in the addon: installed when the library is loaded,
+/// before any call could create a tree-sitter object.
+#[napi_derive::module_init]
+fn install_tree_sitter_allocator() {
+    agent_tools_core::tools::ast_grep_search::use_mimalloc_for_tree_sitter();
+}
+
 /// mimalloc instead of the system allocator for the addon's own (Rust) allocations: the tools
 /// allocate many small strings and vectors per call, where glibc's malloc was a third of the
 /// time of a cheap call. Fuzzing builds keep the system allocator so sanitizers see every heap use.

@@ -353,12 +353,12 @@ mod tests {
             Denial::Policy(_)
         ));
         let allow = ctx("allow");
-        // docs/compat.md, "Denials are classified by kind, not by message text": classified by kind, not by the word "Policy" in the message
+        // classified by kind, not by the word "Policy" in the message (docs/compat.md)
         assert!(matches!(
             prepare_secure(&allow, &site("read_file"), vec!["../Policy".into()]).unwrap_err(),
             Denial::Sandbox(_)
         ));
-        // docs/compat.md, "An explicit undefined argument equals an omitted one": explicit undefined is an omitted argument
+        // an explicit undefined is an omitted argument (docs/compat.md)
         assert_eq!(
             prepare_secure(
                 &allow,

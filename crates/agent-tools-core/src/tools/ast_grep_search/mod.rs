@@ -1,0 +1,541 @@
+//! ast_grep_search (docs/tools/ast_grep_search.md, docs/compat.md): structural search in process
+//! with the ast-grep crates, no `sg` binary.
+//!
+//! The rule is read exactly as the CLI reads upstream's temporary `rule.yml`: the same three YAML
+//! lines (`id`, `language`, `rule` as JSON, which is YAML flow syntax) go through
+//! `ast_grep_config::from_yaml_string`, so every rule the CLI accepts works and every rule it
+//! refuses is refused with its wording. Files are chosen as `sg scan` chooses them: the `ignore`
+//! crate's walker with the CLI's defaults (hidden entries skipped, `.gitignore`/`.ignore`/git
+//! excludes honoured, symlinks not followed, file types of the rule's language — plus HTML when
+//! the language can be embedded in it), upstream's `--globs` as overrides relative to the
+//! workspace root (gitignore glob rules; the last matching glob wins; a glob match beats every
+//! other rule), files that are not UTF-8, empty, or over 3 MB *and* 200 000 lines skipped. Each
+//! file is matched as `CombinedScan` matches it (so `ast-grep-ignore` comments suppress matches; a
+//! file without one goes straight to the rule's matcher, which finds the same), and
+//! `<script>` blocks of HTML files are matched when the rule's language is embedded there.
+//!
+//! Deliberate improvements over the CLI (docs/compat.md, "ast_grep_search runs in-process,
+//! without the sg binary"):
+//! * Deterministic output. Files are sorted by their workspace-relative path with
+//!   `localeCompare` (ties by code units), items within a file by start line, start column, end
+//!   line, end column (ties keep ast-grep's traversal order), and `max_results` keeps the first
+//!   items of that order — the CLI kept whichever its parallel walk found first. Files are
+//!   matched in parallel in that order and the search stops as soon as a complete prefix of
+//!   files holds `max_results` items. The keys of `metaVariables.single`/`multi`/`transformed`
+//!   are sorted by name (the CLI printed hash order).
+//! * `timeout_ms` bounds the call: the search runs on its own thread and the call returns
+//!   `TIMEOUT` at the deadline; the search stops at the next file (a parse in progress is
+//!   cancelled too).
+//! * Sandboxed calls re-check every file they open (and the root directory) against the real
+//!   workspace root.
+
+use std::fs;
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ast_grep_config::{from_yaml_string, CombinedScan, GlobalRules, LabelStyle, RuleConfig};
+use ast_grep_core::matcher::PatternNode;
+use ast_grep_core::meta_var::MetaVariable;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::{AstGrep, Language, Node, NodeMatch, Pattern};
+use ast_grep_language::SupportLang;
+use ignore::overrides::{Override, OverrideBuilder};
+use ignore::types::{Types, TypesBuilder};
+use ignore::{WalkBuilder, WalkState};
+use serde::Serialize;
+use ts_rs::TS;
+
+use super::{
+    integer_option, lower_helper_thread_priority, to_json, workspace_root, HelperThreadPriority,
+};
+use crate::collation::locale_compare;
+use crate::context::RunContext;
+use crate::error::{ErrorClass, ErrorCode, ToolError};
+use crate::paths;
+use crate::sandbox::Confinement;
+use crate::value::{js_trim, ArgValue};
+
+pub const ERROR_CLASS: ErrorClass = ErrorClass("AstGrepSearchError");
+
+/// The rule id of upstream's temporary rule file (`ruleId` of every item).
+const RULE_ID: &str = "ast-grep-search-rule";
+
+/// Upstream's fixed `--globs`, before the caller's.
+const DEFAULT_GLOBS: [&str; 6] = [
+    "!.git/**",
+    "!node_modules/**",
+    "!dist/**",
+    "!build/**",
+    "!target/**",
+    "!.vscode/**",
+];
+
+/// The CLI skips files larger than this many bytes *and* longer than this many lines.
+const MAX_FILE_BYTES: usize = 3_000_000;
+const MAX_FILE_LINES: usize = 200_000;
+
+/// The CLI's worker count: one per core, at most 12.
+const MAX_THREADS: usize = 12;
+
+#[derive(TS)]
+#[allow(dead_code)]
+pub struct AstGrepSearchInput {
+    pub language: String,
+    #[ts(type = "Record<string, unknown>")]
+    pub rule: (),
+    #[ts(optional)]
+    pub root_path: Option<String>,
+    #[ts(optional)]
+    pub include: Option<Vec<String>>,
+    #[ts(optional)]
+    pub exclude: Option<Vec<String>>,
+    #[ts(optional)]
+    pub max_results: Option<f64>,
+    #[ts(optional)]
+    pub timeout_ms: Option<f64>,
+}
+
+/// A 0-based position; `column` counts characters (Unicode scalar values), as the CLI does.
+#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[ts(type = "{ line: number; column: number; offset?: number; [key: string]: unknown }")]
+pub struct AstGrepJsonPosition {
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Serialize, Debug, Clone, Copy)]
+pub struct ByteOffset {
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Serialize, TS, Debug, Clone, Copy)]
+#[ts(type = "{ start: AstGrepJsonPosition; end: AstGrepJsonPosition; [key: string]: unknown }")]
+pub struct AstGrepJsonRange {
+    #[serde(rename = "byteOffset")]
+    pub byte_offset: ByteOffset,
+    pub start: AstGrepJsonPosition,
+    pub end: AstGrepJsonPosition,
+}
+
+#[derive(Serialize, Debug)]
+pub struct CharCount {
+    pub leading: usize,
+    pub trailing: usize,
+}
+
+/// A node bound to a meta variable.
+#[derive(Serialize, Debug)]
+pub struct MatchedNode {
+    pub text: String,
+    pub range: AstGrepJsonRange,
+}
+
+#[derive(Serialize, Debug)]
+pub struct MetaVariables {
+    pub single: std::collections::BTreeMap<String, MatchedNode>,
+    pub multi: std::collections::BTreeMap<String, Vec<MatchedNode>>,
+    pub transformed: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct MatchLabel {
+    pub text: String,
+    pub range: AstGrepJsonRange,
+    pub style: &'static str,
+}
+
+/// One match, field for field (and in the same key order) what `sg scan --json=stream` prints.
+#[derive(Serialize, TS, Debug)]
+#[ts(
+    type = "{ text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown }"
+)]
+pub struct AstGrepJsonMatch {
+    pub text: String,
+    pub range: AstGrepJsonRange,
+    pub file: String,
+    pub lines: String,
+    #[serde(rename = "charCount")]
+    pub char_count: CharCount,
+    pub language: SupportLang,
+    /// Absent when the match bound no meta variable (as in the CLI).
+    #[serde(rename = "metaVariables", skip_serializing_if = "Option::is_none")]
+    pub meta_variables: Option<MetaVariables>,
+    #[serde(rename = "ruleId")]
+    pub rule_id: &'static str,
+    pub severity: &'static str,
+    pub note: Option<String>,
+    pub message: String,
+    pub labels: Vec<MatchLabel>,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct AstGrepSearchQuery {
+    pub language: String,
+    #[ts(type = "Record<string, unknown>")]
+    pub rule: serde_json::Value,
+}
+
+#[derive(Serialize, TS, Debug)]
+pub struct AstGrepSearchOutput {
+    pub query: AstGrepSearchQuery,
+    pub root_path: String,
+    pub took_ms: u64,
+    pub truncated: bool,
+    pub items: Vec<AstGrepJsonMatch>,
+    pub warnings: Vec<String>,
+}
+
+/// The validated input.
+struct Request {
+    language: String,
+    rule: serde_json::Value,
+    root_path: String,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    max_results: usize,
+    timeout: Duration,
+}
+
+pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
+    let started = Instant::now();
+    let request = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
+    let root_path = checked_root_path(&request.root_path)?;
+    let workspace_root = paths::absolute(workspace_root(rc, ERROR_CLASS)?);
+    let lang = parse_language(&request.language)?;
+    let rule = compile_rule(&request.language, &request.rule)?;
+    let overrides = build_overrides(&workspace_root, &request.include, &request.exclude)?;
+    if let Some(confinement) = &rc.confinement {
+        check_root_confined(confinement, &root_path)?;
+    }
+    let search = Search {
+        types: file_types(lang),
+        required_texts: required_texts(&request.rule, lang),
+        lang,
+        rule,
+        root_rel: paths::workspace_relative(&workspace_root, &root_path),
+        root_abs: root_path,
+        overrides,
+        max_results: request.max_results,
+        confinement: rc.confinement.clone(),
+        deadline: started + request.timeout,
+        cancelled: Arc::new(AtomicBool::new(false)),
+    };
+    let root_rel = search.root_rel.clone();
+    let (items, truncated) = search.run_until_deadline()?;
+    to_json(
+        &AstGrepSearchOutput {
+            query: AstGrepSearchQuery {
+                language: request.language,
+                rule: request.rule,
+            },
+            root_path: root_rel,
+            took_ms: started.elapsed().as_millis() as u64,
+            truncated,
+            items,
+            warnings: Vec::new(),
+        },
+        ERROR_CLASS,
+    )
+}
+
+/// Validation steps 1–8 of upstream, in its order.
+fn validate(rc: &RunContext, input: &ArgValue) -> Result<Request, ToolError> {
+    if !input.is_plain_object() {
+        return Err(ERROR_CLASS.invalid("input must be an object"));
+    }
+    let language = match input.get("language") {
+        ArgValue::String(s) if !js_trim(s).is_empty() => js_trim(s).to_string(),
+        _ => return Err(ERROR_CLASS.invalid("language must be a non-empty string")),
+    };
+    let rule_value = input.get("rule");
+    if !rule_value.is_plain_object() {
+        return Err(ERROR_CLASS.invalid("rule must be an object"));
+    }
+    let rule = match rule_value.to_json() {
+        Ok(Some(json)) => json,
+        _ => return Err(ERROR_CLASS.invalid("rule must be JSON serializable")),
+    };
+    let root_path = match input.get("root_path") {
+        v if v.is_nullish() => rc.ctx.workspace_root.clone(),
+        ArgValue::String(s) => Some(s.clone()),
+        _ => None,
+    };
+    let root_path = match root_path {
+        Some(p) if !js_trim(&p).is_empty() => p,
+        _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
+    };
+    let include = glob_list(input.get("include"), "include")?;
+    let exclude = glob_list(input.get("exclude"), "exclude")?;
+    let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
+        .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
+    let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
+        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
+    Ok(Request {
+        language,
+        rule,
+        root_path,
+        include,
+        exclude,
+        max_results: max_results as usize,
+        timeout: Duration::from_millis(timeout_ms as u64),
+    })
+}
+
+/// `include` / `exclude`: a string array (default `[]`, `null` refused) of plausible globs, with
+/// `\` turned into `/`.
+fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<String>, ToolError> {
+    let items = match value {
+        ArgValue::Undefined => return Ok(Vec::new()),
+        ArgValue::Array(items) => items,
+        _ => return Err(ERROR_CLASS.invalid(format!("{key} must be a string array"))),
+    };
+    let mut globs = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let Some(pattern) = item.as_str() else {
+            return Err(ERROR_CLASS.invalid(format!("{key}[{index}] must be a string")));
+        };
+        let problem = super::glob_pattern_problem(pattern).map(|tail| format!("{key} {tail}"));
+        if let Some(text) = problem {
+            return Err(ERROR_CLASS.invalid(text));
+        }
+        globs.push(pattern.replace('\\', "/"));
+    }
+    Ok(globs)
+}
+
+/// Step 9: `\` → `/`, runs of `/` collapsed, one trailing `/` dropped, `""` → `"."`; then the
+/// directory must exist (symlinks followed, as `stat` does). Returns the absolute path.
+fn checked_root_path(raw: &str) -> Result<String, ToolError> {
+    let mut normalised = String::with_capacity(raw.len());
+    for c in raw.chars().map(|c| if c == '\\' { '/' } else { c }) {
+        if !(c == '/' && normalised.ends_with('/')) {
+            normalised.push(c);
+        }
+    }
+    if normalised.len() > 1 && normalised.ends_with('/') {
+        normalised.pop();
+    }
+    if normalised.is_empty() {
+        normalised.push('.');
+    }
+    match fs::metadata(&normalised) {
+        Ok(meta) if meta.is_dir() => Ok(paths::absolute(&normalised)),
+        Ok(_) => Err(ERROR_CLASS.coded(
+            ErrorCode::NotDirectory,
+            format!("root_path is not a directory: {normalised}"),
+        )),
+        Err(_) => Err(ERROR_CLASS.coded(
+            ErrorCode::NotFound,
+            format!("root_path does not exist: {normalised}"),
+        )),
+    }
+}
+
+/// The CLI's error layout for a rule it cannot read: headline, help, then the cause chain.
+fn rule_error(causes: &[String]) -> String {
+    let mut text = String::from(
+        "Error: Cannot parse rule\nHelp: The rule is not a valid ast-grep rule. See also: https://ast-grep.github.io/guide/rule-config.html\n\n✖ Caused by",
+    );
+    for cause in causes {
+        text.push_str("\n╰▻ ");
+        text.push_str(cause);
+    }
+    text
+}
+
+/// Any name ast-grep knows (case-insensitive aliases such as `ts`, `TypeScript`, `py`).
+fn parse_language(language: &str) -> Result<SupportLang, ToolError> {
+    SupportLang::from_str(language).map_err(|_| {
+        let known: Vec<String> = SupportLang::all_langs()
+            .iter()
+            .map(|l| l.to_string().to_lowercase())
+            .collect();
+        ERROR_CLASS.coded(
+            ErrorCode::UnsupportedLanguage,
+            rule_error(&[
+                "Fail to parse yaml as RuleConfig".to_string(),
+                format!(
+                    "data did not match any variant of untagged enum SgLang: {} is not a supported language (supported: {})",
+                    serde_json::Value::from(language),
+                    known.join(", ")
+                ),
+            ]),
+        )
+    })
+}
+
+/// Texts that every match of `rule` contains, so a file without one of them is not parsed (the
+/// CLI's `run` skips matching the same way; `scan`, whose results these are, parses every file):
+/// the longest named leaves of a top-level string `pattern`, which the rule requires (a rule's
+/// fields are combined with AND). Under the default strictness a named leaf of a pattern only
+/// matches a node with exactly its text. Patterns with options, and other rules, give none.
+fn required_texts(rule: &serde_json::Value, lang: SupportLang) -> Vec<String> {
+    fn named_leaves(node: &PatternNode, out: &mut Vec<String>) {
+        match node {
+            PatternNode::Terminal { text, is_named, .. } if *is_named && !text.is_empty() => {
+                out.push(text.clone())
+            }
+            PatternNode::Internal { children, .. } => {
+                children.iter().for_each(|child| named_leaves(child, out))
+            }
+            _ => {}
+        }
+    }
+    let Some(source) = rule.get("pattern").and_then(serde_json::Value::as_str) else {
+        return Vec::new();
+    };
+    let Ok(pattern) = Pattern::try_new(source, lang) else {
+        return Vec::new();
+    };
+    let mut texts = Vec::new();
+    named_leaves(&pattern.node, &mut texts);
+    texts.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    texts.dedup();
+    texts.truncate(2);
+    texts
+}
+
+/// Upstream's `rule.yml`, read the way the CLI reads it.
+fn compile_rule(
+    language: &str,
+    rule: &serde_json::Value,
+) -> Result<RuleConfig<SupportLang>, ToolError> {
+    let yaml = format!(
+        "id: {RULE_ID}\nlanguage: {}\nrule: {}\n",
+        serde_json::Value::from(language),
+        rule
+    );
+    let compiled = from_yaml_string::<SupportLang>(&yaml, &GlobalRules::default());
+    match compiled {
+        Ok(mut rules) if rules.len() == 1 => Ok(rules.remove(0)),
+        Ok(_) => Err(ERROR_CLASS.coded(
+            ErrorCode::InvalidRule,
+            rule_error(&["empty rule".to_string()]),
+        )),
+        Err(err) => {
+            let mut causes = Vec::new();
+            let mut source: Option<&dyn std::error::Error> = Some(&err);
+            while let Some(e) = source {
+                causes.push(e.to_string());
+                source = e.source();
+            }
+            Err(ERROR_CLASS.coded(ErrorCode::InvalidRule, rule_error(&causes)))
+        }
+    }
+}
+
+/// Upstream's `--globs`: the fixed exclusions, then `include`, then `!exclude`, rooted at the
+/// workspace root.
+fn build_overrides(
+    workspace_root: &str,
+    include: &[String],
+    exclude: &[String],
+) -> Result<Override, ToolError> {
+    let mut builder = OverrideBuilder::new(workspace_root);
+    let globs = DEFAULT_GLOBS
+        .iter()
+        .map(|g| g.to_string())
+        .chain(include.iter().cloned())
+        .chain(exclude.iter().map(|g| format!("!{g}")));
+    let glob_error = |e: ignore::Error| {
+        ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            format!("Error: Cannot build glob from include/exclude\n\n✖ Caused by\n╰▻ {e}"),
+        )
+    };
+    for glob in globs {
+        builder.add(&glob).map_err(glob_error)?;
+    }
+    builder.build().map_err(glob_error)
+}
+
+/// The file types the CLI walks for `lang`: its own extensions, plus those of every language
+/// that can embed it (HTML for CSS, JavaScript, TypeScript and TSX).
+fn file_types(lang: SupportLang) -> Types {
+    let mut builder = TypesBuilder::new();
+    let hosts = SupportLang::all_langs()
+        .iter()
+        .copied()
+        .filter(|host| *host != lang && embeds(*host, lang));
+    for source in std::iter::once(lang).chain(hosts) {
+        for def in source.file_types().definitions() {
+            for glob in def.globs() {
+                // The globs come from ast-grep's own (valid) definitions.
+                let _ = builder.add("rulelanguage", glob);
+            }
+        }
+    }
+    builder.select("rulelanguage");
+    builder.build().unwrap_or_else(|_| Types::empty())
+}
+
+/// True when `host` documents can contain `lang` regions (`<script>` in HTML).
+fn embeds(host: SupportLang, lang: SupportLang) -> bool {
+    host.injectable_languages()
+        .unwrap_or_default()
+        .iter()
+        .any(|name| SupportLang::from_str(name).ok() == Some(lang))
+}
+
+fn sandbox_violation(path: &str) -> ToolError {
+    ERROR_CLASS.coded(
+        ErrorCode::Internal,
+        format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
+    )
+}
+
+/// Routes tree-sitter's C allocations through mimalloc (with glibc's malloc, allocation was a
+/// tenth of the parse time). Must run before any tree-sitter object exists, since an object
+/// allocated by one allocator must not be freed by the other: the addon installs it when it is
+/// loaded; a program that never calls it keeps libc's allocator. Fuzzing builds keep libc's for
+/// the sanitizers. Idempotent.
+pub fn use_mimalloc_for_tree_sitter() {
+    #[cfg(not(fuzzing))]
+    {
+        static INSTALL: std::sync::Once = std::sync::Once::new();
+        INSTALL.call_once(|| {
+            let allocator = tree_sitter::Allocator {
+                malloc: libmimalloc_sys::mi_malloc,
+                calloc: libmimalloc_sys::mi_calloc,
+                realloc: libmimalloc_sys::mi_realloc,
+                free: libmimalloc_sys::mi_free,
+            };
+            // SAFETY: one allocator family, never null for non-zero sizes, malloc's alignment;
+            // installed before any tree-sitter object exists (the caller's duty, above), once.
+            unsafe { tree_sitter::set_allocator(Some(allocator)) };
+        });
+    }
+}
+
+/// The directory about to be searched must really be inside the workspace.
+fn check_root_confined(confinement: &Confinement, root_path: &str) -> Result<(), ToolError> {
+    let dir = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::DIRECTORY.bits() as i32)
+        .open(root_path)
+        .map_err(|_| {
+            ERROR_CLASS.coded(
+                ErrorCode::NotFound,
+                format!("root_path does not exist: {root_path}"),
+            )
+        })?;
+    if confinement.contains_fd(&dir) {
+        Ok(())
+    } else {
+        Err(sandbox_violation(root_path))
+    }
+}
+
+mod output;
+mod search;
+#[cfg(test)]
+mod tests;
+
+use search::Search;
