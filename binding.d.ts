@@ -127,7 +127,7 @@ export declare function debugInjectPanic(tool: string | null): void
  * Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
  * (`"async"`), to prove that a panic never takes the host process down.
  */
-export declare function debugPanic(mode: string): Promise<Record<string, unknown>> | void
+export declare function debugPanic(mode: string): Promise<Outcome> | void
 
 export interface GrepRequest {
   pattern: string
@@ -142,14 +142,14 @@ export interface GrepRequest {
  * positional arguments for the caller's own handler). A bounded tool with a small input finishes
  * here, synchronously; other calls resolve from the blocking pool.
  */
-export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal): Record<string, unknown> | Promise<Record<string, unknown>>
+export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal): Outcome | Promise<Outcome>
 
 /**
  * `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
  * unknown names have no path argument): synchronous, so small bounded work pays no thread hop.
  * With `runBuiltIn`, a session tool also runs here with `state` (`context.todo`).
  */
-export declare function invokeNow(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown): Record<string, unknown>
+export declare function invokeNow(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown): Outcome
 
 /**
  * `toolkit.invoke` of a built-in session tool with a context snapshot: the checks and the tool,
@@ -158,7 +158,21 @@ export declare function invokeNow(context: object, call: CallSiteInput, args: un
  * outcome like `invokeNow`'s. Session tools have no path arguments, so the snapshot's workspace
  * root is never resolved here.
  */
-export declare function invokeSession(context: ExternalObject<'ToolContext'>, name: string, isWriteOp: boolean, bypass: boolean, args: unknown, state: string | null): string | Record<string, unknown>
+export declare function invokeSession(context: ExternalObject<'ToolContext'>, name: string, isWriteOp: boolean, bypass: boolean, args: unknown, state: string | null): string | Outcome
+
+/**
+ * What a native call resolves with; the JavaScript wrapper switches on `kind` (typed in
+ * binding.d.ts) and turns it into a value, a `ToolResult` or the right error object.
+ */
+export type Outcome =
+  | { kind: 'ok'; json: string; change?: string }
+  | { kind: 'prepared'; args: unknown[] }
+  | { kind: 'invoke_error'; code: string; message: string }
+  | { kind: 'plain_error'; message: string }
+  | { kind: 'tool_error'; name: string; code: string; message: string }
+  | { kind: 'denied'; reason: string; message: string }
+  | { kind: 'failure'; message: string }
+  | { kind: 'internal'; message: string }
 
 /**
  * Runs the provider mapping `op` (a public function name such as `toAnthropicRequest`) on
@@ -173,20 +187,20 @@ export interface RecordedOutput {
 }
 
 /** `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox. */
-export declare function runHandler(name: string, context: object, args: unknown[], processEnv: object): Promise<Record<string, unknown>>
+export declare function runHandler(name: string, context: object, args: unknown[], processEnv: object): Promise<Outcome>
 
 /**
  * A session tool (the todo tools), run synchronously on the JavaScript thread: `state` is
  * `context.todo` as `{ tasks: [[id, task], ...], order }` (or null), `args` the handler's
  * positional arguments. Pure computation, no I/O.
  */
-export declare function runSessionTool(name: string, state: unknown, args: unknown[]): Record<string, unknown>
+export declare function runSessionTool(name: string, state: unknown, args: unknown[]): Outcome
 
 /**
  * `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
  * when `runBuiltIn`.
  */
-export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object): Record<string, unknown> | Promise<Record<string, unknown>>
+export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object): Outcome | Promise<Outcome>
 
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string

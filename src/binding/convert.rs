@@ -9,7 +9,6 @@ use std::ptr;
 use napi::bindgen_prelude::*;
 use napi::{sys, JsValue, ValueType};
 
-use super::Outcome;
 use agent_tools_core::context::ToolContext;
 use agent_tools_core::value::ArgValue;
 
@@ -221,57 +220,21 @@ fn set(
     Ok(())
 }
 
-fn set_str(env: sys::napi_env, object: sys::napi_value, key: &str, value: &str) -> Result<()> {
-    // SAFETY: module note.
-    set(env, object, key, unsafe {
-        String::to_napi_value(env, value.to_string())?
-    })
+/// A handler's positional arguments, handed back to JavaScript as an array.
+pub struct Positional(pub Vec<ArgValue>);
+
+impl TypeName for Positional {
+    fn type_name() -> &'static str {
+        "unknown[]"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
 }
 
-impl ToNapiValue for Outcome {
-    unsafe fn to_napi_value(env: sys::napi_env, outcome: Self) -> Result<sys::napi_value> {
-        let mut obj = ptr::null_mut();
-        // SAFETY: module note; `obj` is a local.
-        check_status!(unsafe { sys::napi_create_object(env, &mut obj) })?;
-        let strings: Vec<(&str, &str)> = match &outcome {
-            Outcome::Ok(json) => vec![("kind", "ok"), ("json", json)],
-            Outcome::Prepared(_) => vec![("kind", "prepared")],
-            Outcome::InvokeError(code, message) => vec![
-                ("kind", "invoke_error"),
-                ("code", code),
-                ("message", message),
-            ],
-            Outcome::PlainError(message) => vec![("kind", "plain_error"), ("message", message)],
-            Outcome::ToolError(class, code, message) => vec![
-                ("kind", "tool_error"),
-                ("name", class),
-                ("code", code),
-                ("message", message),
-            ],
-            Outcome::Denied(reason, message) => {
-                vec![("kind", "denied"), ("reason", reason), ("message", message)]
-            }
-            Outcome::Failure(message) => vec![("kind", "failure"), ("message", message)],
-            Outcome::Internal(message) => vec![("kind", "internal"), ("message", message)],
-            Outcome::SessionOk(json, change) => {
-                let mut fields = vec![("kind", "ok"), ("json", json.as_str())];
-                if let Some(change) = change {
-                    fields.push(("change", change.as_str()));
-                }
-                fields
-            }
-        };
-        for (k, v) in strings {
-            set_str(env, obj, k, v)?;
-        }
-        if let Outcome::Prepared(args) = &outcome {
-            set(
-                env,
-                obj,
-                "args",
-                from_arg(env, &ArgValue::Array(args.clone()))?,
-            )?;
-        }
-        Ok(obj)
+impl ToNapiValue for Positional {
+    unsafe fn to_napi_value(env: sys::napi_env, value: Self) -> Result<sys::napi_value> {
+        from_arg(env, &ArgValue::Array(value.0))
     }
 }

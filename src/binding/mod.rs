@@ -17,27 +17,60 @@ use agent_tools_core::tools::todo;
 use agent_tools_core::value::ArgValue;
 use convert::{read_context, read_process_env, to_arg};
 
-/// What a native call resolves with; the JavaScript wrapper turns it into a value, a
-/// `ToolResult` or the right error object.
+/// What a native call resolves with; the JavaScript wrapper switches on `kind` (typed in
+/// binding.d.ts) and turns it into a value, a `ToolResult` or the right error object.
+#[napi(
+    discriminant = "kind",
+    discriminant_case = "snake_case",
+    object_from_js = false
+)]
 pub enum Outcome {
-    /// A handler's output as JSON text.
-    Ok(String),
+    /// A handler's output as JSON text; for a session tool, its change to `context.todo` too.
+    Ok {
+        json: String,
+        change: Option<String>,
+    },
     /// The positional arguments for a user-replaced handler.
-    Prepared(Vec<ArgValue>),
+    Prepared {
+        #[napi(ts_type = "unknown[]")]
+        args: convert::Positional,
+    },
     /// `InvokeToolError` (code, raw message).
-    InvokeError(&'static str, String),
+    InvokeError { code: String, message: String },
     /// A plain `Error` (sandbox violation seen through `invoke`).
-    PlainError(String),
+    PlainError { message: String },
     /// A tool's own error (class name, code, message).
-    ToolError(&'static str, &'static str, String),
-    /// A secure-wrapper denial (reason, message).
-    Denied(&'static str, String),
+    ToolError {
+        name: String,
+        code: String,
+        message: String,
+    },
+    /// A secure-wrapper denial (`policy` or `sandbox`).
+    Denied { reason: String, message: String },
     /// A secure-wrapper runtime failure before the handler ran.
-    Failure(String),
-    /// A panic inside native code, caught (message).
-    Internal(String),
-    /// A session tool's output and its change to `context.todo`, both as JSON text.
-    SessionOk(String, Option<String>),
+    Failure { message: String },
+    /// A panic inside native code, caught.
+    Internal { message: String },
+}
+
+impl Outcome {
+    fn ok(json: String) -> Outcome {
+        Outcome::Ok { json, change: None }
+    }
+
+    fn internal(message: impl Into<String>) -> Outcome {
+        Outcome::Internal {
+            message: message.into(),
+        }
+    }
+
+    fn tool_error(e: agent_tools_core::error::ToolError) -> Outcome {
+        Outcome::ToolError {
+            name: e.class_name.to_string(),
+            code: e.code.as_str().to_string(),
+            message: e.message,
+        }
+    }
 }
 
 #[napi(object)]
@@ -67,10 +100,10 @@ where
     env.spawn_future(async move {
         let joined = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(AssertUnwindSafe(work))
-                .unwrap_or_else(|panic| Outcome::Internal(panic_message(&panic)))
+                .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic)))
         })
         .await;
-        Ok(joined.unwrap_or_else(|e| Outcome::Internal(e.to_string())))
+        Ok(joined.unwrap_or_else(|e| Outcome::internal(e.to_string())))
     })
 }
 
@@ -85,8 +118,8 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 
 fn ran(result: std::result::Result<String, agent_tools_core::error::ToolError>) -> Outcome {
     match result {
-        Ok(json) => Outcome::Ok(json),
-        Err(e) => Outcome::ToolError(e.class_name, e.code.as_str(), e.message),
+        Ok(json) => Outcome::ok(json),
+        Err(e) => Outcome::tool_error(e),
     }
 }
 
@@ -147,7 +180,7 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
 #[napi(
     catch_unwind,
     ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal",
-    ts_return_type = "Record<string, unknown> | Promise<Record<string, unknown>>"
+    ts_return_type = "Outcome | Promise<Outcome>"
 )]
 pub fn invoke<'env>(
     env: &'env Env,
@@ -195,9 +228,12 @@ pub fn invoke<'env>(
 
 fn rejected(rejection: Rejection) -> Outcome {
     match rejection {
-        Rejection::Invoke { code, raw_message } => Outcome::InvokeError(code.as_str(), raw_message),
-        Rejection::Plain(message) => Outcome::PlainError(message),
-        Rejection::Tool(e) => Outcome::ToolError(e.class_name, e.code.as_str(), e.message),
+        Rejection::Invoke { code, raw_message } => Outcome::InvokeError {
+            code: code.as_str().to_string(),
+            message: raw_message,
+        },
+        Rejection::Plain(message) => Outcome::PlainError { message },
+        Rejection::Tool(e) => Outcome::tool_error(e),
     }
 }
 
@@ -214,7 +250,7 @@ fn finish_bounded(
     }));
     match inline {
         Ok(Some(result)) => Ok(Either::A(ran(result))),
-        Err(panic) => Ok(Either::A(Outcome::Internal(panic_message(&panic)))),
+        Err(panic) => Ok(Either::A(Outcome::internal(panic_message(&panic)))),
         Ok(None) => off_thread(env, move || {
             ran(invoke::run(&ctx, &name, &positional, true))
         })
@@ -232,7 +268,9 @@ fn run_or_prepare(
     if run_built_in {
         ran(invoke::run(ctx, name, &positional, true))
     } else {
-        Outcome::Prepared(positional)
+        Outcome::Prepared {
+            args: convert::Positional(positional),
+        }
     }
 }
 
@@ -241,7 +279,7 @@ fn run_or_prepare(
 #[napi(
     catch_unwind,
     ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object",
-    ts_return_type = "Record<string, unknown> | Promise<Record<string, unknown>>"
+    ts_return_type = "Outcome | Promise<Outcome>"
 )]
 pub fn secure_call<'env>(
     env: &'env Env,
@@ -272,9 +310,15 @@ pub fn secure_call<'env>(
 
 fn denied(denial: Denial) -> Outcome {
     match denial {
-        Denial::Policy(m) => Outcome::Denied("policy", m),
-        Denial::Sandbox(m) => Outcome::Denied("sandbox", m),
-        Denial::Failure(m) => Outcome::Failure(m),
+        Denial::Policy(message) => Outcome::Denied {
+            reason: "policy".into(),
+            message,
+        },
+        Denial::Sandbox(message) => Outcome::Denied {
+            reason: "sandbox".into(),
+            message,
+        },
+        Denial::Failure(message) => Outcome::Failure { message },
     }
 }
 
@@ -282,7 +326,7 @@ fn denied(denial: Denial) -> Outcome {
 #[napi(
     catch_unwind,
     ts_args_type = "name: string, context: object, args: unknown[], processEnv: object",
-    ts_return_type = "Promise<Record<string, unknown>>"
+    ts_return_type = "Promise<Outcome>"
 )]
 pub fn run_handler<'env>(
     env: &'env Env,
@@ -302,7 +346,7 @@ pub fn run_handler<'env>(
 #[napi(
     catch_unwind,
     ts_args_type = "name: string, state: unknown, args: unknown[]",
-    ts_return_type = "Record<string, unknown>"
+    ts_return_type = "Outcome"
 )]
 pub fn run_session_tool(name: String, state: Unknown, args: Vec<Unknown>) -> Result<Outcome> {
     let state = todo::TodoState::from_value(&to_arg(&state)?);
@@ -313,16 +357,16 @@ pub fn run_session_tool(name: String, state: Unknown, args: Vec<Unknown>) -> Res
 /// A session tool's outcome; a panic inside it becomes `Outcome::Internal`, as on the worker pool.
 fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue]) -> Outcome {
     let run = || match invoke::run_session(name, state, args) {
-        Ok(result) => Outcome::SessionOk(
-            result.output,
-            result
+        Ok(result) => Outcome::Ok {
+            json: result.output,
+            change: result
                 .change
                 .map(|c| serde_json::to_string(&c).unwrap_or_default()),
-        ),
-        Err(e) => Outcome::ToolError(e.class_name, e.code.as_str(), e.message),
+        },
+        Err(e) => Outcome::tool_error(e),
     };
     std::panic::catch_unwind(AssertUnwindSafe(run))
-        .unwrap_or_else(|panic| Outcome::Internal(panic_message(&panic)))
+        .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic)))
 }
 
 /// `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
@@ -331,7 +375,7 @@ fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue
 #[napi(
     catch_unwind,
     ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown",
-    ts_return_type = "Record<string, unknown>"
+    ts_return_type = "Outcome"
 )]
 pub fn invoke_now(
     context: Unknown,
@@ -349,7 +393,9 @@ pub fn invoke_now(
             let state = todo::TodoState::from_value(&to_arg(&state)?);
             session_outcome(&call.name, state.as_ref(), &positional)
         }
-        Ok(positional) => Outcome::Prepared(positional),
+        Ok(positional) => Outcome::Prepared {
+            args: convert::Positional(positional),
+        },
     })
 }
 
@@ -392,7 +438,7 @@ pub fn context_snapshot(snapshot: String) -> Result<External<ToolContext>> {
 #[napi(
     catch_unwind,
     ts_args_type = "context: ExternalObject<'ToolContext'>, name: string, isWriteOp: boolean, bypass: boolean, args: unknown, state: string | null",
-    ts_return_type = "string | Record<string, unknown>"
+    ts_return_type = "string | Outcome"
 )]
 pub fn invoke_session(
     context: &External<ToolContext>,
@@ -420,7 +466,7 @@ pub fn invoke_session(
     };
     Ok(
         match session_outcome(&call.name, state.as_ref(), &positional) {
-            Outcome::SessionOk(json, None) => Either::A(json),
+            Outcome::Ok { json, change: None } => Either::A(json),
             outcome => Either::B(outcome),
         },
     )
@@ -436,10 +482,7 @@ pub fn debug_inject_panic(tool: Option<String>) -> Result<()> {
 
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
 /// (`"async"`), to prove that a panic never takes the host process down.
-#[napi(
-    catch_unwind,
-    ts_return_type = "Promise<Record<string, unknown>> | void"
-)]
+#[napi(catch_unwind, ts_return_type = "Promise<Outcome> | void")]
 pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Outcome>>> {
     if mode == "async" {
         return off_thread(env, || panic!("debug panic on the worker pool")).map(Some);
