@@ -19,6 +19,7 @@ pub mod process;
 pub mod providers;
 pub mod registry;
 pub mod sandbox;
+pub mod threads;
 pub mod toolkit;
 pub mod tools;
 pub mod typegen;

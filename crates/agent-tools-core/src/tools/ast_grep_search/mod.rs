@@ -51,14 +51,13 @@ use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
 use ts_rs::TS;
 
-use super::{
-    integer_option, lower_helper_thread_priority, to_json, workspace_root, HelperThreadPriority,
-};
+use super::{integer_option, to_json, workspace_root};
 use crate::collation::locale_compare;
 use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
+use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
 use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("AstGrepSearchError");

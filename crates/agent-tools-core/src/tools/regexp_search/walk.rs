@@ -29,8 +29,8 @@ use crate::collation::locale_compare_total;
 use crate::error::node_io_message;
 use crate::glob::Glob;
 use crate::sandbox::Confinement;
+use crate::threads::HelperThreadPriority;
 use crate::tools::read_sized;
-use crate::tools::HelperThreadPriority;
 
 /// Directory names never entered (files with these names are searched).
 const SKIPPED_DIRECTORIES: [&str; 6] =
