@@ -3,7 +3,7 @@
 // gnu binaries, and packs the root package and one package per platform into dist/npm/*.tgz.
 // dist/npm/pack.json records each package's sizes and each target's build time.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compareVersions, distDir, GLIBC_FLOOR, publishedRootManifest, requiredGlibcVersions, root, rootManifest, targets } from "./packaging.mjs";
@@ -39,6 +39,11 @@ for (const t of selected) {
     rmSync(out, { recursive: true, force: true });
   }
   if (!existsSync(binary)) throw new Error(`${binary} is missing: build it first (without --skip-build)`);
+  // The TypeScript generator (ts-rs) is for `cargo test`; link-time optimisation drops it from
+  // the Linux binaries. (The macOS ones, linked by zig's Mach-O linker, still carry its text.)
+  if (t.triple.includes("linux") && readFileSync(binary).includes("ToolArgsByName")) {
+    throw new Error(`${t.binaryFile} carries the TypeScript declarations`);
+  }
   if (t.isGnu) {
     const needed = requiredGlibcVersions(binary);
     const highest = needed.at(-1);
