@@ -1,4 +1,3 @@
-// ESM entry: the same module instance as the CommonJS entry (one ToolCatalog, one bypass scope).
-import toolkit from "./index.cjs";
-
-export const { createToolContext, createAgentToolkit, ToolCatalog, SecurityBypass, defineTool, asTools, toToolMessageContent, OutputCache, outputCacheTools, applyOutputCache, doneTool, runToolLoop, streamToolLoop, hasToolCalls, isToolResult, checkToolHistory, toolCallIdMap, toOpenAIChatTools, toOpenAIChatToolChoice, toOpenAIChatRequest, fromOpenAIChatResponse, createOpenAIChatStream, toOpenAIResponsesTools, toOpenAIResponsesToolChoice, toOpenAIResponsesRequest, fromOpenAIResponsesResponse, createOpenAIResponsesStream, toAnthropicTools, toAnthropicToolChoice, toAnthropicRequest, fromAnthropicResponse, createAnthropicStream, toGeminiTools, toGeminiToolChoice, toGeminiRequest, fromGeminiResponse, createGeminiStream, toOllamaTools, toOllamaRequest, fromOllamaResponse, createOllamaStream, createProviderSession } = toolkit;
+// ESM entry: the CommonJS entry's exports, one module instance for both (one ToolCatalog, one
+// bypass scope). Node finds the names statically in js/index.cjs (tsc's `exports.name = ...`).
+export * from "./index.cjs";

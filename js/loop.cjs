@@ -1,278 +1,326 @@
 "use strict";
+// Generated from ts/loop.cts by `npm run build:ts`: edit that file, not this one.
 // The tool loop (README, "The tool loop"): send with tools → read the stop reason → run the calls →
 // send the results → repeat. It lives in JavaScript because every step calls the user's JavaScript
 // (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
-
-const native = require("./native.cjs").loadNative();
-
+exports.EventQueue = void 0;
+exports.effectClass = effectClass;
+exports.normaliseStopReason = normaliseStopReason;
+exports.toolUses = toolUses;
+exports.textOf = textOf;
+exports.abortError = abortError;
+exports.bounded = bounded;
+exports.makeToolLoop = makeToolLoop;
+const native_cjs_1 = require("./native.cjs");
+const native = (0, native_cjs_1.loadNative)();
+// ---- helpers ----------------------------------------------------------------------------------------
 /** Each built-in tool's effect and review fields, from the native registry (the one list). */
 const BUILT_IN = new Map(JSON.parse(native.catalogJson()).map((tool) => [tool.name, tool]));
-
 /**
  * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or
  * `state` (sequential, not reviewed: the todo tools that change the session's task list). A
  * user tool is `write` when defined with `writes: true`, else `read`.
  */
 function effectClass(name, userTool) {
-  const builtIn = BUILT_IN.get(name);
-  if (builtIn) return builtIn.effect;
-  if (userTool) return userTool.writes ? "write" : "read";
-  return "state";
+    const builtIn = BUILT_IN.get(name);
+    if (builtIn)
+        return builtIn.effect;
+    if (userTool)
+        return userTool.writes ? "write" : "read";
+    return "state";
 }
-
 /** True for the effects a review hook sees before the call runs. */
 const isReviewed = (effect) => effect === "write" || effect === "exec";
-
 const STOP_REASONS = new Set(["end_turn", "tool_use", "max_tokens"]);
-
 /** `{ other: "..." }` for provider-specific stop reasons, the string otherwise. */
 function normaliseStopReason(reason) {
-  if (typeof reason === "string" && STOP_REASONS.has(reason)) return reason;
-  if (reason && typeof reason === "object" && typeof reason.other === "string") return reason;
-  return { other: String(reason) };
+    if (typeof reason === "string" && STOP_REASONS.has(reason))
+        return reason;
+    if (reason && typeof reason === "object" && typeof reason.other === "string")
+        return reason;
+    return { other: String(reason) };
 }
-
 function toolUses(response) {
-  return (response.content ?? []).filter((block) => block && block.type === "tool_use");
+    return (response.content ?? []).filter((block) => block && block.type === "tool_use");
 }
-
 function textOf(response) {
-  return (response.content ?? []).filter((b) => b && b.type === "text").map((b) => b.text).join("");
+    return (response.content ?? [])
+        .filter((b) => b && b.type === "text")
+        .map((b) => b.text)
+        .join("");
 }
-
 /** A tiny async queue: `push` events, iterate them with `for await`. */
 class EventQueue {
-  constructor() {
-    this.items = [];
-    this.waiters = [];
-    this.closed = false;
-  }
-  push(event) {
-    if (this.closed) return;
-    const waiter = this.waiters.shift();
-    if (waiter) waiter({ value: event, done: false });
-    else this.items.push(event);
-  }
-  close() {
-    this.closed = true;
-    for (const waiter of this.waiters.splice(0)) waiter({ value: undefined, done: true });
-  }
-  [Symbol.asyncIterator]() {
-    return {
-      next: () => {
-        if (this.items.length) return Promise.resolve({ value: this.items.shift(), done: false });
-        if (this.closed) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => this.waiters.push(resolve));
-      },
-    };
-  }
+    items = [];
+    waiters = [];
+    closed = false;
+    push(event) {
+        if (this.closed)
+            return;
+        const waiter = this.waiters.shift();
+        if (waiter)
+            waiter({ value: event, done: false });
+        else
+            this.items.push(event);
+    }
+    close() {
+        this.closed = true;
+        for (const waiter of this.waiters.splice(0))
+            waiter({ value: undefined, done: true });
+    }
+    [Symbol.asyncIterator]() {
+        return {
+            next: () => {
+                if (this.items.length)
+                    return Promise.resolve({ value: this.items.shift(), done: false });
+                if (this.closed)
+                    return Promise.resolve({ value: undefined, done: true });
+                return new Promise((resolve) => this.waiters.push(resolve));
+            },
+        };
+    }
 }
-
+exports.EventQueue = EventQueue;
 function abortError() {
-  const error = new Error("the tool loop was aborted");
-  error.name = "AbortError";
-  return error;
+    const error = new Error("the tool loop was aborted");
+    error.name = "AbortError";
+    return error;
 }
-
+const isAbort = (error) => error?.name === "AbortError";
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
 /** Rejects when `signal` aborts or `ms` passes; resolves with `work` otherwise. */
 function bounded(work, { signal, ms, onTimeout }) {
-  return new Promise((resolve, reject) => {
-    let timer;
-    const cleanup = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    const onAbort = () => {
-      cleanup();
-      reject(abortError());
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (ms !== undefined) timer = setTimeout(() => { cleanup(); reject(onTimeout()); }, ms);
-    Promise.resolve(work).then((v) => { cleanup(); resolve(v); }, (e) => { cleanup(); reject(e); });
-  });
-}
-
-module.exports = { effectClass, normaliseStopReason, toolUses, textOf, EventQueue, abortError, bounded };
-
-/**
- * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor:
- * `runtimeOf(toolkit) → { definitions(), userTool(name), has(name), output(name, args, ctx) }`.
- */
-function makeToolLoop(runtimeOf) {
-  async function run(options, emit) {
-    const { session, toolkit, prompt, maxToolTurns = 10, review, signal, toolTimeoutMs } = options ?? {};
-    if (!session || typeof session.sendWithTools !== "function" || typeof session.sendToolResults !== "function") {
-      throw new TypeError("runToolLoop: session must implement sendWithTools and sendToolResults");
-    }
-    if (!Number.isInteger(maxToolTurns) || maxToolTurns < 1) throw new TypeError("runToolLoop: maxToolTurns must be an integer >= 1");
-    const rt = runtimeOf(toolkit);
-    const tools = options.tools ?? rt.definitions();
-    const sendOptions = { signal, emit: (event) => emit(event) };
-    const messages = [{ role: "user", content: prompt }];
-    const turns = [];
-    const finish = (stopReason, response) => {
-      const result = { text: response ? textOf(response) : "", stopReason, messages, turns };
-      emit({ type: "completed", result });
-      return result;
-    };
-
-    let response;
-    try {
-      emit({ type: "turn_start", turn: 1 });
-      response = await bounded(session.sendWithTools(prompt, tools, sendOptions), { signal });
-    } catch (error) {
-      if (error?.name === "AbortError") return finish("aborted");
-      throw error;
-    }
-    for (let turn = 1; ; turn++) {
-      const stopReason = normaliseStopReason(response.stopReason);
-      const calls = toolUses(response);
-      messages.push({ role: "assistant", content: response.content ?? [] });
-      emit({ type: "response", turn, stopReason, text: textOf(response), toolCalls: calls });
-      // A turn cut off by the token limit never runs its (possibly truncated) calls.
-      if (stopReason === "max_tokens") return finish("max_tokens", response);
-      // Calls decide, not the label: some providers say "stop" while returning calls.
-      if (calls.length === 0) return finish(stopReason === "tool_use" ? "end_turn" : stopReason, response);
-      if (turn > maxToolTurns) return finish("max_tool_turns", response);
-
-      const record = { turn, stopReason, calls: [] };
-      turns.push(record);
-      const results = await runTurn(rt, calls, { review, signal, toolTimeoutMs, emit, record });
-      messages.push({ role: "tool", results });
-      emit({ type: "turn_end", turn, results });
-      if (signal?.aborted) return finish("aborted", response);
-      if (calls.some((c) => c.name === "done") && results.some((r) => r.tool_name === "done" && !r.is_error)) {
-        return { ...finish("done", response), text: results.find((r) => r.tool_name === "done").output };
-      }
-      try {
-        emit({ type: "turn_start", turn: turn + 1 });
-        response = await bounded(session.sendToolResults(results, sendOptions), { signal });
-      } catch (error) {
-        if (error?.name === "AbortError") return finish("aborted");
-        throw error;
-      }
-    }
-  }
-
-  /** Runs one turn's calls: read-only ones in parallel, then the others one by one (reviewed). */
-  async function runTurn(rt, calls, { review, signal, toolTimeoutMs, emit, record }) {
-    const results = new Array(calls.length);
-    const cancelled = (call) => ({ tool_use_id: call.id, tool_name: call.name, output: "Cancelled: the tool loop was aborted before this call ran", is_error: true, is_rejected: false });
-
-    const execute = async (call, index, args) => {
-      const started = Date.now();
-      emit({ type: "tool_start", id: call.id, name: call.name, args });
-      let result;
-      try {
-        const output = await bounded(rt.output(call.name, args, { signal }), {
-          signal,
-          ms: toolTimeoutMs,
-          onTimeout: () => new Error(`timed out after ${toolTimeoutMs} ms`),
+    return new Promise((resolve, reject) => {
+        let timer;
+        const cleanup = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener("abort", onAbort);
+        };
+        const onAbort = () => {
+            cleanup();
+            reject(abortError());
+        };
+        if (signal?.aborted)
+            return onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        if (ms !== undefined) {
+            timer = setTimeout(() => {
+                cleanup();
+                reject(onTimeout?.());
+            }, ms);
+        }
+        Promise.resolve(work).then((v) => {
+            cleanup();
+            resolve(v);
+        }, (e) => {
+            cleanup();
+            reject(e);
         });
-        result = { tool_use_id: call.id, tool_name: call.name, output, is_error: false, is_rejected: false };
-      } catch (error) {
-        const aborted = error?.name === "AbortError";
-        result = aborted
-          ? cancelled(call)
-          : { tool_use_id: call.id, tool_name: call.name, output: `Error executing tool: ${error instanceof Error ? error.message : String(error)}`, is_error: true, is_rejected: false };
-      }
-      const duration_ms = Date.now() - started;
-      emit({ type: "tool_finish", id: call.id, name: call.name, duration_ms, is_error: result.is_error, is_rejected: false });
-      record.calls[index] = { id: call.id, name: call.name, args, started_at: started, duration_ms, is_error: result.is_error, is_rejected: false };
-      results[index] = result;
-    };
-
-    const parsed = calls.map((call) => parseInput(call));
-    const readIdx = [];
-    const laterIdx = [];
-    calls.forEach((call, i) => {
-      if (parsed[i].error || !rt.has(call.name)) {
-        const output = parsed[i].error ?? `Error executing tool: unknown tool: ${call.name}`;
-        results[i] = { tool_use_id: call.id, tool_name: call.name, output, is_error: true, is_rejected: false };
-        record.calls[i] = { id: call.id, name: call.name, args: null, started_at: Date.now(), duration_ms: 0, is_error: true, is_rejected: false };
-      } else if (effectClass(call.name, rt.userTool(call.name)) === "read") readIdx.push(i);
-      else laterIdx.push(i);
     });
-
-    await Promise.all(readIdx.map((i) => execute(calls[i], i, parsed[i].args)));
-    for (const i of laterIdx) {
-      const call = calls[i];
-      if (signal?.aborted) {
-        results[i] = cancelled(call);
-        continue;
-      }
-      let args = parsed[i].args;
-      if (review && isReviewed(effectClass(call.name, rt.userTool(call.name)))) {
-        const request = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
-        emit({ type: "review_request", ...request });
-        let decision;
-        try {
-          decision = await bounded(review(request), { signal });
-        } catch (error) {
-          decision = error?.name === "AbortError" ? null : { decision: "reject", reason: `review failed: ${error instanceof Error ? error.message : String(error)}` };
-        }
-        if (decision === null) {
-          results[i] = cancelled(call);
-          continue;
-        }
-        emit({ type: "review_decision", id: call.id, name: call.name, decision });
-        if (decision?.decision === "reject") {
-          const reason = decision.reason ?? "no reason given";
-          results[i] = { tool_use_id: call.id, tool_name: call.name, output: `Rejected by review: ${reason}`, is_error: false, is_rejected: true };
-          record.calls[i] = { id: call.id, name: call.name, args, started_at: Date.now(), duration_ms: 0, is_error: false, is_rejected: true };
-          continue;
-        }
-        if (decision?.decision === "edit") args = decision.args;
-        else if (decision?.decision !== "approve") {
-          results[i] = { tool_use_id: call.id, tool_name: call.name, output: "Rejected by review: the review hook gave no decision", is_error: false, is_rejected: true };
-          record.calls[i] = { id: call.id, name: call.name, args, started_at: Date.now(), duration_ms: 0, is_error: false, is_rejected: true };
-          continue;
-        }
-      }
-      await execute(call, i, args);
-    }
-    for (let i = 0; i < calls.length; i++) if (!results[i]) results[i] = cancelled(calls[i]);
-    return results;
-  }
-
-  function runToolLoop(options) {
-    return run(options, (event) => options?.onEvent?.(event));
-  }
-
-  /** The loop as an async iterator of events; `.result` resolves with the loop's result. */
-  function streamToolLoop(options) {
-    const queue = new EventQueue();
-    const result = run(options, (event) => {
-      options?.onEvent?.(event);
-      queue.push(event);
-    }).finally(() => queue.close());
-    result.catch(() => {});
-    return { [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](), result };
-  }
-
-  return { runToolLoop, streamToolLoop };
 }
-
+// ---- the loop ---------------------------------------------------------------------------------------
+/**
+ * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
+ * throws a TypeError for anything but a toolkit of createAgentToolkit).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
+function makeToolLoop(runtimeOf) {
+    async function run(options, emit) {
+        const { session, toolkit, prompt, maxToolTurns = 10, review, signal, toolTimeoutMs } = (options ?? {});
+        if (!session || typeof session.sendWithTools !== "function" || typeof session.sendToolResults !== "function") {
+            throw new TypeError("runToolLoop: session must implement sendWithTools and sendToolResults");
+        }
+        if (!Number.isInteger(maxToolTurns) || maxToolTurns < 1)
+            throw new TypeError("runToolLoop: maxToolTurns must be an integer >= 1");
+        const rt = runtimeOf(toolkit);
+        const tools = options.tools ?? rt.definitions();
+        const sendOptions = { signal, emit: (event) => emit(event) };
+        const messages = [{ role: "user", content: prompt }];
+        const turns = [];
+        const finish = (stopReason, response) => {
+            const result = { text: response ? textOf(response) : "", stopReason, messages, turns };
+            emit({ type: "completed", result });
+            return result;
+        };
+        let response;
+        try {
+            emit({ type: "turn_start", turn: 1 });
+            response = await bounded(session.sendWithTools(prompt, tools, sendOptions), { signal });
+        }
+        catch (error) {
+            if (isAbort(error))
+                return finish("aborted");
+            throw error;
+        }
+        for (let turn = 1;; turn++) {
+            const stopReason = normaliseStopReason(response.stopReason);
+            const calls = toolUses(response);
+            messages.push({ role: "assistant", content: response.content ?? [] });
+            emit({ type: "response", turn, stopReason, text: textOf(response), toolCalls: calls });
+            // A turn cut off by the token limit never runs its (possibly truncated) calls.
+            if (stopReason === "max_tokens")
+                return finish("max_tokens", response);
+            // Calls decide, not the label: some providers say "stop" while returning calls.
+            if (calls.length === 0)
+                return finish(stopReason === "tool_use" ? "end_turn" : stopReason, response);
+            if (turn > maxToolTurns)
+                return finish("max_tool_turns", response);
+            const record = { turn, stopReason, calls: [] };
+            turns.push(record);
+            const results = await runTurn(rt, calls, { review, signal, toolTimeoutMs, emit, record });
+            messages.push({ role: "tool", results });
+            emit({ type: "turn_end", turn, results });
+            if (signal?.aborted)
+                return finish("aborted", response);
+            if (calls.some((c) => c.name === "done") && results.some((r) => r.tool_name === "done" && !r.is_error)) {
+                return { ...finish("done", response), text: results.find((r) => r.tool_name === "done").output };
+            }
+            try {
+                emit({ type: "turn_start", turn: turn + 1 });
+                response = await bounded(session.sendToolResults(results, sendOptions), { signal });
+            }
+            catch (error) {
+                if (isAbort(error))
+                    return finish("aborted");
+                throw error;
+            }
+        }
+    }
+    /** Runs one turn's calls: read-only ones in parallel, then the others one by one (reviewed). */
+    async function runTurn(rt, calls, { review, signal, toolTimeoutMs, emit, record }) {
+        const results = new Array(calls.length);
+        const cancelled = (call) => ({
+            tool_use_id: call.id,
+            tool_name: call.name,
+            output: "Cancelled: the tool loop was aborted before this call ran",
+            is_error: true,
+            is_rejected: false,
+        });
+        const execute = async (call, index, args) => {
+            const started = Date.now();
+            emit({ type: "tool_start", id: call.id, name: call.name, args });
+            let result;
+            try {
+                const output = await bounded(rt.output(call.name, args, { signal }), {
+                    signal,
+                    ms: toolTimeoutMs,
+                    onTimeout: () => new Error(`timed out after ${toolTimeoutMs} ms`),
+                });
+                result = { tool_use_id: call.id, tool_name: call.name, output, is_error: false, is_rejected: false };
+            }
+            catch (error) {
+                result = isAbort(error)
+                    ? cancelled(call)
+                    : { tool_use_id: call.id, tool_name: call.name, output: `Error executing tool: ${messageOf(error)}`, is_error: true, is_rejected: false };
+            }
+            const duration_ms = Date.now() - started;
+            emit({ type: "tool_finish", id: call.id, name: call.name, duration_ms, is_error: result.is_error, is_rejected: false });
+            record.calls[index] = { id: call.id, name: call.name, args, started_at: started, duration_ms, is_error: result.is_error, is_rejected: false };
+            results[index] = result;
+        };
+        const parsed = calls.map((call) => parseInput(call));
+        const readIdx = [];
+        const laterIdx = [];
+        calls.forEach((call, i) => {
+            const { error } = parsed[i];
+            if (error || !rt.has(call.name)) {
+                const output = error ?? `Error executing tool: unknown tool: ${call.name}`;
+                results[i] = { tool_use_id: call.id, tool_name: call.name, output, is_error: true, is_rejected: false };
+                record.calls[i] = rejectedCall(call, null, { is_error: true, is_rejected: false });
+            }
+            else if (effectClass(call.name, rt.userTool(call.name)) === "read")
+                readIdx.push(i);
+            else
+                laterIdx.push(i);
+        });
+        await Promise.all(readIdx.map((i) => execute(calls[i], i, parsed[i].args)));
+        for (const i of laterIdx) {
+            const call = calls[i];
+            if (signal?.aborted) {
+                results[i] = cancelled(call);
+                continue;
+            }
+            let args = parsed[i].args;
+            if (review && isReviewed(effectClass(call.name, rt.userTool(call.name)))) {
+                const request = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
+                emit({ type: "review_request", ...request });
+                let decision;
+                try {
+                    decision = await bounded(review(request), { signal });
+                }
+                catch (error) {
+                    decision = isAbort(error) ? null : { decision: "reject", reason: `review failed: ${messageOf(error)}` };
+                }
+                if (decision === null) {
+                    results[i] = cancelled(call);
+                    continue;
+                }
+                emit({ type: "review_decision", id: call.id, name: call.name, decision });
+                if (decision?.decision === "reject") {
+                    const reason = decision.reason ?? "no reason given";
+                    results[i] = { tool_use_id: call.id, tool_name: call.name, output: `Rejected by review: ${reason}`, is_error: false, is_rejected: true };
+                    record.calls[i] = rejectedCall(call, args, { is_error: false, is_rejected: true });
+                    continue;
+                }
+                if (decision?.decision === "edit")
+                    args = decision.args;
+                else if (decision?.decision !== "approve") {
+                    results[i] = {
+                        tool_use_id: call.id,
+                        tool_name: call.name,
+                        output: "Rejected by review: the review hook gave no decision",
+                        is_error: false,
+                        is_rejected: true,
+                    };
+                    record.calls[i] = rejectedCall(call, args, { is_error: false, is_rejected: true });
+                    continue;
+                }
+            }
+            await execute(call, i, args);
+        }
+        for (let i = 0; i < calls.length; i++)
+            if (!results[i])
+                results[i] = cancelled(calls[i]);
+        return results;
+    }
+    function runToolLoop(options) {
+        return run(options, (event) => options?.onEvent?.(event));
+    }
+    /** The loop as an async iterator of events; `.result` resolves with the loop's result. */
+    function streamToolLoop(options) {
+        const queue = new EventQueue();
+        const result = run(options, (event) => {
+            options?.onEvent?.(event);
+            queue.push(event);
+        }).finally(() => queue.close());
+        result.catch(() => { });
+        return { [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](), result };
+    }
+    return { runToolLoop, streamToolLoop };
+}
+/** The record of a call that did not run (its arguments were bad, or a review rejected it). */
+function rejectedCall(call, args, flags) {
+    return { id: call.id, name: call.name, args, started_at: Date.now(), duration_ms: 0, ...flags };
+}
 /** A call's input as an object: providers give an object or a JSON string. */
 function parseInput(call) {
-  const input = call.input;
-  if (typeof input === "string") {
-    try {
-      return { args: input === "" ? {} : JSON.parse(input) };
-    } catch (error) {
-      return { error: `Error executing tool: invalid JSON arguments: ${error.message}` };
+    const input = call.input;
+    if (typeof input === "string") {
+        try {
+            return { args: input === "" ? {} : JSON.parse(input) };
+        }
+        catch (error) {
+            return { error: `Error executing tool: invalid JSON arguments: ${error.message}` };
+        }
     }
-  }
-  return { args: input ?? {} };
+    return { args: input ?? {} };
 }
-
 /** What a reviewer sees of a change: the built-in's review fields, or all arguments of a user tool. */
 function preview(name, args) {
-  const fields = BUILT_IN.get(name)?.reviewFields ?? [];
-  if (fields.length === 0) return { kind: "tool", args };
-  return { kind: name, ...Object.fromEntries(fields.map(([key, argument]) => [key, args?.[argument]])) };
+    const fields = BUILT_IN.get(name)?.reviewFields ?? [];
+    if (fields.length === 0)
+        return { kind: "tool", args };
+    const values = args;
+    return { kind: name, ...Object.fromEntries(fields.map(([key, argument]) => [key, values?.[argument]])) };
 }
-
-module.exports.makeToolLoop = makeToolLoop;

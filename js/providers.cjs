@@ -1,119 +1,217 @@
 "use strict";
-// Provider adapters: map our common tool-calling types to and from the wire formats of OpenAI
-// Chat Completions, the OpenAI Responses API, Anthropic Messages, Gemini / Vertex AI and Ollama.
-// All logic is native (crates/agent-tools-core/src/providers); this layer only does JSON and warnings.
-
-const native = require("./native.cjs").loadNative();
-
+// Generated from ts/providers.cts by `npm run build:ts`: edit that file, not this one.
+// Provider adapters: one tool-calling model (OpenAI-shaped common types) mapped to and from OpenAI
+// Chat Completions, the OpenAI Responses API, Anthropic Messages, Google Gemini / Vertex AI
+// (`@google/genai`) and Ollama `/api/chat`. Pure functions: no HTTP of our own; you keep your
+// vendor SDK client and spread our request fields into its call. The wire types below are the
+// subsets we produce and read; our outputs are assignable to the SDKs' request types and the
+// SDKs' response types are accepted by our parsers (checked by tsc in __test__/types).
+//
+// Naming: `to<Provider>Tools`, `to<Provider>ToolChoice`, `to<Provider>Request`,
+// `from<Provider>Response`, `create<Provider>Stream`, with Provider one of OpenAIChat,
+// OpenAIResponses, Anthropic, Gemini, Ollama (Ollama has no tool choice).
+//
+// Errors: malformed input (a message without `role`, a tool name the provider rejects, ...)
+// throws a TypeError naming the function. Documented downgrades (a forced tool choice Anthropic
+// cannot honour with thinking, Ollama's missing tool_choice, ...) call `onWarning`, or emit a
+// process warning (`ProviderWarning`) when no `onWarning` is given.
+//
+// All logic is native (crates/agent-tools-core/src/providers); this module does JSON and warnings.
+exports.hasToolCalls = hasToolCalls;
+exports.isToolResult = isToolResult;
+exports.checkToolHistory = checkToolHistory;
+exports.toolCallIdMap = toolCallIdMap;
+exports.toOpenAIChatTools = toOpenAIChatTools;
+exports.toOpenAIChatToolChoice = toOpenAIChatToolChoice;
+exports.toOpenAIChatRequest = toOpenAIChatRequest;
+exports.fromOpenAIChatResponse = fromOpenAIChatResponse;
+exports.createOpenAIChatStream = createOpenAIChatStream;
+exports.toOpenAIResponsesTools = toOpenAIResponsesTools;
+exports.toOpenAIResponsesToolChoice = toOpenAIResponsesToolChoice;
+exports.toOpenAIResponsesRequest = toOpenAIResponsesRequest;
+exports.fromOpenAIResponsesResponse = fromOpenAIResponsesResponse;
+exports.createOpenAIResponsesStream = createOpenAIResponsesStream;
+exports.toAnthropicTools = toAnthropicTools;
+exports.toAnthropicToolChoice = toAnthropicToolChoice;
+exports.toAnthropicRequest = toAnthropicRequest;
+exports.fromAnthropicResponse = fromAnthropicResponse;
+exports.createAnthropicStream = createAnthropicStream;
+exports.toGeminiTools = toGeminiTools;
+exports.toGeminiToolChoice = toGeminiToolChoice;
+exports.toGeminiRequest = toGeminiRequest;
+exports.fromGeminiResponse = fromGeminiResponse;
+exports.createGeminiStream = createGeminiStream;
+exports.toOllamaTools = toOllamaTools;
+exports.toOllamaRequest = toOllamaRequest;
+exports.fromOllamaResponse = fromOllamaResponse;
+exports.createOllamaStream = createOllamaStream;
+const native_cjs_1 = require("./native.cjs");
+const native = (0, native_cjs_1.loadNative)();
 /** Runs a native mapping; bad input throws a TypeError, downgrades go to `onWarning`. */
 function run(op, input, onWarning) {
-  let out;
-  try {
-    out = JSON.parse(native.providerCall(op, JSON.stringify(input ?? null)));
-  } catch (error) {
-    throw new TypeError(`${op}: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  for (const warning of out.warnings) {
-    if (typeof onWarning === "function") onWarning(warning);
-    else process.emitWarning(warning, "ProviderWarning");
-  }
-  return out.value;
+    let out;
+    try {
+        out = JSON.parse(native.providerCall(op, JSON.stringify(input ?? null)));
+    }
+    catch (error) {
+        throw new TypeError(`${op}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    for (const warning of out.warnings) {
+        if (typeof onWarning === "function")
+            onWarning(warning);
+        else
+            process.emitWarning(warning, "ProviderWarning");
+    }
+    return out.value;
 }
-
 /** Options as sent to the core (callbacks stay here). */
 function optionsOf(options) {
-  if (options !== undefined && (options === null || typeof options !== "object")) {
-    throw new TypeError("options must be an object");
-  }
-  return options ?? {};
+    if (options !== undefined && (options === null || typeof options !== "object")) {
+        throw new TypeError("options must be an object");
+    }
+    return options ?? {};
 }
-
-const request = (op) => (options) => {
-  const opts = optionsOf(options);
-  return run(op, opts, opts.onWarning);
-};
-const tools = (op) => (definitions) => run(op, { tools: definitions });
-const toolChoice = (op) => (choice) => run(op, { toolChoice: choice });
-const response = (op) => (value) => run(op, value);
-
 /** Wraps a native accumulator: chunks in as the SDK yields them, text deltas out. */
-class ProviderStream {
-  #native;
-
-  constructor(nativeStream) {
-    this.#native = nativeStream;
-  }
-
-  /** Feeds one chunk (event) exactly as the SDK yielded it; returns the text it adds ("" if none). */
-  push(chunk) {
-    try {
-      return this.#native.push(JSON.stringify(chunk ?? null));
-    } catch (error) {
-      throw new TypeError(`push: ${error.message}`);
+const NativeProviderStream = class ProviderStream {
+    #native;
+    constructor(nativeStream) {
+        this.#native = nativeStream;
     }
-  }
-
-  /** The QueryResult of everything pushed so far. */
-  finish() {
-    return JSON.parse(this.#native.finish());
-  }
-
-  /** Feeds every chunk of an SDK stream and yields the text deltas as they arrive. */
-  async *textStream(stream) {
-    for await (const chunk of stream) {
-      const text = this.push(chunk);
-      if (text) yield text;
+    /** Feeds one chunk (event) exactly as the SDK yielded it; returns the text it adds ("" if none). */
+    push(chunk) {
+        try {
+            return this.#native.push(JSON.stringify(chunk ?? null));
+        }
+        catch (error) {
+            throw new TypeError(`push: ${error.message}`);
+        }
     }
-  }
-}
-
-const stream = (NativeStream) => () => new ProviderStream(new NativeStream());
-
+    /** The QueryResult of everything pushed so far. */
+    finish() {
+        return JSON.parse(this.#native.finish());
+    }
+    /** Feeds every chunk of an SDK stream and yields the text deltas as they arrive. */
+    async *textStream(stream) {
+        for await (const chunk of stream) {
+            const text = this.push(chunk);
+            if (text)
+                yield text;
+        }
+    }
+};
 /** `message` is an assistant message with at least one tool call. */
 function hasToolCalls(message) {
-  return message != null && message.role === "assistant" && Array.isArray(message.toolCalls) && message.toolCalls.length > 0;
+    if (message == null || message.role !== "assistant")
+        return false;
+    const calls = message.toolCalls;
+    return Array.isArray(calls) && calls.length > 0;
 }
-
-/** `message` is a tool result (`role: "tool"`). */
+/** `message` is a tool result. */
 function isToolResult(message) {
-  return message != null && message.role === "tool";
+    return message != null && message.role === "tool";
 }
-
-module.exports = {
-  hasToolCalls,
-  isToolResult,
-  checkToolHistory: (messages, provider) => run("checkToolHistory", { messages, provider }),
-  toolCallIdMap: (messages, provider) => run("toolCallIdMap", { messages, provider }),
-
-  toOpenAIChatTools: tools("toOpenAIChatTools"),
-  toOpenAIChatToolChoice: toolChoice("toOpenAIChatToolChoice"),
-  toOpenAIChatRequest: request("toOpenAIChatRequest"),
-  fromOpenAIChatResponse: response("fromOpenAIChatResponse"),
-  createOpenAIChatStream: stream(native.OpenAIChatStream),
-
-  toOpenAIResponsesTools: tools("toOpenAIResponsesTools"),
-  toOpenAIResponsesToolChoice: toolChoice("toOpenAIResponsesToolChoice"),
-  toOpenAIResponsesRequest: request("toOpenAIResponsesRequest"),
-  fromOpenAIResponsesResponse: response("fromOpenAIResponsesResponse"),
-  createOpenAIResponsesStream: stream(native.OpenAIResponsesStream),
-
-  toAnthropicTools: tools("toAnthropicTools"),
-  toAnthropicToolChoice(choice, options) {
+/** The pairing problems `provider` would reject the history for; `[]` when it can be sent. */
+function checkToolHistory(messages, provider) {
+    return run("checkToolHistory", { messages, provider });
+}
+/**
+ * `{ providerId: originalId }` for the call ids a provider gets as aliases. Ids that already fit
+ * (`[A-Za-z0-9_-]`, at most 40 characters for OpenAI Chat and 64 elsewhere) are sent as they are;
+ * others get a stable alias (cleaned, hash-suffixed), the same on the call and its result.
+ */
+function toolCallIdMap(messages, provider) {
+    return run("toolCallIdMap", { messages, provider });
+}
+function toOpenAIChatTools(tools) {
+    return run("toOpenAIChatTools", { tools });
+}
+function toOpenAIChatToolChoice(choice) {
+    return run("toOpenAIChatToolChoice", { toolChoice: choice });
+}
+function toOpenAIChatRequest(options) {
+    const opts = optionsOf(options);
+    return run("toOpenAIChatRequest", opts, opts.onWarning);
+}
+function fromOpenAIChatResponse(completion) {
+    return run("fromOpenAIChatResponse", completion);
+}
+/** Robust to a missing `index` and to a new `id` on a reused index (servers that put every call on index 0). */
+function createOpenAIChatStream() {
+    return new NativeProviderStream(new native.OpenAIChatStream());
+}
+function toOpenAIResponsesTools(tools) {
+    return run("toOpenAIResponsesTools", { tools });
+}
+function toOpenAIResponsesToolChoice(choice) {
+    return run("toOpenAIResponsesToolChoice", { toolChoice: choice });
+}
+/** Reasoning items are replayed before their calls; item ids that do not start with `fc` are not sent. */
+function toOpenAIResponsesRequest(options) {
+    const opts = optionsOf(options);
+    return run("toOpenAIResponsesRequest", opts, opts.onWarning);
+}
+/** `status: "incomplete"` (e.g. `max_output_tokens`) is `length`; `failed` / refusal is `error`. */
+function fromOpenAIResponsesResponse(response) {
+    return run("fromOpenAIResponsesResponse", response);
+}
+/** Accumulates by `item_id`, emits by `call_id`, reconciles with the terminal response's output. */
+function createOpenAIResponsesStream() {
+    return new NativeProviderStream(new native.OpenAIResponsesStream());
+}
+function toAnthropicTools(tools) {
+    return run("toAnthropicTools", { tools });
+}
+function toAnthropicToolChoice(choice, options) {
     const opts = optionsOf(options);
     return run("toAnthropicToolChoice", { ...opts, toolChoice: choice }, opts.onWarning);
-  },
-  toAnthropicRequest: request("toAnthropicRequest"),
-  fromAnthropicResponse: response("fromAnthropicResponse"),
-  createAnthropicStream: stream(native.AnthropicStream),
-
-  toGeminiTools: (definitions, options) => run("toGeminiTools", { ...optionsOf(options), tools: definitions }),
-  toGeminiToolChoice: toolChoice("toGeminiToolChoice"),
-  toGeminiRequest: request("toGeminiRequest"),
-  fromGeminiResponse: response("fromGeminiResponse"),
-  createGeminiStream: stream(native.GeminiStream),
-
-  toOllamaTools: tools("toOllamaTools"),
-  toOllamaRequest: request("toOllamaRequest"),
-  fromOllamaResponse: response("fromOllamaResponse"),
-  createOllamaStream: stream(native.OllamaStream),
-};
+}
+/**
+ * Tool results become one user message of `tool_result` blocks right after the calls (a user
+ * message that follows them is merged in after the results); thinking blocks are replayed first
+ * in their assistant message; call ids are made provider-safe.
+ */
+function toAnthropicRequest(options) {
+    const opts = optionsOf(options);
+    return run("toAnthropicRequest", opts, opts.onWarning);
+}
+function fromAnthropicResponse(message) {
+    return run("fromAnthropicResponse", message);
+}
+/** `input_json_delta` fragments by block index; empty `partial_json` means `{}`. */
+function createAnthropicStream() {
+    return new NativeProviderStream(new native.AnthropicStream());
+}
+function toGeminiTools(tools, options) {
+    return run("toGeminiTools", { ...optionsOf(options), tools });
+}
+/** auto → AUTO, required → ANY, named → ANY + allowedFunctionNames, none → NONE. */
+function toGeminiToolChoice(choice) {
+    return run("toGeminiToolChoice", { toolChoice: choice });
+}
+/** Results of a turn become one user content of `functionResponse` parts; signatures are echoed. */
+function toGeminiRequest(options) {
+    const opts = optionsOf(options);
+    return run("toGeminiRequest", opts, opts.onWarning);
+}
+/** `STOP` with calls is `tool_calls`; `MAX_TOKENS` is `length`; `MALFORMED_FUNCTION_CALL`, `SAFETY`, ... are `error`. */
+function fromGeminiResponse(response) {
+    return run("fromGeminiResponse", response);
+}
+/** Whole `functionCall` parts, and Vertex's streamed `partialArgs`. */
+function createGeminiStream() {
+    return new NativeProviderStream(new native.GeminiStream());
+}
+function toOllamaTools(tools) {
+    return run("toOllamaTools", { tools });
+}
+/** `/api/chat` has no tool_choice: `none` sends no tools; `required` / named are best-effort (warning). */
+function toOllamaRequest(options) {
+    const opts = optionsOf(options);
+    return run("toOllamaRequest", opts, opts.onWarning);
+}
+function fromOllamaResponse(response) {
+    return run("fromOllamaResponse", response);
+}
+function createOllamaStream() {
+    return new NativeProviderStream(new native.OllamaStream());
+}

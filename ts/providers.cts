@@ -13,6 +13,69 @@
 // throws a TypeError naming the function. Documented downgrades (a forced tool choice Anthropic
 // cannot honour with thinking, Ollama's missing tool_choice, ...) call `onWarning`, or emit a
 // process warning (`ProviderWarning`) when no `onWarning` is given.
+//
+// All logic is native (crates/agent-tools-core/src/providers); this module does JSON and warnings.
+
+
+import { loadNative } from "./native.cjs";
+
+const native = loadNative();
+
+/** Runs a native mapping; bad input throws a TypeError, downgrades go to `onWarning`. */
+function run(op: string, input: unknown, onWarning?: (message: string) => void): unknown {
+  let out: { value: unknown; warnings: string[] };
+  try {
+    out = JSON.parse(native.providerCall(op, JSON.stringify(input ?? null)));
+  } catch (error) {
+    throw new TypeError(`${op}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  for (const warning of out.warnings) {
+    if (typeof onWarning === "function") onWarning(warning);
+    else process.emitWarning(warning, "ProviderWarning");
+  }
+  return out.value;
+}
+
+/** Options as sent to the core (callbacks stay here). */
+function optionsOf<T extends object>(options: T | undefined): Partial<T> & { onWarning?: (message: string) => void } {
+  if (options !== undefined && (options === null || typeof options !== "object")) {
+    throw new TypeError("options must be an object");
+  }
+  return options ?? {};
+}
+
+type NativeStream = { push(chunk: string): string; finish(): string };
+
+/** Wraps a native accumulator: chunks in as the SDK yields them, text deltas out. */
+const NativeProviderStream = class ProviderStream<TChunk> {
+  #native: NativeStream;
+
+  constructor(nativeStream: NativeStream) {
+    this.#native = nativeStream;
+  }
+
+  /** Feeds one chunk (event) exactly as the SDK yielded it; returns the text it adds ("" if none). */
+  push(chunk: TChunk): string {
+    try {
+      return this.#native.push(JSON.stringify(chunk ?? null));
+    } catch (error) {
+      throw new TypeError(`push: ${(error as Error).message}`);
+    }
+  }
+
+  /** The QueryResult of everything pushed so far. */
+  finish(): QueryResult {
+    return JSON.parse(this.#native.finish());
+  }
+
+  /** Feeds every chunk of an SDK stream and yields the text deltas as they arrive. */
+  async *textStream(stream: AsyncIterable<TChunk>): AsyncGenerator<string, void, undefined> {
+    for await (const chunk of stream) {
+      const text = this.push(chunk);
+      if (text) yield text;
+    }
+  }
+};
 
 // ---- common types (the provider spec's contract) --------------------------------------------------
 
@@ -135,9 +198,15 @@ export interface QueryResult {
 }
 
 /** `message` is an assistant message with at least one tool call. */
-export declare function hasToolCalls(message: ChatMessage): message is AssistantToolCallMessage;
+export function hasToolCalls(message: ChatMessage): message is AssistantToolCallMessage {
+  if (message == null || message.role !== "assistant") return false;
+  const calls = (message as Partial<AssistantToolCallMessage>).toolCalls;
+  return Array.isArray(calls) && calls.length > 0;
+}
 /** `message` is a tool result. */
-export declare function isToolResult(message: ChatMessage): message is ToolResultMessage;
+export function isToolResult(message: ChatMessage): message is ToolResultMessage {
+  return message != null && message.role === "tool";
+}
 
 /** What every `to<Provider>Request` takes. */
 export interface ProviderRequestOptions {
@@ -180,14 +249,18 @@ export interface ToolHistoryProblem {
 }
 
 /** The pairing problems `provider` would reject the history for; `[]` when it can be sent. */
-export declare function checkToolHistory(messages: ReadonlyArray<ChatMessage>, provider: ProviderName): ToolHistoryProblem[];
+export function checkToolHistory(messages: ReadonlyArray<ChatMessage>, provider: ProviderName): ToolHistoryProblem[] {
+  return run("checkToolHistory", { messages, provider }) as ToolHistoryProblem[];
+}
 
 /**
  * `{ providerId: originalId }` for the call ids a provider gets as aliases. Ids that already fit
  * (`[A-Za-z0-9_-]`, at most 40 characters for OpenAI Chat and 64 elsewhere) are sent as they are;
  * others get a stable alias (cleaned, hash-suffixed), the same on the call and its result.
  */
-export declare function toolCallIdMap(messages: ReadonlyArray<ChatMessage>, provider: ProviderName): Record<string, string>;
+export function toolCallIdMap(messages: ReadonlyArray<ChatMessage>, provider: ProviderName): Record<string, string> {
+  return run("toolCallIdMap", { messages, provider }) as Record<string, string>;
+}
 
 // ---- OpenAI Chat Completions --------------------------------------------------------------------
 
@@ -241,8 +314,12 @@ export interface OpenAIChatChunkLike {
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
 
-export declare function toOpenAIChatTools(tools: ReadonlyArray<ToolDefinitionInput>): OpenAIChatTool[];
-export declare function toOpenAIChatToolChoice(choice: ToolChoice): OpenAIChatToolChoice;
+export function toOpenAIChatTools(tools: ReadonlyArray<ToolDefinitionInput>): OpenAIChatTool[] {
+  return run("toOpenAIChatTools", { tools }) as OpenAIChatTool[];
+}
+export function toOpenAIChatToolChoice(choice: ToolChoice): OpenAIChatToolChoice {
+  return run("toOpenAIChatToolChoice", { toolChoice: choice }) as OpenAIChatToolChoice;
+}
 /** Call ids are made provider-safe (at most 40 characters); a call message without text gets `content: null`. */
 /** Workarounds for OpenAI-compatible servers (each change is reported as a warning). */
 export interface OpenAIChatCompat {
@@ -251,10 +328,17 @@ export interface OpenAIChatCompat {
   /** Remove `default` keywords from parameter schemas (rejected by Azure OpenAI). */
   stripDefaults?: boolean;
 }
-export declare function toOpenAIChatRequest(options: ProviderRequestOptions & { compat?: OpenAIChatCompat }): OpenAIChatRequest;
-export declare function fromOpenAIChatResponse(completion: OpenAIChatCompletionLike): QueryResult;
+export function toOpenAIChatRequest(options: ProviderRequestOptions & { compat?: OpenAIChatCompat }): OpenAIChatRequest {
+  const opts = optionsOf(options);
+  return run("toOpenAIChatRequest", opts, opts.onWarning) as OpenAIChatRequest;
+}
+export function fromOpenAIChatResponse(completion: OpenAIChatCompletionLike): QueryResult {
+  return run("fromOpenAIChatResponse", completion) as QueryResult;
+}
 /** Robust to a missing `index` and to a new `id` on a reused index (servers that put every call on index 0). */
-export declare function createOpenAIChatStream(): ProviderStream<OpenAIChatChunkLike>;
+export function createOpenAIChatStream(): ProviderStream<OpenAIChatChunkLike> {
+  return new NativeProviderStream(new native.OpenAIChatStream());
+}
 
 // ---- OpenAI Responses API -----------------------------------------------------------------------
 
@@ -302,14 +386,25 @@ export interface OpenAIResponsesEventLike {
   type: string;
 }
 
-export declare function toOpenAIResponsesTools(tools: ReadonlyArray<ToolDefinitionInput>): OpenAIResponsesFunctionTool[];
-export declare function toOpenAIResponsesToolChoice(choice: ToolChoice): OpenAIResponsesToolChoice;
+export function toOpenAIResponsesTools(tools: ReadonlyArray<ToolDefinitionInput>): OpenAIResponsesFunctionTool[] {
+  return run("toOpenAIResponsesTools", { tools }) as OpenAIResponsesFunctionTool[];
+}
+export function toOpenAIResponsesToolChoice(choice: ToolChoice): OpenAIResponsesToolChoice {
+  return run("toOpenAIResponsesToolChoice", { toolChoice: choice }) as OpenAIResponsesToolChoice;
+}
 /** Reasoning items are replayed before their calls; item ids that do not start with `fc` are not sent. */
-export declare function toOpenAIResponsesRequest(options: ProviderRequestOptions): OpenAIResponsesRequest;
+export function toOpenAIResponsesRequest(options: ProviderRequestOptions): OpenAIResponsesRequest {
+  const opts = optionsOf(options);
+  return run("toOpenAIResponsesRequest", opts, opts.onWarning) as OpenAIResponsesRequest;
+}
 /** `status: "incomplete"` (e.g. `max_output_tokens`) is `length`; `failed` / refusal is `error`. */
-export declare function fromOpenAIResponsesResponse(response: OpenAIResponsesResponseLike): QueryResult;
+export function fromOpenAIResponsesResponse(response: OpenAIResponsesResponseLike): QueryResult {
+  return run("fromOpenAIResponsesResponse", response) as QueryResult;
+}
 /** Accumulates by `item_id`, emits by `call_id`, reconciles with the terminal response's output. */
-export declare function createOpenAIResponsesStream(): ProviderStream<OpenAIResponsesEventLike>;
+export function createOpenAIResponsesStream(): ProviderStream<OpenAIResponsesEventLike> {
+  return new NativeProviderStream(new native.OpenAIResponsesStream());
+}
 
 // ---- Anthropic Messages -------------------------------------------------------------------------
 
@@ -362,20 +457,32 @@ export interface AnthropicEventLike {
   type: string;
 }
 
-export declare function toAnthropicTools(tools: ReadonlyArray<ToolDefinitionInput>): AnthropicTool[];
-export declare function toAnthropicToolChoice(
+export function toAnthropicTools(tools: ReadonlyArray<ToolDefinitionInput>): AnthropicTool[] {
+  return run("toAnthropicTools", { tools }) as AnthropicTool[];
+}
+export function toAnthropicToolChoice(
   choice: ToolChoice,
   options?: { thinking?: boolean; parallelToolCalls?: boolean; onWarning?: (message: string) => void },
-): AnthropicToolChoice;
+): AnthropicToolChoice {
+  const opts = optionsOf(options);
+  return run("toAnthropicToolChoice", { ...opts, toolChoice: choice }, opts.onWarning) as AnthropicToolChoice;
+}
 /**
  * Tool results become one user message of `tool_result` blocks right after the calls (a user
  * message that follows them is merged in after the results); thinking blocks are replayed first
  * in their assistant message; call ids are made provider-safe.
  */
-export declare function toAnthropicRequest(options: AnthropicRequestOptions): AnthropicRequest;
-export declare function fromAnthropicResponse(message: AnthropicMessageLike): QueryResult;
+export function toAnthropicRequest(options: AnthropicRequestOptions): AnthropicRequest {
+  const opts = optionsOf(options);
+  return run("toAnthropicRequest", opts, opts.onWarning) as AnthropicRequest;
+}
+export function fromAnthropicResponse(message: AnthropicMessageLike): QueryResult {
+  return run("fromAnthropicResponse", message) as QueryResult;
+}
 /** `input_json_delta` fragments by block index; empty `partial_json` means `{}`. */
-export declare function createAnthropicStream(): ProviderStream<AnthropicEventLike>;
+export function createAnthropicStream(): ProviderStream<AnthropicEventLike> {
+  return new NativeProviderStream(new native.AnthropicStream());
+}
 
 // ---- Google Gemini / Vertex AI (@google/genai) ---------------------------------------------------
 
@@ -398,8 +505,6 @@ declare enum FunctionCallingConfigMode {
   ANY = "ANY",
   NONE = "NONE",
 }
-// Keeps the two enums above private to this file (a declaration file exports everything otherwise).
-export {};
 
 /** The OpenAPI 3.0 subset Gemini accepts for `parameters` (integer limits are strings, as in the SDK). */
 export interface GeminiSchema {
@@ -499,15 +604,26 @@ export interface GeminiResponseLike {
   promptFeedback?: { blockReason?: string };
 }
 
-export declare function toGeminiTools(tools: ReadonlyArray<ToolDefinitionInput>, options?: GeminiSchemaOptions): GeminiTool[];
+export function toGeminiTools(tools: ReadonlyArray<ToolDefinitionInput>, options?: GeminiSchemaOptions): GeminiTool[] {
+  return run("toGeminiTools", { ...optionsOf(options), tools }) as GeminiTool[];
+}
 /** auto → AUTO, required → ANY, named → ANY + allowedFunctionNames, none → NONE. */
-export declare function toGeminiToolChoice(choice: ToolChoice): GeminiToolConfig;
+export function toGeminiToolChoice(choice: ToolChoice): GeminiToolConfig {
+  return run("toGeminiToolChoice", { toolChoice: choice }) as GeminiToolConfig;
+}
 /** Results of a turn become one user content of `functionResponse` parts; signatures are echoed. */
-export declare function toGeminiRequest(options: GeminiRequestOptions): GeminiRequest;
+export function toGeminiRequest(options: GeminiRequestOptions): GeminiRequest {
+  const opts = optionsOf(options);
+  return run("toGeminiRequest", opts, opts.onWarning) as GeminiRequest;
+}
 /** `STOP` with calls is `tool_calls`; `MAX_TOKENS` is `length`; `MALFORMED_FUNCTION_CALL`, `SAFETY`, ... are `error`. */
-export declare function fromGeminiResponse(response: GeminiResponseLike): QueryResult;
+export function fromGeminiResponse(response: GeminiResponseLike): QueryResult {
+  return run("fromGeminiResponse", response) as QueryResult;
+}
 /** Whole `functionCall` parts, and Vertex's streamed `partialArgs`. */
-export declare function createGeminiStream(): ProviderStream<GeminiResponseLike>;
+export function createGeminiStream(): ProviderStream<GeminiResponseLike> {
+  return new NativeProviderStream(new native.GeminiStream());
+}
 
 // ---- Ollama /api/chat ---------------------------------------------------------------------------
 
@@ -541,8 +657,17 @@ export interface OllamaResponseLike {
   eval_count?: number;
 }
 
-export declare function toOllamaTools(tools: ReadonlyArray<ToolDefinitionInput>): OllamaTool[];
+export function toOllamaTools(tools: ReadonlyArray<ToolDefinitionInput>): OllamaTool[] {
+  return run("toOllamaTools", { tools }) as OllamaTool[];
+}
 /** `/api/chat` has no tool_choice: `none` sends no tools; `required` / named are best-effort (warning). */
-export declare function toOllamaRequest(options: ProviderRequestOptions): OllamaRequest;
-export declare function fromOllamaResponse(response: OllamaResponseLike): QueryResult;
-export declare function createOllamaStream(): ProviderStream<OllamaResponseLike>;
+export function toOllamaRequest(options: ProviderRequestOptions): OllamaRequest {
+  const opts = optionsOf(options);
+  return run("toOllamaRequest", opts, opts.onWarning) as OllamaRequest;
+}
+export function fromOllamaResponse(response: OllamaResponseLike): QueryResult {
+  return run("fromOllamaResponse", response) as QueryResult;
+}
+export function createOllamaStream(): ProviderStream<OllamaResponseLike> {
+  return new NativeProviderStream(new native.OllamaStream());
+}

@@ -1,0 +1,150 @@
+// Generated from ts/index.cts by `npm run build:ts`: edit that file, not this one.
+import type { OutputCache as NativeOutputCache } from "../binding.js";
+import type { AllowedToolName, AstGrepSearchInput, ExecCommandInput, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import { type AnyTool, applyOutputCache, defineTool, doneTool, type ExecuteRawContext, outputCacheTools, type Tool, type ToolInput, type ToolOutput, toToolMessageContent } from "./user_tools.cjs";
+export type { AllowedToolName, ToolArgsByName, ToolResultByName };
+export type FileAccessMode = "read-only" | "workspace-write" | "unrestricted";
+export type AccessLevel = "allow" | "deny";
+export interface SecurityPolicyConfig<TToolName extends string = string> {
+    tools: Partial<Record<TToolName, AccessLevel>>;
+    defaultPolicy: AccessLevel;
+}
+export type ToolPolicy = SecurityPolicyConfig<AllowedToolName>;
+type TodoSessionState = {
+    tasks: Map<string, TaskItem>;
+    order: string[];
+};
+export type ToolContext = {
+    workspaceRoot: string;
+    writeScope: FileAccessMode;
+    policy: SecurityPolicyConfig<AllowedToolName>;
+    todo?: TodoSessionState;
+    env: {
+        platform: NodeJS.Platform;
+        osRelease: string;
+    };
+};
+export type ToolErrorEnvelope = {
+    code: string;
+    message: string;
+    retriable: boolean;
+    details: Record<string, unknown>;
+};
+export type InvokeToolErrorCode = "INVALID_TOOL_ARGUMENTS_TYPE" | "TOOL_NOT_FOUND" | "TOOL_NOT_ALLOWED" | "INTERNAL";
+export type ToolkitInvokeOutput<TName extends AllowedToolName> = {
+    role: "function";
+    name: TName;
+    content: ToolResultByName[TName];
+};
+export type Invoke = <TName extends AllowedToolName>(name: TName, args: ToolArgsByName[TName]) => Promise<ToolkitInvokeOutput<TName>>;
+type SecureToolResult<R> = {
+    status: "success";
+    data: R;
+} | {
+    status: "failure" | "denied";
+    reason: "policy" | "sandbox" | "runtime";
+    message: string;
+    error: ToolErrorEnvelope;
+};
+/** The positional parameters of each tool (`toolkit.tools.<name>` and its handler). */
+type ToolParams = {
+    apply_patch: [filePath: string, patch: string];
+    exec_command: [input: ExecCommandInput];
+    write_file: [path: string, content: string];
+    tree: [path: string, options?: TreeOptions];
+    read_file: [path: string, options?: ReadFileOptions];
+    regexp_search: [input: RegexpSearchInput];
+    ast_grep_search: [input: AstGrepSearchInput];
+    git_status_summary: [cwd?: string];
+    task_create_many: [input: TaskCreateManyInput];
+    task_list: [_input: TaskListInput];
+    task_update: [input: TaskUpdateInput];
+    task_update_status: [input: TaskUpdateStatusInput];
+    task_validate_completion: [_input: TaskValidateCompletionInput];
+};
+type SecureTools = {
+    [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<SecureToolResult<ToolResultByName[K]>>;
+};
+type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName | TUser["name"]>(name: TName, args: TName extends AllowedToolName ? ToolArgsByName[TName] : ToolInput<Extract<TUser, {
+    name: TName;
+}>>) => Promise<{
+    role: "function";
+    name: TName;
+    content: TName extends AllowedToolName ? ToolResultByName[TName] : ToolOutput<Extract<TUser, {
+        name: TName;
+    }>>;
+}>;
+/** The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools. */
+export type AgentToolkit<TUser extends AnyTool = never> = {
+    tools: SecureTools;
+    invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
+    getAllowedTools: () => [TUser] extends [never] ? Array<ToolDefinitions[AllowedToolName]> : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
+};
+export type AgentToolkitOptions<TTools extends readonly AnyTool[]> = {
+    /** User tools made by `defineTool`; names must not clash with built-ins or each other. */
+    tools?: TTools;
+    /** Defaults of every user tool's execution context. */
+    deps?: Record<string, unknown>;
+    overrides?: ExecuteRawContext["overrides"];
+    logger?: ExecuteRawContext["logger"];
+    now?: () => Date;
+};
+type ToolCatalogType = {
+    readonly [K in keyof ToolParams]: {
+        readonly metadata: ToolCatalogMetadata[K];
+        readonly handler: (context: ToolContext, ...args: ToolParams[K]) => Promise<ToolResultByName[K]>;
+    };
+};
+/**
+ * Runs work with the policy check skipped for its whole async call tree (docs/compat.md,
+ * "Module surface"); nothing else is skipped.
+ */
+declare const SecurityBypass: {
+    run<T>(task: () => Promise<T> | T): Promise<T>;
+    isEnabled(): boolean;
+    enforce<T>(task: () => Promise<T> | T): Promise<T>;
+};
+/** The built-in tools by name: each one's metadata and raw handler (no policy or sandbox checks). */
+declare const ToolCatalog: ToolCatalogType;
+/**
+ * Creates a live context. Policies name built-in tools; to also name your own tools, pass their
+ * names explicitly: `createToolContext<"my_tool">({ ... })` (typos stay compile errors).
+ */
+declare const createToolContext: <const TExtraToolName extends string = never>(params: {
+    workspaceRoot: string;
+    writeScope?: FileAccessMode;
+    policy?: SecurityPolicyConfig<AllowedToolName | NoInfer<TExtraToolName>>;
+}) => ToolContext;
+/**
+ * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools
+ * (from `defineTool`), `options.deps` / `options.overrides` / `options.logger` / `options.now`
+ * are the defaults of their execution context.
+ */
+declare const createAgentToolkit: {
+    (context: ToolContext): AgentToolkit;
+    <const TTools extends readonly AnyTool[]>(context: ToolContext, options: AgentToolkitOptions<TTools>): AgentToolkit<TTools[number]>;
+};
+/**
+ * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
+ * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
+ * never throws, so a loop can treat all tools alike.
+ */
+declare const asTools: (toolkit: AgentToolkit<any>) => Tool[];
+/** Runs the multi-turn tool loop to its end. */
+declare const runToolLoop: (options: import("./loop.cjs").ToolLoopOptions) => Promise<import("./loop.cjs").ToolLoopResult>;
+/** The same loop as an async iterator of events; `result` resolves when it ends. */
+declare const streamToolLoop: (options: import("./loop.cjs").ToolLoopOptions) => AsyncIterable<import("./loop.cjs").LoopEvent> & {
+    result: Promise<import("./loop.cjs").ToolLoopResult>;
+};
+/**
+ * Tool outputs kept whole while their total stays under `budgetChars` (UTF-16 units, default
+ * 100 000); older ones are evicted from the conversation but stay readable by id (`out-1`, ...).
+ */
+declare const OutputCache: typeof NativeOutputCache;
+type OutputCache = NativeOutputCache;
+export { createToolContext, createAgentToolkit, ToolCatalog, SecurityBypass, defineTool, asTools, toToolMessageContent, OutputCache, outputCacheTools, applyOutputCache, doneTool, runToolLoop, streamToolLoop, };
+export { createProviderSession } from "./sessions.cjs";
+export type { DefineToolOptions, DependencyKey, DependencyOverrides, ExecuteRawContext, ImagePart, Logger, TextPart, Tool, ToolExecutionContext, ToolExecutionResult, ToolResult, } from "./user_tools.cjs";
+export type { LlmContentBlock, LlmResponse, LlmSession, LoopEvent, LoopMessage, LoopStopReason, LoopToolResult, ReviewDecision, ReviewRequest, SessionEvent, SessionSendOptions, StopReason, ToolCallDelta, ToolLoopOptions, ToolLoopResult, TurnRecord, } from "./loop.cjs";
+export type { ProviderSessionOptions } from "./sessions.cjs";
+export * from "./providers.cjs";

@@ -1,0 +1,238 @@
+// Generated from ts/loop.cts by `npm run build:ts`: edit that file, not this one.
+import type { AgentToolkit } from "./index.cjs";
+import { type CatalogEntry } from "./native.cjs";
+/** Why a model response stopped (provider-specific reasons as `{ other }`). */
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | {
+    other: string;
+};
+export type LlmContentBlock = {
+    type: "text";
+    text: string;
+}
+/** `input` is an object, or JSON text as some providers send it. */
+ | {
+    type: "tool_use";
+    id: string;
+    name: string;
+    input: Record<string, unknown> | string;
+};
+export type LlmResponse = {
+    content: LlmContentBlock[];
+    stopReason: StopReason | string;
+    model?: string;
+};
+/**
+ * One call's result as the loop sends it back (the loop spec's `ToolResultMessage`; renamed
+ * because the provider spec's `ToolResultMessage` is the chat message `{ role: "tool", ... }`).
+ */
+export type LoopToolResult = {
+    tool_use_id: string;
+    tool_name: string;
+    output: string;
+    is_error: boolean;
+    is_rejected: boolean;
+};
+/** A streamed tool-call fragment (`StreamEvent::ToolCallDelta`). */
+export type ToolCallDelta = {
+    type: "tool_call_delta";
+    index: number;
+    id?: string;
+    name?: string;
+    arguments_delta?: string;
+};
+export type SessionEvent = {
+    type: "text_delta";
+    text: string;
+} | ToolCallDelta;
+export type SessionSendOptions = {
+    signal?: AbortSignal;
+    emit(event: SessionEvent): void;
+};
+/** The model side of the loop (the spec's `LlmSession`), implemented over any provider. */
+export interface LlmSession {
+    sendWithTools(prompt: string, tools: ReadonlyArray<AnyToolDefinition>, options: SessionSendOptions): Promise<LlmResponse>;
+    sendToolResults(results: LoopToolResult[], options: SessionSendOptions): Promise<LlmResponse>;
+}
+/** Any tool definition the loop offers (built-ins' readonly literals and user tools' alike). */
+export type AnyToolDefinition = {
+    readonly type: "function";
+    readonly function: {
+        readonly name: string;
+        readonly description: string;
+        readonly parameters: unknown;
+        readonly strict?: boolean;
+    };
+};
+export type ReviewRequest = {
+    id: string;
+    name: string;
+    args: unknown;
+    preview: {
+        kind: "write_file";
+        path: unknown;
+        content: unknown;
+    } | {
+        kind: "apply_patch";
+        path: unknown;
+        patch: unknown;
+    } | {
+        kind: "exec_command";
+        cwd: unknown;
+        command: unknown;
+    } | {
+        kind: "tool";
+        args: unknown;
+    };
+};
+export type ReviewDecision = {
+    decision: "approve";
+} | {
+    decision: "reject";
+    reason?: string;
+} | {
+    decision: "edit";
+    args: unknown;
+};
+export type LoopStopReason = "end_turn" | "max_tokens" | "max_tool_turns" | "aborted" | "done" | {
+    other: string;
+};
+export type LoopMessage = {
+    role: "user";
+    content: string;
+} | {
+    role: "assistant";
+    content: LlmContentBlock[];
+} | {
+    role: "tool";
+    results: LoopToolResult[];
+};
+export type TurnRecord = {
+    turn: number;
+    stopReason: StopReason;
+    calls: Array<{
+        id: string;
+        name: string;
+        args: unknown;
+        started_at: number;
+        duration_ms: number;
+        is_error: boolean;
+        is_rejected: boolean;
+    }>;
+};
+export type ToolLoopResult = {
+    text: string;
+    stopReason: LoopStopReason;
+    messages: LoopMessage[];
+    turns: TurnRecord[];
+};
+export type LoopEvent = {
+    type: "turn_start";
+    turn: number;
+} | {
+    type: "text_delta";
+    text: string;
+} | ToolCallDelta | {
+    type: "response";
+    turn: number;
+    stopReason: StopReason;
+    text: string;
+    toolCalls: Array<Extract<LlmContentBlock, {
+        type: "tool_use";
+    }>>;
+} | ({
+    type: "review_request";
+} & ReviewRequest) | {
+    type: "review_decision";
+    id: string;
+    name: string;
+    decision: ReviewDecision;
+} | {
+    type: "tool_start";
+    id: string;
+    name: string;
+    args: unknown;
+} | {
+    type: "tool_finish";
+    id: string;
+    name: string;
+    duration_ms: number;
+    is_error: boolean;
+    is_rejected: boolean;
+} | {
+    type: "turn_end";
+    turn: number;
+    results: LoopToolResult[];
+} | {
+    type: "completed";
+    result: ToolLoopResult;
+};
+export type ToolLoopOptions = {
+    session: LlmSession;
+    toolkit: AgentToolkit<any>;
+    prompt: string;
+    /** Turns with tool calls before the loop stops (default 10). */
+    maxToolTurns?: number;
+    /** Asked before each write-class call (write_file, apply_patch, exec_command, user tools with `writes`). */
+    review?: (request: ReviewRequest) => ReviewDecision | Promise<ReviewDecision>;
+    /** Aborts the whole loop; every call still gets a result ("Cancelled: ..."). */
+    signal?: AbortSignal;
+    /** Per-call time limit; a late call becomes an error result. */
+    toolTimeoutMs?: number;
+    /** The tool definitions offered (default: `toolkit.getAllowedTools()`). */
+    tools?: ReadonlyArray<AnyToolDefinition>;
+    onEvent?: (event: LoopEvent) => void;
+};
+/** What the loop needs of a toolkit (index.cts makes it). */
+export type LoopRuntime = {
+    definitions(): ReadonlyArray<AnyToolDefinition>;
+    has(name: string): boolean;
+    userTool(name: string): {
+        writes: boolean;
+    } | undefined;
+    /** The call's output as the model sees it. */
+    output(name: string, args: unknown, ctx: {
+        signal?: AbortSignal;
+    }): Promise<string>;
+};
+type ToolUse = Extract<LlmContentBlock, {
+    type: "tool_use";
+}>;
+/**
+ * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or
+ * `state` (sequential, not reviewed: the todo tools that change the session's task list). A
+ * user tool is `write` when defined with `writes: true`, else `read`.
+ */
+export declare function effectClass(name: string, userTool: {
+    writes: boolean;
+} | undefined): CatalogEntry["effect"];
+/** `{ other: "..." }` for provider-specific stop reasons, the string otherwise. */
+export declare function normaliseStopReason(reason: unknown): StopReason;
+export declare function toolUses(response: LlmResponse): ToolUse[];
+export declare function textOf(response: LlmResponse): string;
+/** A tiny async queue: `push` events, iterate them with `for await`. */
+export declare class EventQueue<T> {
+    items: T[];
+    waiters: Array<(result: IteratorResult<T>) => void>;
+    closed: boolean;
+    push(event: T): void;
+    close(): void;
+    [Symbol.asyncIterator](): AsyncIterator<T>;
+}
+export declare function abortError(): Error;
+/** Rejects when `signal` aborts or `ms` passes; resolves with `work` otherwise. */
+export declare function bounded<T>(work: T | PromiseLike<T>, { signal, ms, onTimeout }: {
+    signal?: AbortSignal;
+    ms?: number;
+    onTimeout?: () => unknown;
+}): Promise<T>;
+/**
+ * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
+ * throws a TypeError for anything but a toolkit of createAgentToolkit).
+ */
+export declare function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any>) => LoopRuntime): {
+    runToolLoop: (options: ToolLoopOptions) => Promise<ToolLoopResult>;
+    streamToolLoop: (options: ToolLoopOptions) => AsyncIterable<LoopEvent> & {
+        result: Promise<ToolLoopResult>;
+    };
+};
+export {};

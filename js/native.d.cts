@@ -1,0 +1,39 @@
+// Generated from ts/native.cts by `npm run build:ts`: edit that file, not this one.
+/** The addon's functions and classes, as napi-rs declares them (binding.d.ts). */
+export type NativeBinding = typeof import("../binding.js");
+/** A machine as the loader sees it (`libc` is null off Linux). */
+export type Host = {
+    platform: string;
+    arch: string;
+    libc: "glibc" | "musl" | null;
+};
+/** napi-rs's platform name of a Rust target triple (`aarch64-apple-darwin` → `darwin-arm64`). */
+export declare function tripleToPlatform(triple: string): string;
+/** The platforms with a prebuilt package (`agent-tools-native-<platform>`): `napi.targets`. */
+export declare const PREBUILT: string[];
+/** The napi-rs platform name for a host: `linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`, … */
+export declare function platformName({ platform, arch, libc }: Host): string;
+/**
+ * The message for a host without a loadable binary. `cause` is the loader's error (its `cause`
+ * chain holds one error per candidate it tried).
+ */
+export declare function missingBinaryMessage(host: Host, cause?: unknown): string;
+export declare class NativeBindingError extends Error {
+    code: "NATIVE_BINDING_MISSING";
+    platform: string;
+    expectedPackage: string;
+    constructor(host: Host, cause?: unknown);
+}
+export declare function currentHost(): Host;
+export declare function loadNative(): NativeBinding;
+/** One built-in tool of the native catalog (`catalogJson()`), in catalog order. */
+export type CatalogEntry = {
+    name: string;
+    isWriteOp: boolean;
+    description: string;
+    /** A session tool (the todo tools): runs on the JavaScript thread over `context.todo`. */
+    session: boolean;
+    effect: "read" | "write" | "exec" | "state";
+    /** `[previewKey, argumentName]` pairs a review shows. */
+    reviewFields: Array<[string, string]>;
+};
