@@ -129,6 +129,12 @@ export declare function debugInjectPanic(tool: string | null): void
  */
 export declare function debugPanic(mode: string): Promise<Outcome> | void
 
+/** Why the secure wrapper denied a call (`ToolResult.reason`). */
+export declare const enum DenialReason {
+  Policy = 'policy',
+  Sandbox = 'sandbox',
+}
+
 export interface GrepRequest {
   pattern: string
   regex?: boolean
@@ -170,7 +176,7 @@ export type Outcome =
   | { kind: 'invoke_error'; code: string; message: string }
   | { kind: 'plain_error'; message: string }
   | { kind: 'tool_error'; name: string; code: string; message: string }
-  | { kind: 'denied'; reason: string; message: string }
+  | { kind: 'denied'; reason: DenialReason; message: string }
   | { kind: 'failure'; message: string }
   | { kind: 'internal'; message: string }
 

@@ -848,6 +848,7 @@ module.exports.catalogJson = nativeBinding.catalogJson
 module.exports.contextSnapshot = nativeBinding.contextSnapshot
 module.exports.debugInjectPanic = nativeBinding.debugInjectPanic
 module.exports.debugPanic = nativeBinding.debugPanic
+module.exports.DenialReason = nativeBinding.DenialReason
 module.exports.invoke = nativeBinding.invoke
 module.exports.invokeNow = nativeBinding.invokeNow
 module.exports.invokeSession = nativeBinding.invokeSession

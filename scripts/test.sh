@@ -11,6 +11,8 @@ echo "== cargo test"
 cargo test --locked --workspace
 echo "== napi build"
 bash scripts/ensure.sh --rebuild
+echo "== build:ts (ts/ → js/, index.d.ts)"
+npm run -s build:ts
 echo "== bun test"
 node_modules/.bin/bun test __test__/
 echo "== node --test"

@@ -4,7 +4,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { platform, release } from "node:os";
-import type { CallSiteInput, OutputCache as NativeOutputCache } from "../binding.js";
+import type { CallSiteInput, OutputCache as NativeOutputCache, Outcome as NativeOutcome } from "../binding.js";
 import type {
   AllowedToolName,
   AstGrepSearchInput,
@@ -154,14 +154,8 @@ type ToolCatalogType = {
 
 // ---- native outcomes ----------------------------------------------------------------------------
 
-/** What the native entry points answer (binding.d.ts types them as records). */
-type Outcome =
-  | { kind: "ok"; json: string; change?: string }
-  | { kind: "prepared"; args: unknown[] }
-  | { kind: "denied"; reason: "policy" | "sandbox"; message: string }
-  | { kind: "tool_error"; name: string; code: string; message: string }
-  | { kind: "invoke_error"; code: InvokeToolErrorCode; message: string }
-  | { kind: "plain_error" | "internal" | "runtime"; message: string };
+/** What the native entry points answer: a union discriminated by `kind` (binding.d.ts). */
+type Outcome = NativeOutcome;
 
 const outcomeOf = (value: unknown) => value as Outcome;
 const messageOfOutcome = (outcome: Outcome) => (outcome as { message: string }).message;

@@ -45,12 +45,22 @@ pub enum Outcome {
         code: String,
         message: String,
     },
-    /// A secure-wrapper denial (`policy` or `sandbox`).
-    Denied { reason: String, message: String },
+    /// A secure-wrapper denial.
+    Denied {
+        reason: DenialReason,
+        message: String,
+    },
     /// A secure-wrapper runtime failure before the handler ran.
     Failure { message: String },
     /// A panic inside native code, caught.
     Internal { message: String },
+}
+
+/// Why the secure wrapper denied a call (`ToolResult.reason`).
+#[napi(string_enum = "lowercase")]
+pub enum DenialReason {
+    Policy,
+    Sandbox,
 }
 
 impl Outcome {
@@ -311,11 +321,11 @@ pub fn secure_call<'env>(
 fn denied(denial: Denial) -> Outcome {
     match denial {
         Denial::Policy(message) => Outcome::Denied {
-            reason: "policy".into(),
+            reason: DenialReason::Policy,
             message,
         },
         Denial::Sandbox(message) => Outcome::Denied {
-            reason: "sandbox".into(),
+            reason: DenialReason::Sandbox,
             message,
         },
         Denial::Failure(message) => Outcome::Failure { message },
