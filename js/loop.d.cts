@@ -22,8 +22,8 @@ export type LlmResponse = {
     model?: string;
 };
 /**
- * One call's result as the loop sends it back (the loop spec's `ToolResultMessage`; renamed
- * because the provider spec's `ToolResultMessage` is the chat message `{ role: "tool", ... }`).
+ * One call's result as the loop sends it back (not named `ToolResultMessage`: that name is the
+ * provider adapters' chat message `{ role: "tool", ... }`).
  */
 export type LoopToolResult = {
     tool_use_id: string;
@@ -48,7 +48,7 @@ export type SessionSendOptions = {
     signal?: AbortSignal;
     emit(event: SessionEvent): void;
 };
-/** The model side of the loop (the spec's `LlmSession`), implemented over any provider. */
+/** The model side of the loop, implemented over any provider. */
 export interface LlmSession {
     sendWithTools(prompt: string, tools: ReadonlyArray<AnyToolDefinition>, options: SessionSendOptions): Promise<LlmResponse>;
     sendToolResults(results: LoopToolResult[], options: SessionSendOptions): Promise<LlmResponse>;

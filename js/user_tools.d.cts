@@ -30,7 +30,7 @@ export type Logger = {
     warn?(...args: unknown[]): void;
     error?(...args: unknown[]): void;
 };
-/** What `execute` receives (the spec's tool `ToolContext`; renamed: `ToolContext` is the workspace context). */
+/** What `execute` receives (not named `ToolContext`: that is the workspace context). */
 export type ToolExecutionContext = {
     signal?: AbortSignal;
     logger?: Logger;

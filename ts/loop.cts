@@ -21,8 +21,8 @@ export type LlmContentBlock =
 export type LlmResponse = { content: LlmContentBlock[]; stopReason: StopReason | string; model?: string };
 
 /**
- * One call's result as the loop sends it back (the loop spec's `ToolResultMessage`; renamed
- * because the provider spec's `ToolResultMessage` is the chat message `{ role: "tool", ... }`).
+ * One call's result as the loop sends it back (not named `ToolResultMessage`: that name is the
+ * provider adapters' chat message `{ role: "tool", ... }`).
  */
 export type LoopToolResult = {
   tool_use_id: string;
@@ -37,7 +37,7 @@ export type ToolCallDelta = { type: "tool_call_delta"; index: number; id?: strin
 export type SessionEvent = { type: "text_delta"; text: string } | ToolCallDelta;
 export type SessionSendOptions = { signal?: AbortSignal; emit(event: SessionEvent): void };
 
-/** The model side of the loop (the spec's `LlmSession`), implemented over any provider. */
+/** The model side of the loop, implemented over any provider. */
 export interface LlmSession {
   sendWithTools(prompt: string, tools: ReadonlyArray<AnyToolDefinition>, options: SessionSendOptions): Promise<LlmResponse>;
   sendToolResults(results: LoopToolResult[], options: SessionSendOptions): Promise<LlmResponse>;

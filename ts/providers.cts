@@ -77,7 +77,7 @@ const NativeProviderStream = class ProviderStream<TChunk> {
   }
 };
 
-// ---- common types (the provider spec's contract) --------------------------------------------------
+// ---- common types, shared by every provider --------------------------------------------------
 
 /** A function offered to the model. */
 export interface ToolFunction {

@@ -22,7 +22,7 @@ export type Logger = {
   error?(...args: unknown[]): void;
 };
 
-/** What `execute` receives (the spec's tool `ToolContext`; renamed: `ToolContext` is the workspace context). */
+/** What `execute` receives (not named `ToolContext`: that is the workspace context). */
 export type ToolExecutionContext = {
   signal?: AbortSignal;
   logger?: Logger;
