@@ -38,8 +38,13 @@ const docFiles = [
   "README.md",
   "CHANGELOG.md",
   "bench/README.md",
-  ...filesUnder("docs", (f) => /\.(md|tsv)$/.test(f)),
+  ...filesUnder("docs", (f) => f.endsWith(".md")),
+  "index.d.ts",
+  "crates/agent-tools-core/README.md",
+  ...filesUnder("ts"),
   ...filesUnder("js"),
+  ...filesUnder("scripts"),
+  ...filesUnder("tests"),
   ...filesUnder("__test__"),
 ];
 
