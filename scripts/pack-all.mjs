@@ -39,10 +39,9 @@ for (const t of selected) {
     rmSync(out, { recursive: true, force: true });
   }
   if (!existsSync(binary)) throw new Error(`${binary} is missing: build it first (without --skip-build)`);
-  // The TypeScript generator (ts-rs) is for `cargo test`; link-time optimisation drops it from
-  // the Linux binaries. (The macOS ones, linked by zig's Mach-O linker, still carry its text.)
-  if (t.triple.includes("linux") && readFileSync(binary).includes("ToolArgsByName")) {
-    throw new Error(`${t.binaryFile} carries the TypeScript declarations`);
+  // The TypeScript generator (ts-rs, the core's `typegen` feature) is for `cargo test` only.
+  if (readFileSync(binary).includes("ToolArgsByName")) {
+    throw new Error(`${t.binaryFile} carries the TypeScript generator (the typegen feature)`);
   }
   if (t.isGnu) {
     const needed = requiredGlibcVersions(binary);

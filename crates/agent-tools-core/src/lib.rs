@@ -22,6 +22,9 @@ pub mod sandbox;
 pub mod threads;
 pub mod toolkit;
 pub mod tools;
+/// The TypeScript declarations of the tools (types/tools.d.ts), from the Rust types: the
+/// `typegen` feature (default); the addon builds without it, so ts-rs is not in its binary.
+#[cfg(feature = "typegen")]
 pub mod typegen;
 pub mod value;
 

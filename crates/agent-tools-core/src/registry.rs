@@ -4,11 +4,14 @@
 use super::context::{RunContext, ToolContext};
 use super::error::{ErrorClass, ToolError};
 use super::tools;
+use super::tools::todo;
 use super::tools::todo::TodoOp;
+#[cfg(feature = "typegen")]
 use super::tools::{
-    apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, todo,
-    tree, write_file,
+    apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, tree,
+    write_file,
 };
+#[cfg(feature = "typegen")]
 use super::typegen::{ts, TsType};
 use super::value::ArgValue;
 
@@ -83,7 +86,9 @@ pub struct ToolSpec {
     pub invoke_args: InvokeArgs,
     pub handler: Handler,
     /// The TypeScript types of `ToolArgsByName[name]` and `ToolResultByName[name]`.
+    #[cfg(feature = "typegen")]
     pub ts_args: TsType,
+    #[cfg(feature = "typegen")]
     pub ts_result: TsType,
 }
 
@@ -99,7 +104,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::apply_patch::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
         handler: Handler::Worker(tools::apply_patch::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<apply_patch::ApplyPatchInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<apply_patch::ApplyPatchOutput>(),
     },
     ToolSpec {
@@ -112,7 +119,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::exec_command::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(Some("cwd")),
         handler: Handler::Worker(tools::exec_command::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<exec_command::ExecCommandInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<exec_command::ExecCommandOutput>(),
     },
     ToolSpec {
@@ -125,7 +134,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::write_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndField("path", "content"),
         handler: Handler::Worker(tools::write_file::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<write_file::WriteFileInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<write_file::WriteFileOutput>(),
     },
     ToolSpec {
@@ -141,7 +152,9 @@ pub static CATALOG: [ToolSpec; 13] = [
             &["entry_kind", "max_depth", "max_entries", "include_hidden", "exclude"],
         ),
         handler: Handler::Worker(tools::tree::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<tree::TreeInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<tree::TreeOutput>(),
     },
     ToolSpec {
@@ -154,7 +167,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::read_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
         handler: Handler::Bounded(tools::read_file::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<read_file::ReadFileInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<read_file::ReadFileOutput>(),
     },
     ToolSpec {
@@ -167,7 +182,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::regexp_search::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(Some("root_path")),
         handler: Handler::Worker(tools::regexp_search::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<regexp_search::RegexpSearchInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<regexp_search::RegexpSearchOutput>(),
     },
     ToolSpec {
@@ -180,7 +197,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::ast_grep_search::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(Some("root_path")),
         handler: Handler::Worker(tools::ast_grep_search::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<ast_grep_search::AstGrepSearchInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<ast_grep_search::AstGrepSearchOutput>(),
     },
     ToolSpec {
@@ -193,7 +212,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: tools::git_status_summary::ERROR_CLASS,
         invoke_args: InvokeArgs::OptionalPath("cwd"),
         handler: Handler::Worker(tools::git_status_summary::run),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<git_status_summary::GitStatusSummaryInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<git_status_summary::GitStatusSummaryOutput>(),
     },
     ToolSpec {
@@ -206,7 +227,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
         handler: Handler::Session(TodoOp::CreateMany),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskCreateManyInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskListOutput>(),
     },
     ToolSpec {
@@ -219,7 +242,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
         handler: Handler::Session(TodoOp::List),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskListInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskListOutput>(),
     },
     ToolSpec {
@@ -232,7 +257,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
         handler: Handler::Session(TodoOp::Update),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskUpdateInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskUpdateOutput>(),
     },
     ToolSpec {
@@ -245,7 +272,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
         handler: Handler::Session(TodoOp::UpdateStatus),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskUpdateStatusInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskUpdateOutput>(),
     },
     ToolSpec {
@@ -258,7 +287,9 @@ pub static CATALOG: [ToolSpec; 13] = [
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
         handler: Handler::Session(TodoOp::ValidateCompletion),
+        #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskValidateCompletionInput>(),
+        #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskValidateCompletionOutput>(),
     },
 ];

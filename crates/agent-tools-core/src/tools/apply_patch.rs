@@ -12,6 +12,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::{nul_path_message, read_sized, to_json};
@@ -27,15 +28,16 @@ use crate::value::{js_trim, ArgValue};
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchError");
 const SIZE_LIMIT: u64 = 10 * 1024 * 1024;
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct ApplyPatchInput {
-    #[ts(rename = "filePath")]
+    #[cfg_attr(feature = "typegen", ts(rename = "filePath"))]
     pub file_path: String,
     pub patch: String,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ApplyPatchOutput {
     pub file_path: String,
     pub exit_code: i64,

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::to_json;
@@ -26,37 +27,38 @@ pub const ERROR_CLASS: ErrorClass = ErrorClass("ExecCommandError");
 
 const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
-#[ts(rename_all = "lowercase")]
+#[cfg_attr(feature = "typegen", ts(rename_all = "lowercase"))]
 pub enum ShellMode {
     Default,
     Direct,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct ExecCommandInput {
     pub cwd: String,
     pub command: Vec<String>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub shell_mode: Option<ShellMode>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub stdin: Option<String>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub timeout_ms: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_output_chars: Option<f64>,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ExecCommandOutput {
     pub cwd: String,
     pub command: Vec<String>,
     pub exit_code: i64,
-    #[ts(type = "string")]
+    #[cfg_attr(feature = "typegen", ts(type = "string"))]
     pub stdout: CappedText,
-    #[ts(type = "string")]
+    #[cfg_attr(feature = "typegen", ts(type = "string"))]
     pub stderr: CappedText,
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,

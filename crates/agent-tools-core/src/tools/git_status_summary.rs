@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::exec_command::{self, ExecCommandOutput, ExecRequest};
@@ -26,18 +27,19 @@ const GIT_ENV: [(&str, Option<&str>); 2] = [("LC_ALL", Some("C")), ("LANGUAGE", 
 
 const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct GitStatusSummaryInput {
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub cwd: Option<String>,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct GitStatusSummaryOutput {
     pub repository_root: String,
     pub branch: Option<String>,
-    #[ts(type = "string")]
+    #[cfg_attr(feature = "typegen", ts(type = "string"))]
     pub raw: CappedText,
 }
 

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::{
@@ -21,26 +22,27 @@ pub const ERROR_CLASS: ErrorClass = ErrorClass("ReadFileError");
 const SIZE_LIMIT: u64 = 1024 * 1024;
 const BINARY_SNIFF_BYTES: usize = 8192;
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct ReadFileInput {
     pub path: String,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub start_line: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_lines: Option<f64>,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct ReadFileOptions {
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub start_line: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_lines: Option<f64>,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ReadFileOutput {
     pub path: String,
     pub content: String,
@@ -49,7 +51,8 @@ pub struct ReadFileOutput {
     pub meta: ReadFileMeta,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ReadFileMeta {
     pub byte_length: u64,
     pub line_count: u64,

@@ -4,6 +4,7 @@
 //! Each call is therefore atomic, as upstream's synchronous handlers are.
 
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::to_json;
@@ -12,9 +13,10 @@ use crate::value::{js_trim, utf16_len, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("TodoError");
 
-#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[serde(rename_all = "lowercase")]
-#[ts(rename_all = "lowercase")]
+#[cfg_attr(feature = "typegen", ts(rename_all = "lowercase"))]
 pub enum TaskStatus {
     Todo,
     Done,
@@ -32,7 +34,8 @@ impl TaskStatus {
     }
 }
 
-#[derive(Serialize, TS, Debug, Clone, PartialEq)]
+#[derive(Serialize, Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskItem {
     pub task_id: String,
     pub status: TaskStatus,
@@ -40,61 +43,64 @@ pub struct TaskItem {
     pub created_at: String,
     pub updated_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub description: Option<String>,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct TaskDraft {
     pub title: String,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub description: Option<String>,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct TaskCreateManyInput {
     pub tasks: Vec<TaskDraft>,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
-#[ts(type = "Record<string, never>")]
+#[cfg_attr(feature = "typegen", ts(type = "Record<string, never>"))]
 pub struct TaskListInput;
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct TaskUpdateInput {
     pub task_id: String,
     pub title: String,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub description: Option<String>,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct TaskUpdateStatusInput {
     pub task_id: String,
     pub status: TaskStatus,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
-#[ts(type = "Record<string, never>")]
+#[cfg_attr(feature = "typegen", ts(type = "Record<string, never>"))]
 pub struct TaskValidateCompletionInput;
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskListOutput {
     pub tasks: Vec<TaskItem>,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskUpdateOutput {
     pub task: TaskItem,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskValidateCompletionOutput {
     pub ok: bool,
     pub remaining: Vec<String>,

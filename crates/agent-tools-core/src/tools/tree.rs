@@ -8,6 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::{
@@ -33,51 +34,52 @@ const DEFAULT_EXCLUDED: [&str; 7] = [
     ".DS_Store",
 ];
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
-#[ts(rename_all = "lowercase")]
+#[cfg_attr(feature = "typegen", ts(rename_all = "lowercase"))]
 pub enum TreeEntryKind {
     Directory,
     All,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct TreeInput {
     pub path: String,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub entry_kind: Option<TreeEntryKind>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_depth: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_entries: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub include_hidden: Option<bool>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub exclude: Option<Vec<String>>,
 }
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct TreeOptions {
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub entry_kind: Option<TreeEntryKind>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_depth: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_entries: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub include_hidden: Option<bool>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub exclude: Option<Vec<String>>,
 }
 
 macro_rules! literal_kind {
     ($name:ident, $value:literal) => {
-        #[derive(Serialize, TS, Debug, Clone, Copy)]
+        #[derive(Serialize, Debug, Clone, Copy)]
+        #[cfg_attr(feature = "typegen", derive(TS))]
         pub enum $name {
             #[serde(rename = $value)]
-            #[ts(rename = $value)]
+            #[cfg_attr(feature = "typegen", ts(rename = $value))]
             Kind,
         }
     };
@@ -86,21 +88,23 @@ literal_kind!(DirectoryKind, "directory");
 literal_kind!(FileKind, "file");
 literal_kind!(SymlinkKind, "symlink");
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TreeDirectoryNode {
     pub kind: DirectoryKind,
     pub name: String,
     pub path: String,
     pub depth: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub truncated: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub children: Option<Vec<TreeEntry>>,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TreeFileNode {
     pub kind: FileKind,
     pub name: String,
@@ -108,7 +112,8 @@ pub struct TreeFileNode {
     pub depth: u32,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TreeSymlinkNode {
     pub kind: SymlinkKind,
     pub name: String,
@@ -116,7 +121,8 @@ pub struct TreeSymlinkNode {
     pub depth: u32,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[serde(untagged)]
 pub enum TreeEntry {
     Directory(TreeDirectoryNode),
@@ -124,7 +130,8 @@ pub enum TreeEntry {
     Symlink(TreeSymlinkNode),
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TreeOutput {
     pub root: TreeDirectoryNode,
     pub limit_reached: bool,

@@ -7,6 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::{nul_path_message, required_path, to_json, workspace_root};
@@ -19,14 +20,15 @@ use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("WriteFileError");
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct WriteFileInput {
     pub path: String,
     pub content: String,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct WriteFileOutput {
     pub path: String,
     pub created: bool,

@@ -49,6 +49,7 @@ use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
 use ignore::{WalkBuilder, WalkState};
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::{integer_option, to_json, workspace_root};
@@ -82,27 +83,31 @@ const MAX_FILE_LINES: usize = 200_000;
 /// The CLI's worker count: one per core, at most 12.
 const MAX_THREADS: usize = 12;
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct AstGrepSearchInput {
     pub language: String,
-    #[ts(type = "Record<string, unknown>")]
+    #[cfg_attr(feature = "typegen", ts(type = "Record<string, unknown>"))]
     pub rule: (),
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub root_path: Option<String>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub include: Option<Vec<String>>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub exclude: Option<Vec<String>>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_results: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub timeout_ms: Option<f64>,
 }
 
 /// A 0-based position; `column` counts characters (Unicode scalar values), as the CLI does.
-#[derive(Serialize, TS, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-#[ts(type = "{ line: number; column: number; offset?: number; [key: string]: unknown }")]
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+#[cfg_attr(
+    feature = "typegen",
+    ts(type = "{ line: number; column: number; offset?: number; [key: string]: unknown }")
+)]
 pub struct AstGrepJsonPosition {
     pub line: usize,
     pub column: usize,
@@ -114,8 +119,12 @@ pub struct ByteOffset {
     pub end: usize,
 }
 
-#[derive(Serialize, TS, Debug, Clone, Copy)]
-#[ts(type = "{ start: AstGrepJsonPosition; end: AstGrepJsonPosition; [key: string]: unknown }")]
+#[derive(Serialize, Debug, Clone, Copy)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+#[cfg_attr(
+    feature = "typegen",
+    ts(type = "{ start: AstGrepJsonPosition; end: AstGrepJsonPosition; [key: string]: unknown }")
+)]
 pub struct AstGrepJsonRange {
     #[serde(rename = "byteOffset")]
     pub byte_offset: ByteOffset,
@@ -151,9 +160,13 @@ pub struct MatchLabel {
 }
 
 /// One match, field for field (and in the same key order) what `sg scan --json=stream` prints.
-#[derive(Serialize, TS, Debug)]
-#[ts(
-    type = "{ text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown }"
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+#[cfg_attr(
+    feature = "typegen",
+    ts(
+        type = "{ text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown }"
+    )
 )]
 pub struct AstGrepJsonMatch {
     pub text: String,
@@ -174,14 +187,16 @@ pub struct AstGrepJsonMatch {
     pub labels: Vec<MatchLabel>,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct AstGrepSearchQuery {
     pub language: String,
-    #[ts(type = "Record<string, unknown>")]
+    #[cfg_attr(feature = "typegen", ts(type = "Record<string, unknown>"))]
     pub rule: serde_json::Value,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct AstGrepSearchOutput {
     pub query: AstGrepSearchQuery,
     pub root_path: String,

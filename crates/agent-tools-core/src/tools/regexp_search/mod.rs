@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use rustix::fs::{Mode, OFlags};
 use serde::Serialize;
+#[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::{integer_option, to_json, workspace_root};
@@ -33,44 +34,47 @@ pub const ERROR_CLASS: ErrorClass = ErrorClass("RegexpSearchError");
 /// The only accepted `max_file_size_bytes`, and the per-file size limit.
 const MAX_FILE_SIZE: u64 = 1_048_576;
 
-#[derive(TS)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 #[allow(dead_code)]
 pub struct RegexpSearchInput {
     pub pattern: String,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub flags: Option<String>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub root_path: Option<String>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub include: Option<Vec<String>>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub exclude: Option<Vec<String>>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_results: Option<f64>,
-    #[ts(optional, type = "1048576")]
+    #[cfg_attr(feature = "typegen", ts(optional, type = "1048576"))]
     pub max_file_size_bytes: Option<f64>,
-    #[ts(optional)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
     pub timeout_ms: Option<f64>,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct RegexpSearchItem {
     pub path: String,
     pub line: u64,
     pub column: u64,
     #[serde(rename = "match")]
-    #[ts(rename = "match", type = "string")]
+    #[cfg_attr(feature = "typegen", ts(rename = "match", type = "string"))]
     pub matched: MatchText,
     pub line_text: String,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct RegexpSearchQuery {
     pub pattern: String,
     pub flags: String,
 }
 
-#[derive(Serialize, TS, Debug)]
+#[derive(Serialize, Debug)]
+#[cfg_attr(feature = "typegen", derive(TS))]
 pub struct RegexpSearchOutput {
     pub query: RegexpSearchQuery,
     pub root_path: String,
