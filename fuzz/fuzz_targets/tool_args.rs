@@ -184,7 +184,7 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
     let call = CallSite {
         name: spec.name.to_string(),
         registered: true,
-        is_write_op: spec.is_write_op,
+        is_write_op: spec.effect.is_write_op(),
         bypass: false,
     };
     let positional = if u.arbitrary()? {

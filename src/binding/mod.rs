@@ -158,7 +158,7 @@ pub fn catalog_json() -> String {
             let session = matches!(t.handler, registry::Handler::Session(_));
             serde_json::json!({
                 "name": t.name,
-                "isWriteOp": t.is_write_op,
+                "isWriteOp": t.effect.is_write_op(),
                 "description": t.description,
                 "session": session,
                 "effect": t.effect.as_str(),

@@ -249,7 +249,7 @@ mod tests {
         CallSite {
             name: name.to_string(),
             registered: spec.is_some(),
-            is_write_op: spec.is_some_and(|s| s.is_write_op),
+            is_write_op: spec.is_some_and(|s| s.effect.is_write_op()),
             bypass: false,
         }
     }

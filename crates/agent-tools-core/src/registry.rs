@@ -59,6 +59,11 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// The write operations of upstream's write scope: denied in `"read-only"` mode.
+    pub const fn is_write_op(self) -> bool {
+        matches!(self, Effect::Write)
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             Effect::Read => "read",
@@ -75,7 +80,6 @@ pub struct ToolSpec {
     /// What a reviewer is shown of a call: `(preview key, argument name)` pairs, e.g. apply_patch's
     /// `("path", "filePath")`. Empty for tools that are not reviewed.
     pub review_fields: &'static [(&'static str, &'static str)],
-    pub is_write_op: bool,
     /// True for tools that start processes: the binding then passes the host's `process.env`
     /// (`ToolContext::process_env`) for the child's environment and `PATH` lookups.
     pub spawns_processes: bool,
@@ -98,7 +102,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "apply_patch",
         effect: Effect::Write,
         review_fields: &[("path", "filePath"), ("patch", "patch")],
-        is_write_op: true,
         spawns_processes: false,
         description: "Applies a unified diff patch to a file within the workspace.",
         error_class: tools::apply_patch::ERROR_CLASS,
@@ -113,7 +116,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "exec_command",
         effect: Effect::Exec,
         review_fields: &[("cwd", "cwd"), ("command", "command")],
-        is_write_op: false,
         spawns_processes: true,
         description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
         error_class: tools::exec_command::ERROR_CLASS,
@@ -128,7 +130,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "write_file",
         effect: Effect::Write,
         review_fields: &[("path", "path"), ("content", "content")],
-        is_write_op: true,
         spawns_processes: false,
         description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
         error_class: tools::write_file::ERROR_CLASS,
@@ -143,7 +144,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "tree",
         effect: Effect::Read,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Returns a workspace tree: directories only or directories with files.",
         error_class: tools::tree::ERROR_CLASS,
@@ -161,7 +161,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "read_file",
         effect: Effect::Read,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
         error_class: tools::read_file::ERROR_CLASS,
@@ -176,7 +175,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "regexp_search",
         effect: Effect::Read,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
         error_class: tools::regexp_search::ERROR_CLASS,
@@ -191,7 +189,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "ast_grep_search",
         effect: Effect::Read,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: true,
         description: "Searches source files with ast-grep and returns raw structured matches.",
         error_class: tools::ast_grep_search::ERROR_CLASS,
@@ -206,7 +203,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "git_status_summary",
         effect: Effect::Read,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: true,
         description: "Returns current git branch and raw porcelain status output for a workspace directory.",
         error_class: tools::git_status_summary::ERROR_CLASS,
@@ -221,7 +217,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_create_many",
         effect: Effect::State,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Creates initial task list for the current execution session.",
         error_class: todo::ERROR_CLASS,
@@ -236,7 +231,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_list",
         effect: Effect::Read,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Returns all tasks in creation order for this session.",
         error_class: todo::ERROR_CLASS,
@@ -251,7 +245,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_update",
         effect: Effect::State,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Updates title or description of an existing session task.",
         error_class: todo::ERROR_CLASS,
@@ -266,7 +259,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_update_status",
         effect: Effect::State,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Updates status of an existing session task.",
         error_class: todo::ERROR_CLASS,
@@ -281,7 +273,6 @@ pub static CATALOG: [ToolSpec; 13] = [
         name: "task_validate_completion",
         effect: Effect::Read,
         review_fields: &[],
-        is_write_op: false,
         spawns_processes: false,
         description: "Validates whether unfinished todo tasks remain in this session.",
         error_class: todo::ERROR_CLASS,
@@ -346,7 +337,7 @@ mod tests {
     fn only_write_tools_are_write_ops() {
         let writers: Vec<&str> = CATALOG
             .iter()
-            .filter(|t| t.is_write_op)
+            .filter(|t| t.effect.is_write_op())
             .map(|t| t.name)
             .collect();
         assert_eq!(writers, ["apply_patch", "write_file"]);
@@ -356,7 +347,6 @@ mod tests {
     fn effects_and_review_fields_agree() {
         let definitions: serde_json::Value = serde_json::from_str(DEFINITIONS_JSON).unwrap();
         for t in &CATALOG {
-            assert_eq!(t.is_write_op, t.effect == Effect::Write, "{}", t.name);
             let reviewed = matches!(t.effect, Effect::Write | Effect::Exec);
             assert_eq!(reviewed, !t.review_fields.is_empty(), "{}", t.name);
             let definition = definitions

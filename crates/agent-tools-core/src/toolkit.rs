@@ -68,7 +68,7 @@ impl Toolkit {
         let call = CallSite {
             name: name.to_string(),
             registered: spec.is_some(),
-            is_write_op: spec.is_some_and(|s| s.is_write_op),
+            is_write_op: spec.is_some_and(|s| s.effect.is_write_op()),
             bypass: false,
         };
         let positional = invoke::prepare_invoke(&self.context, &call, &ArgValue::from(args))?;

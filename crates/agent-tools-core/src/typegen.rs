@@ -123,7 +123,7 @@ pub fn declarations() -> String {
     for tool in CATALOG.iter() {
         out.push_str(&format!(
             "  readonly {}: {{ readonly name: \"{}\"; readonly isWriteOp: {}; readonly description: string }};\n",
-            tool.name, tool.name, tool.is_write_op
+            tool.name, tool.name, tool.effect.is_write_op()
         ));
     }
     out.push_str("};\n");
