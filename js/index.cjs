@@ -122,7 +122,7 @@ const builtInHandlers = Object.create(null);
 /** Built-in handlers that run on the worker pool, by name (the session tools run on this thread). */
 const workerHandlers = Object.create(null);
 const catalog = {};
-for (const { name, isWriteOp, description, session } of JSON.parse(native.catalogJson())) {
+for (const { name, isWriteOp, description, session } of (0, native_cjs_1.builtInCatalog)()) {
     const handler = session
         ? async (context, ...args) => sessionValue(context, outcomeOf(native.runSessionTool(name, todoState(context), args)))
         : async (context, ...args) => outputOf(outcomeOf(await native.runHandler(name, context, args, process.env)));

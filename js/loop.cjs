@@ -13,10 +13,9 @@ exports.abortError = abortError;
 exports.bounded = bounded;
 exports.makeToolLoop = makeToolLoop;
 const native_cjs_1 = require("./native.cjs");
-const native = (0, native_cjs_1.loadNative)();
 // ---- helpers ----------------------------------------------------------------------------------------
 /** Each built-in tool's effect and review fields, from the native registry (the one list). */
-const BUILT_IN = new Map(JSON.parse(native.catalogJson()).map((tool) => [tool.name, tool]));
+const BUILT_IN = new Map((0, native_cjs_1.builtInCatalog)().map((tool) => [tool.name, tool]));
 /**
  * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or
  * `state` (sequential, not reviewed: the todo tools that change the session's task list). A

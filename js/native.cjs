@@ -9,6 +9,7 @@ exports.platformName = platformName;
 exports.missingBinaryMessage = missingBinaryMessage;
 exports.currentHost = currentHost;
 exports.loadNative = loadNative;
+exports.builtInCatalog = builtInCatalog;
 const node_fs_1 = require("node:fs");
 const PACKAGE = "agent-tools-native";
 /** napi-rs's platform name of a Rust target triple (`aarch64-apple-darwin` → `darwin-arm64`). */
@@ -95,4 +96,10 @@ function loadNative() {
     catch (error) {
         throw new NativeBindingError(currentHost(), error);
     }
+}
+let builtIns;
+/** The built-in tools of the native registry (the one list), read once per process. */
+function builtInCatalog() {
+    builtIns ??= JSON.parse(loadNative().catalogJson());
+    return builtIns;
 }

@@ -26,6 +26,8 @@ export declare class NativeBindingError extends Error {
 }
 export declare function currentHost(): Host;
 export declare function loadNative(): NativeBinding;
+/** The built-in tools of the native registry (the one list), read once per process. */
+export declare function builtInCatalog(): readonly CatalogEntry[];
 /** One built-in tool of the native catalog (`catalogJson()`), in catalog order. */
 export type CatalogEntry = {
     name: string;

@@ -24,7 +24,7 @@ import type {
   TreeOptions,
 } from "../types/tools.js";
 import { abortError, type LoopRuntime, makeToolLoop } from "./loop.cjs";
-import { type CatalogEntry, loadNative } from "./native.cjs";
+import { builtInCatalog, loadNative } from "./native.cjs";
 import {
   type AnyTool,
   applyOutputCache,
@@ -281,7 +281,7 @@ const builtInHandlers: Record<string, Handler> = Object.create(null);
 /** Built-in handlers that run on the worker pool, by name (the session tools run on this thread). */
 const workerHandlers: Record<string, Handler> = Object.create(null);
 const catalog: Record<string, CatalogItem> = {};
-for (const { name, isWriteOp, description, session } of JSON.parse(native.catalogJson()) as CatalogEntry[]) {
+for (const { name, isWriteOp, description, session } of builtInCatalog()) {
   const handler: Handler = session
     ? async (context, ...args) => sessionValue(context, outcomeOf(native.runSessionTool(name, todoState(context), args)))
     : async (context, ...args) => outputOf(outcomeOf(await native.runHandler(name, context, args, process.env)));

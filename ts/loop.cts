@@ -4,9 +4,7 @@
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
 import type { AgentToolkit } from "./index.cjs";
-import { type CatalogEntry, loadNative } from "./native.cjs";
-
-const native = loadNative();
+import { builtInCatalog, type CatalogEntry } from "./native.cjs";
 
 // ---- public types ---------------------------------------------------------------------------------
 
@@ -125,7 +123,7 @@ type Emit = (event: LoopEvent) => void;
 // ---- helpers ----------------------------------------------------------------------------------------
 
 /** Each built-in tool's effect and review fields, from the native registry (the one list). */
-const BUILT_IN = new Map((JSON.parse(native.catalogJson()) as CatalogEntry[]).map((tool) => [tool.name, tool]));
+const BUILT_IN = new Map(builtInCatalog().map((tool) => [tool.name, tool]));
 
 /**
  * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or

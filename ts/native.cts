@@ -105,6 +105,14 @@ export function loadNative(): NativeBinding {
   }
 }
 
+let builtIns: readonly CatalogEntry[] | undefined;
+
+/** The built-in tools of the native registry (the one list), read once per process. */
+export function builtInCatalog(): readonly CatalogEntry[] {
+  builtIns ??= JSON.parse(loadNative().catalogJson()) as CatalogEntry[];
+  return builtIns;
+}
+
 /** One built-in tool of the native catalog (`catalogJson()`), in catalog order. */
 export type CatalogEntry = {
   name: string;
