@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { compareVersions, GLIBC_FLOOR, publishedRootManifest, requiredGlibcVersions, root, rootManifest, targets } from "../scripts/packaging.mjs";
+import { assertGlibcFloor, compareVersions, GLIBC_FLOOR, publishedRootManifest, requiredGlibcVersions, root, rootManifest, targets } from "../scripts/packaging.mjs";
 
 const require = createRequire(import.meta.url);
 const { missingBinaryMessage, platformName, tripleToPlatform, PREBUILT } = require("../js/native.cjs");
@@ -101,6 +101,14 @@ describe("the glibc floor check", () => {
     assert.deepEqual([...versions].sort(compareVersions), versions);
     // Node 20 needs glibc 2.28, Bun 1.4 targets 2.17 itself
     assert.ok(compareVersions(versions.at(-1), "2.17") >= 0, versions.at(-1));
+  });
+
+  test("the floor check refuses a binary that needs more and passes one that does not", { skip: !glibcHost && "not a glibc machine" }, () => {
+    const highest = requiredGlibcVersions(process.execPath).at(-1);
+    assert.equal(assertGlibcFloor(process.execPath, highest), highest);
+    assert.equal(assertGlibcFloor(process.execPath, "99.0"), highest);
+    // every glibc binary on x64 (2.2.5) and arm64 (2.17) needs more than glibc 2.2
+    assert.throws(() => assertGlibcFloor(process.execPath, "2.2"), new RegExp(`needs GLIBC_${highest.replaceAll(".", "\\.")}, above the floor 2\\.2$`));
   });
 });
 

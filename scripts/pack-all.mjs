@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compareVersions, distDir, GLIBC_FLOOR, publishedRootManifest, requiredGlibcVersions, root, rootManifest, targets } from "./packaging.mjs";
+import { assertGlibcFloor, distDir, GLIBC_FLOOR, publishedRootManifest, root, rootManifest, targets } from "./packaging.mjs";
 
 const args = process.argv.slice(2);
 const only = args.includes("--targets") ? args[args.indexOf("--targets") + 1].split(",") : null;
@@ -44,11 +44,7 @@ for (const t of selected) {
     throw new Error(`${t.binaryFile} carries the TypeScript generator (the typegen feature)`);
   }
   if (t.isGnu) {
-    const needed = requiredGlibcVersions(binary);
-    const highest = needed.at(-1);
-    if (compareVersions(highest, GLIBC_FLOOR) > 0) {
-      throw new Error(`${t.binaryFile} needs GLIBC_${highest}, above the floor ${GLIBC_FLOOR}`);
-    }
+    const highest = assertGlibcFloor(binary);
     console.log(`   ${t.binaryFile}: highest glibc symbol version ${highest} (floor ${GLIBC_FLOOR})`);
   }
 }

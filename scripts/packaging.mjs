@@ -69,3 +69,14 @@ export function requiredGlibcVersions(file) {
   for (const m of out.matchAll(/Name: GLIBC_([0-9.]+)/g)) versions.add(m[1]);
   return [...versions].sort(compareVersions);
 }
+
+/**
+ * The highest glibc version `file` requires; throws when it is above `floor` (the gnu packages'
+ * promise, checked at pack time and on the binaries installed from the registry).
+ */
+export function assertGlibcFloor(file, floor = GLIBC_FLOOR) {
+  const highest = requiredGlibcVersions(file).at(-1);
+  if (highest === undefined) throw new Error(`${file}: no versioned glibc symbols found`);
+  if (compareVersions(highest, floor) > 0) throw new Error(`${file} needs GLIBC_${highest}, above the floor ${floor}`);
+  return highest;
+}
