@@ -25,17 +25,45 @@ const patchBA = "--- a/big.txt\\n+++ b/big.txt\\n@@ -1 +1 @@\\n-" + b.slice(0, -
 (async () => {
   process.stdout.write("ready\\n");
   for (let i = 0; ; i++) {
-    if (tool === "write_file") await tk.invoke("write_file", { path: "big.txt", content: i % 2 ? a : b });
-    else await tk.invoke("apply_patch", { filePath: "big.txt", patch: i % 2 ? patchBA : patchAB }).catch(() => {});
+    const done = tool === "write_file"
+      ? tk.invoke("write_file", { path: "big.txt", content: i % 2 ? a : b })
+      : tk.invoke("apply_patch", { filePath: "big.txt", patch: i % 2 ? patchBA : patchAB });
+    // "ok" after each completed write, so the parent knows the writer made progress
+    if (await done.then(() => true, () => false)) process.stdout.write("ok\\n");
   }
 })();
 `;
 
-function killMidway(root, tool, delayMs) {
+/**
+ * Runs the writer until it has completed `writes` writes, then kills it with SIGKILL after
+ * `fraction` of the time one write took, so the kill lands inside the next write whatever the
+ * machine's speed. Resolves with the number of completed writes the child reported.
+ */
+function killMidway(root, tool, writes, fraction) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["-e", WRITER, root, tool], { stdio: ["ignore", "pipe", "inherit"] });
-    child.stdout.once("data", () => setTimeout(() => child.kill("SIGKILL"), delayMs));
-    child.on("exit", resolve);
+    let completed = 0;
+    let last = 0;
+    let killing = false;
+    let buffered = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop();
+      for (const line of lines) {
+        const now = performance.now();
+        if (line === "ok") completed++;
+        const took = now - last;
+        last = now;
+        if (line === "ok" && completed >= writes && !killing) {
+          killing = true;
+          setTimeout(() => child.kill("SIGKILL"), took * fraction);
+        }
+      }
+    });
+    // "close" waits for stdout to drain, so `completed` counts every write the child finished
+    child.on("close", () => resolve(completed));
     child.on("error", reject);
   });
 }
@@ -57,14 +85,11 @@ describe("crash safety", () => {
       try {
         const target = path.join(root, "big.txt");
         fs.writeFileSync(target, "A".repeat(SIZE) + "\n");
-        const seen = new Set();
         for (let round = 0; round < 12; round++) {
-          // spread the kills over a few writes (apply_patch of 8 MiB is much slower than write_file)
-          const delay = tool === "write_file" ? 20 + ((round * 37) % 150) : 100 + ((round * 173) % 900);
-          await killMidway(root, tool, delay);
-          seen.add(assertWhole(target));
+          const completed = await killMidway(root, tool, 1 + (round % 2), ((round * 37) % 100) / 100);
+          assert.ok(completed >= 1, "the writer completed a write before the kill");
+          assertWhole(target);
         }
-        assert.deepEqual([...seen].sort(), ["A", "B"], "the writer really ran between the kills");
         // the next run of the tool leaves no temporary file behind
         const tk = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }));
         await tk.invoke("write_file", { path: "big.txt", content: "A".repeat(SIZE) + "\n" });
