@@ -95,12 +95,27 @@ export declare class OutputCache {
  */
 export declare function allowedToolNames(context: object, extra?: string[]): Array<string>
 
-export interface CallSiteInput {
-  name: string
-  registered: boolean
-  isWriteOp: boolean
-  bypass: boolean
-}
+/**
+ * One call of a tool, by the front door it comes through. The facts that live in JavaScript
+ * (the mutable `ToolCatalog`, the `SecurityBypass` scope) come with it.
+ */
+export type CallRequest =
+  | { door: 'invoke'; name: string; registered: boolean; isWriteOp: boolean; bypass: boolean; /** False when `ToolCatalog[name].handler` was replaced: the call ends in `prepared`. */
+  runBuiltIn: boolean }
+  | { door: 'tools'; name: string; isWriteOp: boolean; bypass: boolean; runBuiltIn: boolean }
+  | { door: 'handler'; name: string }
+
+/**
+ * Calls a tool through one of its front doors. `args` is the input object (`invoke`) or the
+ * argument list (`tools`, `handler`); `state` is `context.todo` as JSON text
+ * (`{ tasks: [[id, task], ...], order }`) or null, read by the session tools only; `processEnv`
+ * is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
+ *
+ * Where it runs: checks that need no filesystem and the session tools (pure computation) finish
+ * here, synchronously, and so does a bounded tool with a small input; everything else resolves
+ * from the blocking pool.
+ */
+export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal): Outcome | Promise<Outcome>
 
 /**
  * `ToolCatalog` metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
@@ -109,12 +124,10 @@ export interface CallSiteInput {
 export declare function catalogJson(): string
 
 /**
- * A context for `invokeSession`, from the JSON snapshot
- * `[workspaceRoot, writeScope, defaultPolicy, platform, [[tool, policy], ...]]` that the
- * JavaScript side makes of a context whose fields are all plain strings (the common case; any
- * other context takes `invokeNow`, which reads every field as it is).
+ * The context of calls: the fields of a `ToolContext` object read once. The JavaScript side keeps
+ * one per context and makes a new one whenever a field changes, so edits apply to the next call.
  */
-export declare function contextSnapshot(snapshot: string): ExternalObject<'ToolContext'>
+export declare function contextHandle(context: object): ExternalObject<'ToolContext'>
 
 /**
  * Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to
@@ -144,29 +157,6 @@ export interface GrepRequest {
 }
 
 /**
- * `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
- * positional arguments for the caller's own handler). A bounded tool with a small input finishes
- * here, synchronously; other calls resolve from the blocking pool.
- */
-export declare function invoke(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal): Outcome | Promise<Outcome>
-
-/**
- * `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
- * unknown names have no path argument): synchronous, so small bounded work pays no thread hop.
- * With `runBuiltIn`, a session tool also runs here with `state` (`context.todo`).
- */
-export declare function invokeNow(context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown): Outcome
-
-/**
- * `toolkit.invoke` of a built-in session tool with a context snapshot: the checks and the tool,
- * synchronously. `state` is `context.todo` as JSON text (`{ tasks: [[id, task], ...], order }`)
- * or null. Resolves with the output's JSON text alone when the state is unchanged, else with an
- * outcome like `invokeNow`'s. Session tools have no path arguments, so the snapshot's workspace
- * root is never resolved here.
- */
-export declare function invokeSession(context: ExternalObject<'ToolContext'>, name: string, isWriteOp: boolean, bypass: boolean, args: unknown, state: string | null): string | Outcome
-
-/**
  * What a native call resolves with; the JavaScript wrapper switches on `kind` (typed in
  * binding.d.ts) and turns it into a value, a `ToolResult` or the right error object.
  */
@@ -191,22 +181,6 @@ export interface RecordedOutput {
   /** Outputs evicted from the conversation by this recording (oldest first). */
   evicted: Array<string>
 }
-
-/** `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox. */
-export declare function runHandler(name: string, context: object, args: unknown[], processEnv: object): Promise<Outcome>
-
-/**
- * A session tool (the todo tools), run synchronously on the JavaScript thread: `state` is
- * `context.todo` as `{ tasks: [[id, task], ...], order }` (or null), `args` the handler's
- * positional arguments. Pure computation, no I/O.
- */
-export declare function runSessionTool(name: string, state: unknown, args: unknown[]): Outcome
-
-/**
- * `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
- * when `runBuiltIn`.
- */
-export declare function secureCall(context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object): Outcome | Promise<Outcome>
 
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string

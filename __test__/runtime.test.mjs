@@ -72,3 +72,58 @@ describe("panics never cross the boundary", () => {
     }
   });
 });
+
+describe("one native entry for every call (callTool)", () => {
+  const request = (door, name, extra = {}) =>
+    door === "handler" ? { door, name } : { door, name, isWriteOp: false, bypass: false, runBuiltIn: true, ...(door === "invoke" ? { registered: true } : {}), ...extra };
+
+  test("session tools finish synchronously through every door; tree walks resolve later", async () => {
+    const ws = workspace();
+    try {
+      const created = await ws.toolkit.invoke("task_create_many", { tasks: [{ title: "a" }] });
+      const id = created.content.tasks[0].task_id;
+      const handle = native.contextHandle(ws.context);
+      const state = JSON.stringify({ tasks: [...ws.context.todo.tasks], order: ws.context.todo.order });
+      for (const [door, args] of [["invoke", {}], ["tools", []], ["handler", []]]) {
+        const outcome = native.callTool(request(door, "task_list"), handle, args, state, process.env);
+        assert.equal(typeof outcome.then, "undefined", `${door}: not a promise`);
+        assert.equal(outcome.kind, "ok");
+        assert.deepEqual(JSON.parse(outcome.json).tasks.map((t) => t.task_id), [id]);
+      }
+      const walk = native.callTool(request("invoke", "tree"), handle, { path: "." }, null, process.env);
+      assert.equal(typeof walk.then, "function");
+      assert.equal((await walk).kind, "ok");
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("each door answers with its own typed outcome", async () => {
+    const ws = workspace();
+    try {
+      const handle = native.contextHandle(ws.context);
+      const unknown = native.callTool(request("invoke", "nope", { registered: false }), handle, {}, null, process.env);
+      assert.deepEqual(unknown, { kind: "invoke_error", code: "TOOL_NOT_FOUND", message: "tool is not registered: nope" });
+      const outside = await native.callTool(request("tools", "read_file"), handle, ["../x"], null, process.env);
+      assert.equal(outside.kind, "denied");
+      assert.equal(outside.reason, "sandbox");
+      const replaced = await native.callTool(request("invoke", "read_file", { runBuiltIn: false }), handle, { path: "a.txt", start_line: 2, max_lines: 5 }, null, process.env);
+      assert.equal(replaced.kind, "prepared");
+      assert.deepEqual(replaced.args, [path.join(fs.realpathSync(ws.root), "a.txt"), { start_line: 2, max_lines: 5 }]);
+    } finally {
+      ws.cleanup();
+    }
+  });
+
+  test("a malformed request is a thrown error, not a crash", () => {
+    const ws = workspace();
+    try {
+      const handle = native.contextHandle(ws.context);
+      assert.throws(() => native.callTool({ door: "elsewhere", name: "tree" }, handle, {}, null, process.env));
+      assert.throws(() => native.callTool({ door: "invoke", name: "tree" }, handle, {}, null, process.env));
+      assert.throws(() => native.callTool(request("invoke", "tree"), ws.context, {}, null, process.env));
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

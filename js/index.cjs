@@ -29,8 +29,17 @@ Object.defineProperty(exports, "doneTool", { enumerable: true, get: function () 
 Object.defineProperty(exports, "outputCacheTools", { enumerable: true, get: function () { return user_tools_cjs_1.outputCacheTools; } });
 Object.defineProperty(exports, "toToolMessageContent", { enumerable: true, get: function () { return user_tools_cjs_1.toToolMessageContent; } });
 const native = (0, native_cjs_1.loadNative)();
-const outcomeOf = (value) => value;
 const messageOfOutcome = (outcome) => outcome.message;
+/**
+ * The one native entry of a tool call (binding.d.ts, `callTool`): the request says which front
+ * door; `state` is read by the session tools only, `process.env` by the tools that start
+ * processes (Bun does not mirror run-time changes of `process.env` into the C environment, so
+ * inheriting would miss them). Synchronous where the native side finishes at once.
+ */
+function callNative(request, context, args, signal) {
+    const state = sessionTools.has(request.name) ? todoJson(context) : null;
+    return native.callTool(request, contextHandle(context), args, state, process.env, signal);
+}
 // ---- SecurityBypass -------------------------------------------------------------------------
 const bypassScope = new node_async_hooks_1.AsyncLocalStorage();
 /**
@@ -115,52 +124,51 @@ function messageOf(thrown) {
 }
 const definitions = JSON.parse(native.toolDefinitionsJson());
 const definitionByName = new Map(definitions.map((d) => [d.function.name, d]));
-// Every native call also gets `process.env`: tools that start processes build the child's
-// environment from it (Bun does not mirror run-time changes of `process.env` into the C
-// environment, so inheriting would miss them); other tools ignore it.
 const builtInHandlers = Object.create(null);
-/** Built-in handlers that run on the worker pool, by name (the session tools run on this thread). */
-const workerHandlers = Object.create(null);
+/** The built-in tools that keep their state on the context (`context.todo`). */
+const sessionTools = new Set();
 const catalog = {};
 for (const { name, isWriteOp, description, session } of (0, native_cjs_1.builtInCatalog)()) {
-    const handler = session
-        ? async (context, ...args) => sessionValue(context, outcomeOf(native.runSessionTool(name, todoState(context), args)))
-        : async (context, ...args) => outputOf(outcomeOf(await native.runHandler(name, context, args, process.env)));
+    const handler = async (context, ...args) => {
+        const outcome = await callNative({ door: "handler", name }, context, args);
+        return JSON.parse(resultJson(context, outcome));
+    };
     builtInHandlers[name] = handler;
-    if (!session)
-        workerHandlers[name] = handler;
+    if (session)
+        sessionTools.add(name);
     catalog[name] = { metadata: { name, isWriteOp, description }, handler };
 }
 /** The built-in tools by name: each one's metadata and raw handler (no policy or sandbox checks). */
 const ToolCatalog = catalog;
 exports.ToolCatalog = ToolCatalog;
 // ---- todo session state: a Map plus an order array on the caller's context ---------------------
-function todoState(context) {
-    const state = context.todo;
-    if (state == null)
-        return null;
-    return { tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order };
-}
-/** `context.todo` as JSON text for `invokeSession` (null when unset; undefined when it cannot be JSON). */
+/** `context.todo` as JSON text for the session tools (null when unset). */
 function todoJson(context) {
     const state = context.todo;
     if (state == null)
         return null;
-    try {
-        return JSON.stringify({ tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order });
-    }
-    catch {
-        return undefined;
-    }
+    return JSON.stringify({ tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order });
 }
 const isRecord = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
-const snapshots = new WeakMap();
+const contextHandles = new WeakMap();
 /**
- * A native snapshot of the fields of `context` the checks read, when they are all plain strings
- * (else null: such a context is read field by field on every call). Remade whenever one of
- * them changes, so a policy edited between calls applies at once.
+ * The native copy of `context` for a call. Kept per context while the fields the checks read are
+ * all plain strings, and made anew whenever one of them changes, so a policy edited between calls
+ * applies at once; any other context is read afresh for every call.
  */
-function contextSnapshot(context) {
+function contextHandle(context) {
+    const key = contextKey(context);
+    if (key === null)
+        return native.contextHandle(context);
+    const cached = contextHandles.get(context);
+    if (cached !== undefined && cached.key === key)
+        return cached.handle;
+    const handle = native.contextHandle(context);
+    contextHandles.set(context, { key, handle });
+    return handle;
+}
+/** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
+function contextKey(context) {
     const { workspaceRoot, writeScope, policy, env } = context;
     if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env))
         return null;
@@ -172,50 +180,38 @@ function contextSnapshot(context) {
     for (const entry of entries)
         if (typeof entry[1] !== "string")
             return null;
-    const key = JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries]);
-    const cached = snapshots.get(context);
-    if (cached !== undefined && cached.key === key)
-        return cached.handle;
-    const handle = native.contextSnapshot(key);
-    snapshots.set(context, { key, handle });
-    return handle;
+    return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries]);
 }
-/** Applies a session tool's change to `context.todo` and returns its output. */
-function sessionValue(context, outcome) {
-    const value = outputOf(outcome);
-    if (outcome.kind === "ok" && outcome.change !== undefined) {
-        const change = JSON.parse(outcome.change);
-        if (change.replace) {
-            context.todo = { tasks: new Map(change.replace.map((t) => [t.task_id, t])), order: change.replace.map((t) => t.task_id) };
-        }
-        else if (change.set) {
-            context.todo.tasks.set(change.set.task_id, change.set);
-        }
-    }
-    return value;
-}
-/** The result of a raw handler call: the value, or the tool's error thrown. */
-function outputOf(outcome) {
+/**
+ * The JSON text of a handler's result: its output, with a session tool's change applied to
+ * `context.todo`; any other outcome is the tool's error (or an internal one), thrown.
+ */
+function resultJson(context, outcome) {
     switch (outcome.kind) {
         case "ok":
-            return JSON.parse(outcome.json);
+            if (outcome.change !== undefined)
+                applyTodoChange(context, outcome.change);
+            return outcome.json;
         case "tool_error":
             throw toolError(outcome.name, outcome.code, outcome.message);
         default:
             throw internalError(messageOfOutcome(outcome));
     }
 }
-function callSite(name) {
+/** Applies a session tool's change (JSON text: `{ replace }` or `{ set }`) to `context.todo`. */
+function applyTodoChange(context, json) {
+    const change = JSON.parse(json);
+    if (change.replace) {
+        context.todo = { tasks: new Map(change.replace.map((t) => [t.task_id, t])), order: change.replace.map((t) => t.task_id) };
+    }
+    else if (change.set) {
+        context.todo.tasks.set(change.set.task_id, change.set);
+    }
+}
+/** The catalog entry of `name` (own properties only) and whether its built-in handler is in place. */
+function catalogEntry(name) {
     const entry = Object.hasOwn(catalog, name) ? catalog[name] : undefined;
-    return {
-        entry,
-        call: {
-            name,
-            registered: entry !== undefined,
-            isWriteOp: entry?.metadata?.isWriteOp === true,
-            bypass: SecurityBypass.isEnabled(),
-        },
-    };
+    return { entry, builtIn: entry !== undefined && entry.handler === builtInHandlers[name] };
 }
 // ---- createToolContext / createAgentToolkit -----------------------------------------------------
 /**
@@ -234,12 +230,12 @@ exports.createToolContext = createToolContext;
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
 async function secureCall(context, name, handler, args) {
     try {
-        const { call } = callSite(name);
-        const builtIn = handler === workerHandlers[name];
-        const outcome = outcomeOf(await native.secureCall(context, call, args, builtIn, process.env));
+        const isWriteOp = catalog[name]?.metadata?.isWriteOp === true;
+        const request = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn: handler === builtInHandlers[name] };
+        const outcome = await callNative(request, context, args);
         switch (outcome.kind) {
             case "ok":
-                return { status: "success", data: JSON.parse(outcome.json) };
+                return { status: "success", data: JSON.parse(resultJson(context, outcome)) };
             case "prepared":
                 return { status: "success", data: await handler(context, ...outcome.args) };
             case "denied":
@@ -276,40 +272,25 @@ async function invoke(context, name, args, registered, asText = false) {
     const fromJson = (json) => (asText ? json : { role: "function", name, content: JSON.parse(json) });
     const fromValue = (content) => (asText ? JSON.stringify(content) : { role: "function", name, content });
     const toolName = String(name);
-    const { entry, call } = callSite(toolName);
+    const { entry, builtIn } = catalogEntry(toolName);
     const userTool = entry === undefined ? registered.byName.get(toolName) : undefined;
     if (userTool)
         return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
-    // Tools with path arguments are checked (symlinks resolved) and run on the worker pool; the
-    // others (session tools, unknown names) need no filesystem: checked and run synchronously.
-    const worker = entry !== undefined && workerHandlers[toolName] !== undefined;
-    let outcome;
-    if (worker) {
-        const signal = registered.runtime?.signal;
-        if (signal?.aborted)
-            throw (0, loop_cjs_1.abortError)();
-        const builtIn = entry.handler === workerHandlers[toolName];
-        outcome = outcomeOf(await withCallSignal(signal, (callSignal) => native.invoke(context, call, args, builtIn, process.env, callSignal)));
-    }
-    else {
-        const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
-        const snapshot = builtIn ? contextSnapshot(context) : null;
-        const state = snapshot === null ? undefined : todoJson(context);
-        if (state !== undefined) {
-            const answer = native.invokeSession(snapshot, toolName, call.isWriteOp, call.bypass, args, state);
-            if (typeof answer === "string")
-                return fromJson(answer);
-            outcome = outcomeOf(answer);
-        }
-        else {
-            outcome = outcomeOf(native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null));
-        }
-        if (builtIn && outcome.kind === "ok")
-            return fromValue(sessionValue(context, outcome));
-    }
+    const signal = registered.runtime?.signal;
+    if (signal?.aborted)
+        throw (0, loop_cjs_1.abortError)();
+    const request = {
+        door: "invoke",
+        name: toolName,
+        registered: entry !== undefined,
+        isWriteOp: entry?.metadata?.isWriteOp === true,
+        bypass: SecurityBypass.isEnabled(),
+        runBuiltIn: builtIn,
+    };
+    const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
     switch (outcome.kind) {
         case "ok":
-            return fromJson(outcome.json);
+            return fromJson(resultJson(context, outcome));
         case "prepared":
             return fromValue(await catalog[toolName]?.handler(context, ...outcome.args));
         case "invoke_error":
@@ -326,8 +307,8 @@ async function invoke(context, name, args, registered, asText = false) {
 async function invokeUserTool(context, tool, name, args, runtime) {
     const toolName = String(name);
     const { writes } = user_tools_cjs_1.toolInternals.get(tool);
-    const call = { name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled() };
-    const outcome = outcomeOf(native.invokeNow(context, call, args, false, null));
+    const request = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled(), runBuiltIn: false };
+    const outcome = await callNative(request, context, args);
     if (outcome.kind === "invoke_error")
         throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
     if (outcome.kind !== "prepared")

@@ -4,7 +4,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { platform, release } from "node:os";
-import type { CallSiteInput, OutputCache as NativeOutputCache, Outcome as NativeOutcome } from "../binding.js";
+import type { CallRequest, OutputCache as NativeOutputCache, Outcome as NativeOutcome } from "../binding.js";
 import type {
   AllowedToolName,
   AstGrepSearchInput,
@@ -152,13 +152,23 @@ type ToolCatalogType = {
   };
 };
 
-// ---- native outcomes ----------------------------------------------------------------------------
+// ---- native calls -------------------------------------------------------------------------------
 
-/** What the native entry points answer: a union discriminated by `kind` (binding.d.ts). */
+/** What a native call answers: a union discriminated by `kind` (binding.d.ts). */
 type Outcome = NativeOutcome;
 
-const outcomeOf = (value: unknown) => value as Outcome;
 const messageOfOutcome = (outcome: Outcome) => (outcome as { message: string }).message;
+
+/**
+ * The one native entry of a tool call (binding.d.ts, `callTool`): the request says which front
+ * door; `state` is read by the session tools only, `process.env` by the tools that start
+ * processes (Bun does not mirror run-time changes of `process.env` into the C environment, so
+ * inheriting would miss them). Synchronous where the native side finishes at once.
+ */
+function callNative(request: CallRequest, context: ToolContext, args: unknown, signal?: AbortSignal): Outcome | Promise<Outcome> {
+  const state = sessionTools.has(request.name) ? todoJson(context) : null;
+  return native.callTool(request, contextHandle(context), args, state, process.env, signal);
+}
 
 // ---- SecurityBypass -------------------------------------------------------------------------
 
@@ -274,19 +284,17 @@ type Definition = ToolDefinitions[AllowedToolName];
 const definitions = JSON.parse(native.toolDefinitionsJson()) as Definition[];
 const definitionByName = new Map<string, Definition>(definitions.map((d) => [d.function.name, d]));
 
-// Every native call also gets `process.env`: tools that start processes build the child's
-// environment from it (Bun does not mirror run-time changes of `process.env` into the C
-// environment, so inheriting would miss them); other tools ignore it.
 const builtInHandlers: Record<string, Handler> = Object.create(null);
-/** Built-in handlers that run on the worker pool, by name (the session tools run on this thread). */
-const workerHandlers: Record<string, Handler> = Object.create(null);
+/** The built-in tools that keep their state on the context (`context.todo`). */
+const sessionTools = new Set<string>();
 const catalog: Record<string, CatalogItem> = {};
 for (const { name, isWriteOp, description, session } of builtInCatalog()) {
-  const handler: Handler = session
-    ? async (context, ...args) => sessionValue(context, outcomeOf(native.runSessionTool(name, todoState(context), args)))
-    : async (context, ...args) => outputOf(outcomeOf(await native.runHandler(name, context, args, process.env)));
+  const handler: Handler = async (context, ...args) => {
+    const outcome = await callNative({ door: "handler", name }, context, args);
+    return JSON.parse(resultJson(context, outcome));
+  };
   builtInHandlers[name] = handler;
-  if (!session) workerHandlers[name] = handler;
+  if (session) sessionTools.add(name);
   catalog[name] = { metadata: { name, isWriteOp, description }, handler };
 }
 
@@ -295,33 +303,34 @@ const ToolCatalog = catalog as unknown as ToolCatalogType;
 
 // ---- todo session state: a Map plus an order array on the caller's context ---------------------
 
-function todoState(context: ToolContext) {
+/** `context.todo` as JSON text for the session tools (null when unset). */
+function todoJson(context: ToolContext): string | null {
   const state = context.todo;
   if (state == null) return null;
-  return { tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order };
-}
-
-/** `context.todo` as JSON text for `invokeSession` (null when unset; undefined when it cannot be JSON). */
-function todoJson(context: ToolContext): string | null | undefined {
-  const state = context.todo;
-  if (state == null) return null;
-  try {
-    return JSON.stringify({ tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order });
-  } catch {
-    return undefined;
-  }
+  return JSON.stringify({ tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
-type Snapshot = ReturnType<typeof native.contextSnapshot>;
-const snapshots = new WeakMap<object, { key: string; handle: Snapshot }>();
+type ContextHandle = ReturnType<typeof native.contextHandle>;
+const contextHandles = new WeakMap<object, { key: string; handle: ContextHandle }>();
 
 /**
- * A native snapshot of the fields of `context` the checks read, when they are all plain strings
- * (else null: such a context is read field by field on every call). Remade whenever one of
- * them changes, so a policy edited between calls applies at once.
+ * The native copy of `context` for a call. Kept per context while the fields the checks read are
+ * all plain strings, and made anew whenever one of them changes, so a policy edited between calls
+ * applies at once; any other context is read afresh for every call.
  */
-function contextSnapshot(context: ToolContext): Snapshot | null {
+function contextHandle(context: ToolContext): ContextHandle {
+  const key = contextKey(context);
+  if (key === null) return native.contextHandle(context);
+  const cached = contextHandles.get(context);
+  if (cached !== undefined && cached.key === key) return cached.handle;
+  const handle = native.contextHandle(context);
+  contextHandles.set(context, { key, handle });
+  return handle;
+}
+
+/** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
+function contextKey(context: ToolContext): string | null {
   const { workspaceRoot, writeScope, policy, env } = context as Record<keyof ToolContext, unknown>;
   if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env)) return null;
   const { tools, defaultPolicy } = policy;
@@ -329,33 +338,18 @@ function contextSnapshot(context: ToolContext): Snapshot | null {
   if (typeof defaultPolicy !== "string" || typeof platform !== "string" || !isRecord(tools)) return null;
   const entries = Object.entries(tools);
   for (const entry of entries) if (typeof entry[1] !== "string") return null;
-  const key = JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries]);
-  const cached = snapshots.get(context);
-  if (cached !== undefined && cached.key === key) return cached.handle;
-  const handle = native.contextSnapshot(key);
-  snapshots.set(context, { key, handle });
-  return handle;
+  return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries]);
 }
 
-/** Applies a session tool's change to `context.todo` and returns its output. */
-function sessionValue(context: ToolContext, outcome: Outcome): unknown {
-  const value = outputOf(outcome);
-  if (outcome.kind === "ok" && outcome.change !== undefined) {
-    const change = JSON.parse(outcome.change) as { replace?: TaskItem[]; set?: TaskItem };
-    if (change.replace) {
-      context.todo = { tasks: new Map(change.replace.map((t) => [t.task_id, t])), order: change.replace.map((t) => t.task_id) };
-    } else if (change.set) {
-      (context.todo as TodoSessionState).tasks.set(change.set.task_id, change.set);
-    }
-  }
-  return value;
-}
-
-/** The result of a raw handler call: the value, or the tool's error thrown. */
-function outputOf(outcome: Outcome): unknown {
+/**
+ * The JSON text of a handler's result: its output, with a session tool's change applied to
+ * `context.todo`; any other outcome is the tool's error (or an internal one), thrown.
+ */
+function resultJson(context: ToolContext, outcome: Outcome): string {
   switch (outcome.kind) {
     case "ok":
-      return JSON.parse(outcome.json);
+      if (outcome.change !== undefined) applyTodoChange(context, outcome.change);
+      return outcome.json;
     case "tool_error":
       throw toolError(outcome.name, outcome.code, outcome.message);
     default:
@@ -363,17 +357,20 @@ function outputOf(outcome: Outcome): unknown {
   }
 }
 
-function callSite(name: string): { entry: CatalogItem | undefined; call: CallSiteInput } {
+/** Applies a session tool's change (JSON text: `{ replace }` or `{ set }`) to `context.todo`. */
+function applyTodoChange(context: ToolContext, json: string): void {
+  const change = JSON.parse(json) as { replace?: TaskItem[]; set?: TaskItem };
+  if (change.replace) {
+    context.todo = { tasks: new Map(change.replace.map((t) => [t.task_id, t])), order: change.replace.map((t) => t.task_id) };
+  } else if (change.set) {
+    (context.todo as TodoSessionState).tasks.set(change.set.task_id, change.set);
+  }
+}
+
+/** The catalog entry of `name` (own properties only) and whether its built-in handler is in place. */
+function catalogEntry(name: string): { entry: CatalogItem | undefined; builtIn: boolean } {
   const entry = Object.hasOwn(catalog, name) ? catalog[name] : undefined;
-  return {
-    entry,
-    call: {
-      name,
-      registered: entry !== undefined,
-      isWriteOp: entry?.metadata?.isWriteOp === true,
-      bypass: SecurityBypass.isEnabled(),
-    },
-  };
+  return { entry, builtIn: entry !== undefined && entry.handler === builtInHandlers[name] };
 }
 
 // ---- createToolContext / createAgentToolkit -----------------------------------------------------
@@ -398,12 +395,12 @@ const createToolContext = function createToolContext<const TExtraToolName extend
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
 async function secureCall(context: ToolContext, name: string, handler: Handler, args: unknown[]): Promise<SecureToolResult<unknown>> {
   try {
-    const { call } = callSite(name);
-    const builtIn = handler === workerHandlers[name];
-    const outcome = outcomeOf(await native.secureCall(context, call, args, builtIn, process.env));
+    const isWriteOp = catalog[name]?.metadata?.isWriteOp === true;
+    const request: CallRequest = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn: handler === builtInHandlers[name] };
+    const outcome = await callNative(request, context, args);
     switch (outcome.kind) {
       case "ok":
-        return { status: "success", data: JSON.parse(outcome.json) };
+        return { status: "success", data: JSON.parse(resultJson(context, outcome)) };
       case "prepared":
         return { status: "success", data: await handler(context, ...outcome.args) };
       case "denied":
@@ -451,34 +448,23 @@ async function invoke(context: ToolContext, name: unknown, args: unknown, regist
   const fromJson = (json: string) => (asText ? json : { role: "function" as const, name, content: JSON.parse(json) });
   const fromValue = (content: unknown) => (asText ? JSON.stringify(content) : { role: "function" as const, name, content });
   const toolName = String(name);
-  const { entry, call } = callSite(toolName);
+  const { entry, builtIn } = catalogEntry(toolName);
   const userTool = entry === undefined ? registered.byName.get(toolName) : undefined;
   if (userTool) return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
-  // Tools with path arguments are checked (symlinks resolved) and run on the worker pool; the
-  // others (session tools, unknown names) need no filesystem: checked and run synchronously.
-  const worker = entry !== undefined && workerHandlers[toolName] !== undefined;
-  let outcome: Outcome;
-  if (worker) {
-    const signal = registered.runtime?.signal;
-    if (signal?.aborted) throw abortError();
-    const builtIn = entry.handler === workerHandlers[toolName];
-    outcome = outcomeOf(await withCallSignal(signal, (callSignal) => native.invoke(context, call, args, builtIn, process.env, callSignal)));
-  } else {
-    const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
-    const snapshot = builtIn ? contextSnapshot(context) : null;
-    const state = snapshot === null ? undefined : todoJson(context);
-    if (state !== undefined) {
-      const answer = native.invokeSession(snapshot as Snapshot, toolName, call.isWriteOp, call.bypass, args, state);
-      if (typeof answer === "string") return fromJson(answer);
-      outcome = outcomeOf(answer);
-    } else {
-      outcome = outcomeOf(native.invokeNow(context, call, args, builtIn, builtIn ? todoState(context) : null));
-    }
-    if (builtIn && outcome.kind === "ok") return fromValue(sessionValue(context, outcome));
-  }
+  const signal = registered.runtime?.signal;
+  if (signal?.aborted) throw abortError();
+  const request: CallRequest = {
+    door: "invoke",
+    name: toolName,
+    registered: entry !== undefined,
+    isWriteOp: entry?.metadata?.isWriteOp === true,
+    bypass: SecurityBypass.isEnabled(),
+    runBuiltIn: builtIn,
+  };
+  const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
   switch (outcome.kind) {
     case "ok":
-      return fromJson(outcome.json);
+      return fromJson(resultJson(context, outcome));
     case "prepared":
       return fromValue(await catalog[toolName]?.handler(context, ...outcome.args));
     case "invoke_error":
@@ -496,8 +482,8 @@ async function invoke(context: ToolContext, name: unknown, args: unknown, regist
 async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown, args: unknown, runtime: Runtime): Promise<InvokeOutput> {
   const toolName = String(name);
   const { writes } = toolInternals.get(tool) as { writes: boolean };
-  const call = { name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled() };
-  const outcome = outcomeOf(native.invokeNow(context, call, args, false, null));
+  const request: CallRequest = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled(), runBuiltIn: false };
+  const outcome = await callNative(request, context, args);
   if (outcome.kind === "invoke_error") throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
   if (outcome.kind !== "prepared") throw new InvokeToolError("INTERNAL", messageOfOutcome(outcome), { tool_name: toolName });
   const input = await validateInput(tool, args);

@@ -83,23 +83,32 @@ impl Outcome {
     }
 }
 
-#[napi(object)]
-pub struct CallSiteInput {
-    pub name: String,
-    pub registered: bool,
-    pub is_write_op: bool,
-    pub bypass: bool,
-}
-
-impl From<CallSiteInput> for CallSite {
-    fn from(c: CallSiteInput) -> Self {
-        CallSite {
-            name: c.name,
-            registered: c.registered,
-            is_write_op: c.is_write_op,
-            bypass: c.bypass,
-        }
-    }
+/// One call of a tool, by the front door it comes through. The facts that live in JavaScript
+/// (the mutable `ToolCatalog`, the `SecurityBypass` scope) come with it.
+#[napi(
+    discriminant = "door",
+    discriminant_case = "lowercase",
+    object_to_js = false
+)]
+pub enum CallRequest {
+    /// `toolkit.invoke(name, args)`: `args` is the input object.
+    Invoke {
+        name: String,
+        registered: bool,
+        is_write_op: bool,
+        bypass: bool,
+        /// False when `ToolCatalog[name].handler` was replaced: the call ends in `prepared`.
+        run_built_in: bool,
+    },
+    /// `toolkit.tools.<name>(...args)`: `args` is the argument list.
+    Tools {
+        name: String,
+        is_write_op: bool,
+        bypass: bool,
+        run_built_in: bool,
+    },
+    /// `ToolCatalog[name].handler(context, ...args)`: no policy or sandbox check.
+    Handler { name: String },
 }
 
 /// Runs blocking work on the blocking pool; a panic becomes `Outcome::Internal`.
@@ -131,15 +140,6 @@ fn ran(result: std::result::Result<String, agent_tools_core::error::ToolError>) 
         Ok(json) => Outcome::ok(json),
         Err(e) => Outcome::tool_error(e),
     }
-}
-
-/// The per-call context; tools that start processes also get the caller's `process.env`.
-fn context_for(context: &Unknown, name: &str, process_env: &Unknown) -> Result<ToolContext> {
-    let mut ctx = read_context(context)?;
-    if registry::find(name).is_some_and(|t| t.spawns_processes) {
-        ctx.process_env = Some(read_process_env(process_env)?);
-    }
-    Ok(ctx)
 }
 
 /// `TOOL_DEFINITIONS` as JSON text, in declaration order.
@@ -184,32 +184,84 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
     Ok(names)
 }
 
-/// `toolkit.invoke`: the checks, then the built-in handler when `runBuiltIn` (else the
-/// positional arguments for the caller's own handler). A bounded tool with a small input finishes
-/// here, synchronously; other calls resolve from the blocking pool.
+/// The context of calls: the fields of a `ToolContext` object read once. The JavaScript side keeps
+/// one per context and makes a new one whenever a field changes, so edits apply to the next call.
 #[napi(
     catch_unwind,
-    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, processEnv: object, signal?: AbortSignal",
+    ts_args_type = "context: object",
+    ts_return_type = "ExternalObject<'ToolContext'>"
+)]
+pub fn context_handle(context: Unknown) -> Result<External<ToolContext>> {
+    Ok(External::new(read_context(&context)?))
+}
+
+/// Calls a tool through one of its front doors. `args` is the input object (`invoke`) or the
+/// argument list (`tools`, `handler`); `state` is `context.todo` as JSON text
+/// (`{ tasks: [[id, task], ...], order }`) or null, read by the session tools only; `processEnv`
+/// is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
+///
+/// Where it runs: checks that need no filesystem and the session tools (pure computation) finish
+/// here, synchronously, and so does a bounded tool with a small input; everything else resolves
+/// from the blocking pool.
+#[napi(
+    catch_unwind,
+    ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal",
     ts_return_type = "Outcome | Promise<Outcome>"
 )]
-pub fn invoke<'env>(
+pub fn call_tool<'env>(
     env: &'env Env,
-    context: Unknown,
-    call: CallSiteInput,
+    request: CallRequest,
+    context: &External<ToolContext>,
     args: Unknown,
-    run_built_in: bool,
+    state: Option<String>,
     process_env: Unknown,
     signal: Option<AbortSignal>,
 ) -> Result<Either<Outcome, PromiseRaw<'env, Outcome>>> {
-    let mut ctx = context_for(&context, &call.name, &process_env)?;
     let args = to_arg(&args)?;
-    let call: CallSite = call.into();
-    if run_built_in && invoke::is_bounded(&call.name) {
-        let positional = match invoke::prepare_invoke(&ctx, &call, &args) {
+    let (name, door) = request.into_door();
+    // The handle is a template: each call works on its own copy, which resolves the real root
+    // afresh.
+    let mut ctx = ToolContext::clone(context);
+    let spec = registry::find(&name);
+    let session = spec.is_some_and(|s| matches!(s.handler, registry::Handler::Session(_)));
+    if spec.is_none() || session {
+        // No path argument to resolve beyond a string check: the whole call is bounded.
+        let state = state.as_deref().and_then(todo_state);
+        return Ok(Either::A(catch_panic(|| match door {
+            Door::Raw => session_outcome(&name, state.as_ref(), &args_list(args)),
+            Door::Checked {
+                call,
+                secure,
+                run_built_in,
+            } => match check(&ctx, &call, secure, args) {
+                Err(outcome) => outcome,
+                Ok(positional) if run_built_in && session => {
+                    session_outcome(&name, state.as_ref(), &positional)
+                }
+                Ok(positional) => prepared(positional),
+            },
+        })));
+    }
+    if spec.is_some_and(|t| t.spawns_processes) {
+        ctx.process_env = Some(read_process_env(&process_env)?);
+    }
+    let Door::Checked {
+        call,
+        secure,
+        run_built_in,
+    } = door
+    else {
+        return off_thread(env, move || {
+            ran(invoke::run(&ctx, &name, &args_list(args), false))
+        })
+        .map(Either::B);
+    };
+    if run_built_in && invoke::is_bounded(&name) {
+        let positional = match check(&ctx, &call, secure, args) {
             Ok(positional) => positional,
-            Err(rejection) => return Ok(Either::A(rejected(rejection))),
+            Err(outcome) => return Ok(Either::A(outcome)),
         };
-        return finish_bounded(env, ctx, call.name, positional);
+        return finish_bounded(env, ctx, name, positional);
     }
     if let Some(signal) = signal {
         let cancellation = std::sync::Arc::new(
@@ -227,13 +279,104 @@ pub fn invoke<'env>(
         });
         ctx.cancellation = Some(cancellation);
     }
-    off_thread(env, move || {
-        match invoke::prepare_invoke(&ctx, &call, &args) {
-            Err(rejection) => rejected(rejection),
-            Ok(positional) => run_or_prepare(&ctx, &call.name, positional, run_built_in),
-        }
+    off_thread(env, move || match check(&ctx, &call, secure, args) {
+        Err(outcome) => outcome,
+        Ok(positional) if run_built_in => ran(invoke::run(&ctx, &name, &positional, true)),
+        Ok(positional) => prepared(positional),
     })
     .map(Either::B)
+}
+
+impl CallRequest {
+    /// The tool's name and how the call is checked.
+    fn into_door(self) -> (String, Door) {
+        let checked = |name: String, registered, is_write_op, bypass, secure, run_built_in| {
+            let call = CallSite {
+                name: name.clone(),
+                registered,
+                is_write_op,
+                bypass,
+            };
+            (
+                name,
+                Door::Checked {
+                    call,
+                    secure,
+                    run_built_in,
+                },
+            )
+        };
+        match self {
+            CallRequest::Invoke {
+                name,
+                registered,
+                is_write_op,
+                bypass,
+                run_built_in,
+            } => checked(name, registered, is_write_op, bypass, false, run_built_in),
+            CallRequest::Tools {
+                name,
+                is_write_op,
+                bypass,
+                run_built_in,
+            } => checked(name, true, is_write_op, bypass, true, run_built_in),
+            CallRequest::Handler { name } => (name, Door::Raw),
+        }
+    }
+}
+
+/// How a call is checked before its handler runs.
+enum Door {
+    /// The checks of `invoke` (`secure: false`) or of the secure wrapper (`secure: true`).
+    Checked {
+        call: CallSite,
+        secure: bool,
+        run_built_in: bool,
+    },
+    /// The raw handler: no checks.
+    Raw,
+}
+
+/// The checks of a front door: the handler's positional arguments, or the outcome that ends
+/// the call.
+fn check(
+    ctx: &ToolContext,
+    call: &CallSite,
+    secure: bool,
+    args: ArgValue,
+) -> std::result::Result<Vec<ArgValue>, Outcome> {
+    if secure {
+        invoke::prepare_secure(ctx, call, args_list(args)).map_err(denied)
+    } else {
+        invoke::prepare_invoke(ctx, call, &args).map_err(rejected)
+    }
+}
+
+/// The argument list of a `tools` or `handler` call (any other value: no arguments).
+fn args_list(args: ArgValue) -> Vec<ArgValue> {
+    match args {
+        ArgValue::Array(items) => items,
+        _ => Vec::new(),
+    }
+}
+
+fn prepared(positional: Vec<ArgValue>) -> Outcome {
+    Outcome::Prepared {
+        args: convert::Positional(positional),
+    }
+}
+
+/// `context.todo` from its JSON text; anything that is not a task list reads as none.
+fn todo_state(json: &str) -> Option<todo::TodoState> {
+    serde_json::from_str::<ArgValue>(json)
+        .ok()
+        .and_then(|value| todo::TodoState::from_value(&value))
+}
+
+/// Runs `work` on this thread; a panic becomes `Outcome::Internal`.
+fn catch_panic(work: impl FnOnce() -> Outcome) -> Outcome {
+    std::panic::catch_unwind(AssertUnwindSafe(work))
+        .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic)))
 }
 
 fn rejected(rejection: Rejection) -> Outcome {
@@ -244,6 +387,20 @@ fn rejected(rejection: Rejection) -> Outcome {
         },
         Rejection::Plain(message) => Outcome::PlainError { message },
         Rejection::Tool(e) => Outcome::tool_error(e),
+    }
+}
+
+fn denied(denial: Denial) -> Outcome {
+    match denial {
+        Denial::Policy(message) => Outcome::Denied {
+            reason: DenialReason::Policy,
+            message,
+        },
+        Denial::Sandbox(message) => Outcome::Denied {
+            reason: DenialReason::Sandbox,
+            message,
+        },
+        Denial::Failure(message) => Outcome::Failure { message },
     }
 }
 
@@ -268,105 +425,9 @@ fn finish_bounded(
     }
 }
 
-/// After the checks passed: run the built-in handler, or hand the arguments back to JavaScript.
-fn run_or_prepare(
-    ctx: &ToolContext,
-    name: &str,
-    positional: Vec<ArgValue>,
-    run_built_in: bool,
-) -> Outcome {
-    if run_built_in {
-        ran(invoke::run(ctx, name, &positional, true))
-    } else {
-        Outcome::Prepared {
-            args: convert::Positional(positional),
-        }
-    }
-}
-
-/// `toolkit.tools.<name>(...args)`: the secure wrapper's checks, then the built-in handler
-/// when `runBuiltIn`.
-#[napi(
-    catch_unwind,
-    ts_args_type = "context: object, call: CallSiteInput, args: unknown[], runBuiltIn: boolean, processEnv: object",
-    ts_return_type = "Outcome | Promise<Outcome>"
-)]
-pub fn secure_call<'env>(
-    env: &'env Env,
-    context: Unknown,
-    call: CallSiteInput,
-    args: Vec<Unknown>,
-    run_built_in: bool,
-    process_env: Unknown,
-) -> Result<Either<Outcome, PromiseRaw<'env, Outcome>>> {
-    let ctx = context_for(&context, &call.name, &process_env)?;
-    let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
-    let call: CallSite = call.into();
-    if run_built_in && invoke::is_bounded(&call.name) {
-        let positional = match invoke::prepare_secure(&ctx, &call, args) {
-            Ok(positional) => positional,
-            Err(denial) => return Ok(Either::A(denied(denial))),
-        };
-        return finish_bounded(env, ctx, call.name, positional);
-    }
-    off_thread(env, move || {
-        match invoke::prepare_secure(&ctx, &call, args) {
-            Err(denial) => denied(denial),
-            Ok(positional) => run_or_prepare(&ctx, &call.name, positional, run_built_in),
-        }
-    })
-    .map(Either::B)
-}
-
-fn denied(denial: Denial) -> Outcome {
-    match denial {
-        Denial::Policy(message) => Outcome::Denied {
-            reason: DenialReason::Policy,
-            message,
-        },
-        Denial::Sandbox(message) => Outcome::Denied {
-            reason: DenialReason::Sandbox,
-            message,
-        },
-        Denial::Failure(message) => Outcome::Failure { message },
-    }
-}
-
-/// `ToolCatalog[name].handler(context, ...args)`: the raw handler, without policy or sandbox.
-#[napi(
-    catch_unwind,
-    ts_args_type = "name: string, context: object, args: unknown[], processEnv: object",
-    ts_return_type = "Promise<Outcome>"
-)]
-pub fn run_handler<'env>(
-    env: &'env Env,
-    name: String,
-    context: Unknown,
-    args: Vec<Unknown>,
-    process_env: Unknown,
-) -> Result<PromiseRaw<'env, Outcome>> {
-    let ctx = context_for(&context, &name, &process_env)?;
-    let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
-    off_thread(env, move || ran(invoke::run(&ctx, &name, &args, false)))
-}
-
-/// A session tool (the todo tools), run synchronously on the JavaScript thread: `state` is
-/// `context.todo` as `{ tasks: [[id, task], ...], order }` (or null), `args` the handler's
-/// positional arguments. Pure computation, no I/O.
-#[napi(
-    catch_unwind,
-    ts_args_type = "name: string, state: unknown, args: unknown[]",
-    ts_return_type = "Outcome"
-)]
-pub fn run_session_tool(name: String, state: Unknown, args: Vec<Unknown>) -> Result<Outcome> {
-    let state = todo::TodoState::from_value(&to_arg(&state)?);
-    let args = args.iter().map(to_arg).collect::<Result<Vec<_>>>()?;
-    Ok(session_outcome(&name, state.as_ref(), &args))
-}
-
-/// A session tool's outcome; a panic inside it becomes `Outcome::Internal`, as on the worker pool.
+/// A session tool's outcome with its change to the state.
 fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue]) -> Outcome {
-    let run = || match invoke::run_session(name, state, args) {
+    match invoke::run_session(name, state, args) {
         Ok(result) => Outcome::Ok {
             json: result.output,
             change: result
@@ -374,112 +435,7 @@ fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue
                 .map(|c| serde_json::to_string(&c).unwrap_or_default()),
         },
         Err(e) => Outcome::tool_error(e),
-    };
-    std::panic::catch_unwind(AssertUnwindSafe(run))
-        .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic)))
-}
-
-/// `toolkit.invoke` for calls whose checks need no filesystem (session tools, user tools and
-/// unknown names have no path argument): synchronous, so small bounded work pays no thread hop.
-/// With `runBuiltIn`, a session tool also runs here with `state` (`context.todo`).
-#[napi(
-    catch_unwind,
-    ts_args_type = "context: object, call: CallSiteInput, args: unknown, runBuiltIn: boolean, state: unknown",
-    ts_return_type = "Outcome"
-)]
-pub fn invoke_now(
-    context: Unknown,
-    call: CallSiteInput,
-    args: Unknown,
-    run_built_in: bool,
-    state: Unknown,
-) -> Result<Outcome> {
-    let ctx = read_context(&context)?;
-    let args = to_arg(&args)?;
-    let call: CallSite = call.into();
-    Ok(match invoke::prepare_invoke(&ctx, &call, &args) {
-        Err(rejection) => rejected(rejection),
-        Ok(positional) if run_built_in => {
-            let state = todo::TodoState::from_value(&to_arg(&state)?);
-            session_outcome(&call.name, state.as_ref(), &positional)
-        }
-        Ok(positional) => Outcome::Prepared {
-            args: convert::Positional(positional),
-        },
-    })
-}
-
-/// A context for `invokeSession`, from the JSON snapshot
-/// `[workspaceRoot, writeScope, defaultPolicy, platform, [[tool, policy], ...]]` that the
-/// JavaScript side makes of a context whose fields are all plain strings (the common case; any
-/// other context takes `invokeNow`, which reads every field as it is).
-#[napi(catch_unwind, ts_return_type = "ExternalObject<'ToolContext'>")]
-pub fn context_snapshot(snapshot: String) -> Result<External<ToolContext>> {
-    type Snapshot = (String, String, String, String, Vec<(String, String)>);
-    let (root, write_scope, default_policy, platform, tools): Snapshot =
-        serde_json::from_str(&snapshot).map_err(|e| Error::from_reason(e.to_string()))?;
-    let text = |s: String| ArgValue::String(s);
-    let tools = tools.into_iter().map(|(k, v)| (k, text(v))).collect();
-    let fields = vec![
-        ("workspaceRoot".to_string(), text(root)),
-        ("writeScope".to_string(), text(write_scope)),
-        (
-            "policy".to_string(),
-            ArgValue::Object(vec![
-                ("tools".to_string(), ArgValue::Object(tools)),
-                ("defaultPolicy".to_string(), text(default_policy)),
-            ]),
-        ),
-        (
-            "env".to_string(),
-            ArgValue::Object(vec![("platform".to_string(), text(platform))]),
-        ),
-    ];
-    Ok(External::new(ToolContext::from_value(&ArgValue::Object(
-        fields,
-    ))))
-}
-
-/// `toolkit.invoke` of a built-in session tool with a context snapshot: the checks and the tool,
-/// synchronously. `state` is `context.todo` as JSON text (`{ tasks: [[id, task], ...], order }`)
-/// or null. Resolves with the output's JSON text alone when the state is unchanged, else with an
-/// outcome like `invokeNow`'s. Session tools have no path arguments, so the snapshot's workspace
-/// root is never resolved here.
-#[napi(
-    catch_unwind,
-    ts_args_type = "context: ExternalObject<'ToolContext'>, name: string, isWriteOp: boolean, bypass: boolean, args: unknown, state: string | null",
-    ts_return_type = "string | Outcome"
-)]
-pub fn invoke_session(
-    context: &External<ToolContext>,
-    name: String,
-    is_write_op: bool,
-    bypass: bool,
-    args: Unknown,
-    state: Option<String>,
-) -> Result<Either<String, Outcome>> {
-    let call = CallSite {
-        name,
-        registered: true,
-        is_write_op,
-        bypass,
-    };
-    let positional = match invoke::prepare_invoke(context, &call, &to_arg(&args)?) {
-        Ok(positional) => positional,
-        Err(rejection) => return Ok(Either::B(rejected(rejection))),
-    };
-    let state = match state {
-        Some(json) => serde_json::from_str::<ArgValue>(&json)
-            .ok()
-            .and_then(|value| todo::TodoState::from_value(&value)),
-        None => None,
-    };
-    Ok(
-        match session_outcome(&call.name, state.as_ref(), &positional) {
-            Outcome::Ok { json, change: None } => Either::A(json),
-            outcome => Either::B(outcome),
-        },
-    )
+    }
 }
 
 /// Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to
