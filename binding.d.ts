@@ -111,11 +111,13 @@ export type CallRequest =
  * (`{ tasks: [[id, task], ...], order }`) or null, read by the session tools only; `processEnv`
  * is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
  *
+ * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
+ *
  * Where it runs: checks that need no filesystem and the session tools (pure computation) finish
  * here, synchronously, and so does a bounded tool with a small input; everything else resolves
  * from the blocking pool.
  */
-export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal): Outcome | Promise<Outcome>
+export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
 
 /**
  * `ToolCatalog` metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,

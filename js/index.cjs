@@ -187,6 +187,8 @@ function contextKey(context) {
  * `context.todo`; any other outcome is the tool's error (or an internal one), thrown.
  */
 function resultJson(context, outcome) {
+    if (typeof outcome === "string")
+        return outcome;
     switch (outcome.kind) {
         case "ok":
             if (outcome.change !== undefined)
@@ -233,6 +235,8 @@ async function secureCall(context, name, handler, args) {
         const isWriteOp = catalog[name]?.metadata?.isWriteOp === true;
         const request = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn: handler === builtInHandlers[name] };
         const outcome = await callNative(request, context, args);
+        if (typeof outcome === "string")
+            return { status: "success", data: JSON.parse(outcome) };
         switch (outcome.kind) {
             case "ok":
                 return { status: "success", data: JSON.parse(resultJson(context, outcome)) };
@@ -288,6 +292,8 @@ async function invoke(context, name, args, registered, asText = false) {
         runBuiltIn: builtIn,
     };
     const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
+    if (typeof outcome === "string")
+        return fromJson(outcome);
     switch (outcome.kind) {
         case "ok":
             return fromJson(resultJson(context, outcome));
@@ -309,6 +315,8 @@ async function invokeUserTool(context, tool, name, args, runtime) {
     const { writes } = user_tools_cjs_1.toolInternals.get(tool);
     const request = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled(), runBuiltIn: false };
     const outcome = await callNative(request, context, args);
+    if (typeof outcome === "string")
+        throw new InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
     if (outcome.kind === "invoke_error")
         throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
     if (outcome.kind !== "prepared")

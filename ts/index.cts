@@ -154,8 +154,12 @@ type ToolCatalogType = {
 
 // ---- native calls -------------------------------------------------------------------------------
 
-/** What a native call answers: a union discriminated by `kind` (binding.d.ts). */
+/**
+ * What a native call answers: a union discriminated by `kind` (binding.d.ts), or, for an `ok`
+ * without a state change, its JSON text alone.
+ */
 type Outcome = NativeOutcome;
+type Answer = string | Outcome;
 
 const messageOfOutcome = (outcome: Outcome) => (outcome as { message: string }).message;
 
@@ -165,7 +169,7 @@ const messageOfOutcome = (outcome: Outcome) => (outcome as { message: string }).
  * processes (Bun does not mirror run-time changes of `process.env` into the C environment, so
  * inheriting would miss them). Synchronous where the native side finishes at once.
  */
-function callNative(request: CallRequest, context: ToolContext, args: unknown, signal?: AbortSignal): Outcome | Promise<Outcome> {
+function callNative(request: CallRequest, context: ToolContext, args: unknown, signal?: AbortSignal): Answer | Promise<Answer> {
   const state = sessionTools.has(request.name) ? todoJson(context) : null;
   return native.callTool(request, contextHandle(context), args, state, process.env, signal);
 }
@@ -345,7 +349,8 @@ function contextKey(context: ToolContext): string | null {
  * The JSON text of a handler's result: its output, with a session tool's change applied to
  * `context.todo`; any other outcome is the tool's error (or an internal one), thrown.
  */
-function resultJson(context: ToolContext, outcome: Outcome): string {
+function resultJson(context: ToolContext, outcome: Answer): string {
+  if (typeof outcome === "string") return outcome;
   switch (outcome.kind) {
     case "ok":
       if (outcome.change !== undefined) applyTodoChange(context, outcome.change);
@@ -398,6 +403,7 @@ async function secureCall(context: ToolContext, name: string, handler: Handler, 
     const isWriteOp = catalog[name]?.metadata?.isWriteOp === true;
     const request: CallRequest = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn: handler === builtInHandlers[name] };
     const outcome = await callNative(request, context, args);
+    if (typeof outcome === "string") return { status: "success", data: JSON.parse(outcome) };
     switch (outcome.kind) {
       case "ok":
         return { status: "success", data: JSON.parse(resultJson(context, outcome)) };
@@ -462,6 +468,7 @@ async function invoke(context: ToolContext, name: unknown, args: unknown, regist
     runBuiltIn: builtIn,
   };
   const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
+  if (typeof outcome === "string") return fromJson(outcome);
   switch (outcome.kind) {
     case "ok":
       return fromJson(resultJson(context, outcome));
@@ -484,6 +491,7 @@ async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown
   const { writes } = toolInternals.get(tool) as { writes: boolean };
   const request: CallRequest = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled(), runBuiltIn: false };
   const outcome = await callNative(request, context, args);
+  if (typeof outcome === "string") throw new InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
   if (outcome.kind === "invoke_error") throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
   if (outcome.kind !== "prepared") throw new InvokeToolError("INTERNAL", messageOfOutcome(outcome), { tool_name: toolName });
   const input = await validateInput(tool, args);

@@ -63,6 +63,34 @@ pub enum DenialReason {
     Sandbox,
 }
 
+/// What `callTool` answers: an outcome, where an `ok` without a state change (the common case)
+/// is its JSON text alone, a string, which costs less to hand over than an object.
+pub struct Answer(Outcome);
+
+impl TypeName for Answer {
+    fn type_name() -> &'static str {
+        "string | Outcome"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ToNapiValue for Answer {
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        answer: Self,
+    ) -> Result<napi::sys::napi_value> {
+        match answer.0 {
+            // SAFETY: called by napi-rs on the JavaScript thread with its `env`, as this impl is.
+            Outcome::Ok { json, change: None } => unsafe { String::to_napi_value(env, json) },
+            // SAFETY: as above.
+            outcome => unsafe { Outcome::to_napi_value(env, outcome) },
+        }
+    }
+}
+
 impl Outcome {
     fn ok(json: String) -> Outcome {
         Outcome::Ok { json, change: None }
@@ -112,7 +140,7 @@ pub enum CallRequest {
 }
 
 /// Runs blocking work on the blocking pool; a panic becomes `Outcome::Internal`.
-fn off_thread<F>(env: &Env, work: F) -> Result<PromiseRaw<'_, Outcome>>
+fn off_thread<F>(env: &Env, work: F) -> Result<PromiseRaw<'_, Answer>>
 where
     F: FnOnce() -> Outcome + Send + 'static,
 {
@@ -122,7 +150,9 @@ where
                 .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic)))
         })
         .await;
-        Ok(joined.unwrap_or_else(|e| Outcome::internal(e.to_string())))
+        Ok(Answer(
+            joined.unwrap_or_else(|e| Outcome::internal(e.to_string())),
+        ))
     })
 }
 
@@ -200,13 +230,15 @@ pub fn context_handle(context: Unknown) -> Result<External<ToolContext>> {
 /// (`{ tasks: [[id, task], ...], order }`) or null, read by the session tools only; `processEnv`
 /// is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
 ///
+/// It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
+///
 /// Where it runs: checks that need no filesystem and the session tools (pure computation) finish
 /// here, synchronously, and so does a bounded tool with a small input; everything else resolves
 /// from the blocking pool.
 #[napi(
     catch_unwind,
     ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal",
-    ts_return_type = "Outcome | Promise<Outcome>"
+    ts_return_type = "string | Outcome | Promise<string | Outcome>"
 )]
 pub fn call_tool<'env>(
     env: &'env Env,
@@ -216,7 +248,7 @@ pub fn call_tool<'env>(
     state: Option<String>,
     process_env: Unknown,
     signal: Option<AbortSignal>,
-) -> Result<Either<Outcome, PromiseRaw<'env, Outcome>>> {
+) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
     let args = to_arg(&args)?;
     let (name, door) = request.into_door();
     // The handle is a template: each call works on its own copy, which resolves the real root
@@ -227,7 +259,7 @@ pub fn call_tool<'env>(
     if spec.is_none() || session {
         // No path argument to resolve beyond a string check: the whole call is bounded.
         let state = state.as_deref().and_then(todo_state);
-        return Ok(Either::A(catch_panic(|| match door {
+        return Ok(Either::A(Answer(catch_panic(|| match door {
             Door::Raw => session_outcome(&name, state.as_ref(), &args_list(args)),
             Door::Checked {
                 call,
@@ -240,7 +272,7 @@ pub fn call_tool<'env>(
                 }
                 Ok(positional) => prepared(positional),
             },
-        })));
+        }))));
     }
     if spec.is_some_and(|t| t.spawns_processes) {
         ctx.process_env = Some(read_process_env(&process_env)?);
@@ -259,7 +291,7 @@ pub fn call_tool<'env>(
     if run_built_in && invoke::is_bounded(&name) {
         let positional = match check(&ctx, &call, secure, args) {
             Ok(positional) => positional,
-            Err(outcome) => return Ok(Either::A(outcome)),
+            Err(outcome) => return Ok(Either::A(Answer(outcome))),
         };
         return finish_bounded(env, ctx, name, positional);
     }
@@ -411,13 +443,13 @@ fn finish_bounded(
     ctx: ToolContext,
     name: String,
     positional: Vec<ArgValue>,
-) -> Result<Either<Outcome, PromiseRaw<'_, Outcome>>> {
+) -> Result<Either<Answer, PromiseRaw<'_, Answer>>> {
     let inline = std::panic::catch_unwind(AssertUnwindSafe(|| {
         invoke::run_inline(&ctx, &name, &positional)
     }));
     match inline {
-        Ok(Some(result)) => Ok(Either::A(ran(result))),
-        Err(panic) => Ok(Either::A(Outcome::internal(panic_message(&panic)))),
+        Ok(Some(result)) => Ok(Either::A(Answer(ran(result)))),
+        Err(panic) => Ok(Either::A(Answer(Outcome::internal(panic_message(&panic))))),
         Ok(None) => off_thread(env, move || {
             ran(invoke::run(&ctx, &name, &positional, true))
         })
@@ -449,7 +481,7 @@ pub fn debug_inject_panic(tool: Option<String>) -> Result<()> {
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool
 /// (`"async"`), to prove that a panic never takes the host process down.
 #[napi(catch_unwind, ts_return_type = "Promise<Outcome> | void")]
-pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Outcome>>> {
+pub fn debug_panic(env: &Env, mode: String) -> Result<Option<PromiseRaw<'_, Answer>>> {
     if mode == "async" {
         return off_thread(env, || panic!("debug panic on the worker pool")).map(Some);
     }
