@@ -204,6 +204,10 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.deepEqual(lines.map((l) => Number(l[1])), [first, first + 1, first + 2], "consecutive lines of seq's output");
     const grep = await mcp.client.callTool({ name: "tool_output_cache_grep", arguments: { ref_id: ref, pattern: "2999" } });
     assert.match(grep.content[0].text, /2999/);
+    // A page of the cache over the limit comes whole, not as another ref_id.
+    const big = await mcp.client.callTool({ name: "tool_output_cache", arguments: { ref_id: ref, offset: 1, limit: 2000 } });
+    assert.ok(big.content[0].text.length > 4000);
+    assert.doesNotMatch(big.content[0].text, /ref_id "out-/);
   });
 
   test("notifications/cancelled kills the exec_command's whole process group", async () => {

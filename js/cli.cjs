@@ -273,7 +273,10 @@ function cachedText(value) {
     }
     return [JSON.stringify(rest, null, 2), ...texts].join("\n");
 }
-/** A tool's output as a CallToolResult; outputs over the limit go to the cache, the client gets a page. */
+/**
+ * A tool's output as a CallToolResult; with a cache, outputs over the limit go to it and the
+ * client gets a page.
+ */
 async function presentOutput(name, output, builtIn, cache, maxChars) {
     const result = builtIn ? { type: "json", value: output } : (0, user_tools_cjs_1.toToolResult)(output);
     if (result.type === "parts") {
@@ -287,7 +290,7 @@ async function presentOutput(name, output, builtIn, cache, maxChars) {
         return { content };
     }
     const text = result.type === "text" ? result.text : (JSON.stringify(result.value) ?? "null");
-    if (text.length > maxChars) {
+    if (cache !== null && text.length > maxChars) {
         const whole = result.type === "text" ? result.text : cachedText(result.value);
         const { refId } = cache.record(whole);
         const totalLines = whole.split("\n").length;
@@ -368,7 +371,9 @@ async function serveMcp(options, extraTools) {
         try {
             const current = await toolkit();
             const output = await current.invoke(name, args, controller.signal);
-            return await presentOutput(name, output, !current.userTools.has(name), cache, options.maxOutputChars);
+            // The cache tools' own pages (at most 2 000 lines) are not cached again.
+            const cacheable = !cacheTools.some((t) => t.name === name);
+            return await presentOutput(name, output, !current.userTools.has(name), cacheable ? cache : null, options.maxOutputChars);
         }
         catch (error) {
             return errorResult(failureOf(error));

@@ -287,8 +287,11 @@ function cachedText(value: unknown): string {
   return [JSON.stringify(rest, null, 2), ...texts].join("\n");
 }
 
-/** A tool's output as a CallToolResult; outputs over the limit go to the cache, the client gets a page. */
-async function presentOutput(name: string, output: unknown, builtIn: boolean, cache: OutputCache, maxChars: number): Promise<CallToolResult> {
+/**
+ * A tool's output as a CallToolResult; with a cache, outputs over the limit go to it and the
+ * client gets a page.
+ */
+async function presentOutput(name: string, output: unknown, builtIn: boolean, cache: OutputCache | null, maxChars: number): Promise<CallToolResult> {
   const result: ToolResult = builtIn ? { type: "json", value: output } : toToolResult(output);
   if (result.type === "parts") {
     const content: CallToolResult["content"] = result.parts.map((part) => {
@@ -299,7 +302,7 @@ async function presentOutput(name: string, output: unknown, builtIn: boolean, ca
     return { content };
   }
   const text = result.type === "text" ? result.text : (JSON.stringify(result.value) ?? "null");
-  if (text.length > maxChars) {
+  if (cache !== null && text.length > maxChars) {
     const whole = result.type === "text" ? result.text : cachedText(result.value);
     const { refId } = cache.record(whole);
     const totalLines = whole.split("\n").length;
@@ -387,7 +390,9 @@ async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> 
     try {
       const current = await toolkit();
       const output = await current.invoke(name, args, controller.signal);
-      return await presentOutput(name, output, !current.userTools.has(name), cache, options.maxOutputChars);
+      // The cache tools' own pages (at most 2 000 lines) are not cached again.
+      const cacheable = !cacheTools.some((t) => t.name === name);
+      return await presentOutput(name, output, !current.userTools.has(name), cacheable ? cache : null, options.maxOutputChars);
     } catch (error) {
       return errorResult(failureOf(error));
     } finally {
