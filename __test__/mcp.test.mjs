@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { tempDir } from "./helpers.mjs";
@@ -121,8 +122,22 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.equal(tools.find((t) => t.name === "tool_output_cache").annotations.readOnlyHint, true);
   });
 
-  test("every built-in tool is called; structured content matches its output schema (the SDK validates it)", async () => {
-    const call = async (name, args) => okOf(await mcp.client.callTool({ name, arguments: args }));
+  test("every built-in tool is called; structured content matches its output schema, which has teeth", async () => {
+    const { tools } = await mcp.client.listTools();
+    const ajv = new AjvJsonSchemaValidator();
+    const called = new Set();
+    const call = async (name, args) => {
+      const output = okOf(await mcp.client.callTool({ name, arguments: args }));
+      const validate = ajv.getValidator(tools.find((t) => t.name === name).outputSchema);
+      assert.equal(validate(output).valid, true, `${name}: ${validate(output).errorMessage}`);
+      // The schema rejects the output with a required field gone or of the wrong type.
+      const [first] = Object.keys(output);
+      const { [first]: _, ...missing } = output;
+      assert.equal(validate(missing).valid, false, `${name} without ${first}`);
+      assert.equal(validate({ ...output, [first]: [[[]]] }).valid, false, `${name} with a bad ${first}`);
+      called.add(name);
+      return output;
+    };
     assert.deepEqual(await call("write_file", { path: "b.txt", content: "one\ntwo\n" }), {
       path: "b.txt",
       created: true,
@@ -146,6 +161,7 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.equal((await call("task_update", { task_id: t1, title: "renamed" })).task.title, "renamed");
     await call("task_update_status", { task_id: t1, status: "done" });
     assert.deepEqual(await call("task_validate_completion", {}), { ok: false, remaining: [t2] });
+    assert.deepEqual([...called].sort(), builtInCatalog().map((e) => e.name).sort());
   });
 
   test("failures are isError results with code and message, never protocol errors", async () => {
