@@ -365,6 +365,23 @@ describe("MCP server: options", () => {
     assert.equal(lines[1].result.structuredContent.content, "hello\nworld\n");
     assert.match(stderr, /MCP server on stdio/);
   });
+
+  test("stdin closing during a running exec_command: the command is killed and the server exits 0", async () => {
+    const child = spawn(NODE, [BIN, "mcp", "--root", fx.root], { stdio: ["pipe", "pipe", "ignore"] });
+    const send = (msg) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...msg })}\n`);
+    send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    send({ method: "notifications/initialized" });
+    send({ id: 2, method: "tools/call", params: { name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 60 & echo $$ $! > busy.tmp; mv busy.tmp busy.pid; wait"] } } });
+    const pidFile = path.join(fx.root, "busy.pid");
+    await until(() => fs.existsSync(pidFile), 10_000, "the command to start");
+    const pids = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+    assert.ok(pids.length === 2 && pids.every(alive));
+    const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    await until(() => !pids.some(alive), 5_000, "the shell and its child to be killed");
+    fs.rmSync(pidFile);
+  });
 });
 
 describe("MCP Inspector CLI (a third-party client)", () => {
