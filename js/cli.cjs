@@ -218,7 +218,7 @@ const CACHED_PAGE_SCHEMA = {
         output_ref: { type: "string", description: "ref_id of the whole output for tool_output_cache / tool_output_cache_grep" },
         total_chars: { type: "integer" },
         total_lines: { type: "integer" },
-        page: { type: "string", description: "the first lines of the output (indented JSON), numbered" },
+        page: { type: "string", description: "the first lines of the cached text (indented JSON, multi-line strings written out), numbered" },
     },
     required: ["output_ref", "total_chars", "total_lines", "page"],
 };
@@ -243,7 +243,7 @@ function mcpTools(served) {
         else {
             const user = served.userTools.get(fn.name);
             const writes = user ? user_tools_cjs_1.toolInternals.get(user).writes : false;
-            tool.annotations = writes ? { readOnlyHint: false } : { readOnlyHint: true, openWorldHint: false };
+            tool.annotations = { readOnlyHint: !writes };
         }
         return tool;
     });

@@ -231,7 +231,7 @@ const CACHED_PAGE_SCHEMA = {
     output_ref: { type: "string", description: "ref_id of the whole output for tool_output_cache / tool_output_cache_grep" },
     total_chars: { type: "integer" },
     total_lines: { type: "integer" },
-    page: { type: "string", description: "the first lines of the output (indented JSON), numbered" },
+    page: { type: "string", description: "the first lines of the cached text (indented JSON, multi-line strings written out), numbered" },
   },
   required: ["output_ref", "total_chars", "total_lines", "page"],
 };
@@ -257,7 +257,7 @@ export function mcpTools(served: Served): McpTool[] {
     else {
       const user = served.userTools.get(fn.name);
       const writes = user ? (toolInternals.get(user) as { writes: boolean }).writes : false;
-      tool.annotations = writes ? { readOnlyHint: false } : { readOnlyHint: true, openWorldHint: false };
+      tool.annotations = { readOnlyHint: !writes };
     }
     return tool;
   });
