@@ -301,6 +301,9 @@ describe("MCP server: options", () => {
     try {
       const { tools } = await mcp.client.listTools();
       assert.deepEqual(tools.slice(-4).map((t) => t.name), ["shout", "always_fails", ...CACHE_TOOLS]);
+      assert.deepEqual(tools.find((t) => t.name === "shout").annotations, { readOnlyHint: true });
+      assert.deepEqual(tools.find((t) => t.name === "always_fails").annotations, { readOnlyHint: false });
+      assert.equal(tools.find((t) => t.name === "shout").outputSchema, undefined);
       const shout = await mcp.client.callTool({ name: "shout", arguments: { text: "hi" } });
       assert.deepEqual(shout.structuredContent, { loud: "HI", length: 2 });
       const failed = errorOf(await mcp.client.callTool({ name: "always_fails", arguments: {} }));
