@@ -460,7 +460,7 @@ describe("CLI", () => {
     assert.equal(readOnly.status, 1);
     assert.equal(JSON.parse(readOnly.stdout).error.denied, "scope");
     assert.ok(!fs.existsSync(path.join(fx.root, "n.txt")));
-    for (const bad of [["call"], ["call", "read_file", "{not json"], ["call", "no_such_tool"], ["frobnicate"], ["tools", "--write-scope", "everything"], []]) {
+    for (const bad of [["call"], ["call", "read_file", "{not json"], ["call", "no_such_tool"], ["frobnicate"], ["tools", "--write-scope", "everything"], ["call", "tree", "--root", "a.txt"], ["mcp", "--root", "no-such-dir"], []]) {
       const run = cli(...bad);
       assert.equal(run.status, 2, `${bad.join(" ")}: ${run.stderr}`);
       assert.equal(run.stdout, "");

@@ -123,7 +123,17 @@ function parseArgs(argv) {
     }
     if (command !== "call" && options.positional.length > 0)
         throw new UsageError(`unexpected argument ${options.positional[0]}`);
+    if (options.root !== undefined && !isDirectory(options.root))
+        throw new UsageError(`--root ${options.root}: not a directory`);
     return options;
+}
+function isDirectory(dir) {
+    try {
+        return (0, node_fs_1.statSync)(dir).isDirectory();
+    }
+    catch {
+        return false;
+    }
 }
 /** The user tools a `--tools` module exports (default export: a tool or an array of them; named exports). */
 async function loadUserTools(specifier) {

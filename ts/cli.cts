@@ -4,7 +4,7 @@
 // one. Every call goes through `createAgentToolkit`'s invoke: the same policy, write scope and
 // descriptor-checked sandbox as the library (README, "Use it from an MCP client").
 
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
@@ -131,7 +131,16 @@ export function parseArgs(argv: string[]): Options {
     throw new UsageError("call needs a tool name and optionally its arguments as JSON: call <tool> '<json>'");
   }
   if (command !== "call" && options.positional.length > 0) throw new UsageError(`unexpected argument ${options.positional[0]}`);
+  if (options.root !== undefined && !isDirectory(options.root)) throw new UsageError(`--root ${options.root}: not a directory`);
   return options;
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 // ---- the toolkit behind both modes ----------------------------------------------------------------
