@@ -387,6 +387,9 @@ describe("MCP server: options", () => {
   });
 });
 
+// `npx @modelcontextprotocol/inspector --cli …` (v1) runs the inspector's cli/build/cli.js, the
+// file the package @modelcontextprotocol/inspector-cli publishes as build/cli.js: that package
+// alone is the devDependency (the whole inspector brings its web UI, and v2 needs Node ≥ 22).
 describe("MCP Inspector CLI (a third-party client)", () => {
   const INSPECTOR = path.join(repo, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
   let fx;
