@@ -46,8 +46,12 @@ async function connect(args, { runtime = NODE, roots, cwd = repo } = {}) {
   transport.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
-  const client = new Client({ name: "atn-test", version: "1.0.0" }, roots ? { capabilities: { roots: {} } } : {});
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((r) => ({ uri: pathToFileURL(r).href })) }));
+  const client = new Client({ name: "atn-test", version: "1.0.0" }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  if (roots) {
+    // `roots`: the directories, or a function giving them (it may throw) on each roots/list.
+    const list = () => (typeof roots === "function" ? roots() : roots);
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: list().map((r) => ({ uri: pathToFileURL(r).href })) }));
+  }
   await client.connect(transport);
   return { client, transport, stderr: () => stderr, close: () => client.close() };
 }
@@ -323,6 +327,30 @@ describe("MCP server: options", () => {
     } finally {
       await mcp.close();
       other.cleanup();
+    }
+    // A failed roots/list is a clean error and is asked again; a roots change moves the workspace.
+    let answer = () => {
+      throw new Error("not yet");
+    };
+    const moving = await connect([], { roots: () => answer() });
+    try {
+      const failed = errorOf(await moving.client.callTool({ name: "read_file", arguments: { path: "a.txt" } }));
+      assert.equal(failed.code, "NO_WORKSPACE_ROOT");
+      assert.match(failed.message, /roots\/list failed/);
+      answer = () => [fx.root];
+      assert.equal(okOf(await moving.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).content, "hello\nworld\n");
+      fs.writeFileSync(path.join(fx.base, "outside", "a.txt"), "moved\n");
+      answer = () => [path.join(fx.base, "outside")];
+      await moving.client.sendRootsListChanged();
+      let content;
+      for (let i = 0; i < 40 && content !== "moved\n"; i++) {
+        content = okOf(await moving.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).content;
+        if (content !== "moved\n") await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(content, "moved\n");
+    } finally {
+      await moving.close();
+      fs.rmSync(path.join(fx.base, "outside", "a.txt"), { force: true });
     }
     const rootless = await connect([]);
     try {

@@ -355,18 +355,25 @@ async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> 
         "and .. included); tool failures come back as results with a code and message.",
     },
   );
+  const noRoot = (why: string) => Object.assign(new Error(`no workspace root: ${why}`), { code: "NO_WORKSPACE_ROOT" });
   const toolkit = (): Promise<Served> => {
-    served ??= clientRoot(server).then((root) => {
-      if (root === null) {
-        served = undefined;
-        throw Object.assign(new Error("no workspace root: start the server with --root DIR or use a client that sends MCP roots"), {
-          code: "NO_WORKSPACE_ROOT",
-        });
-      }
-      process.stderr.write(`agent-tools-native: workspace root ${root} (the client's first root)\n`);
-      return makeToolkit(root, options, extraTools, cacheTools);
+    if (served) return served;
+    const attempt = clientRoot(server).then(
+      (root) => {
+        if (root === null) throw noRoot("start the server with --root DIR or use a client that sends MCP roots");
+        process.stderr.write(`agent-tools-native: workspace root ${root} (the client's first root)\n`);
+        return makeToolkit(root, options, extraTools, cacheTools);
+      },
+      (error: unknown) => {
+        throw noRoot(`the client's roots/list failed: ${(error as Error)?.message ?? String(error)}`);
+      },
+    );
+    served = attempt;
+    // A failed attempt is not kept: the next call asks the client again.
+    attempt.catch(() => {
+      if (served === attempt) served = undefined;
     });
-    return served;
+    return attempt;
   };
   if (options.root === undefined) {
     server.setNotificationHandler(sdk.types.RootsListChangedNotificationSchema, async () => {
