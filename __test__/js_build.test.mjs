@@ -1,5 +1,6 @@
 // The shipped JavaScript layer is generated: js/*.cjs, their declarations js/*.d.cts and the
-// typings entry index.d.ts are what `npm run build:ts` (scripts/build-ts.mjs) makes of ts/*.cts.
+// typings entry index.d.ts are what `npm run build:ts` (scripts/build-ts.mjs) makes of ts/*.cts,
+// and js/output_schemas.json what it makes of the output types in types/tools.d.ts.
 // The build runs into a temporary directory here and every file must match the checked-in one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,11 +12,11 @@ import { fileURLToPath } from "node:url";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const generated = (dir) => [
-  ...fs.readdirSync(path.join(dir, "js")).filter((f) => /\.(cjs|d\.cts)$/.test(f)).map((f) => `js/${f}`),
+  ...fs.readdirSync(path.join(dir, "js")).filter((f) => /\.(cjs|d\.cts|json)$/.test(f)).map((f) => `js/${f}`),
   "index.d.ts",
 ];
 
-test("js/*.cjs, js/*.d.cts and index.d.ts are fresh (npm run build:ts)", { timeout: 120_000 }, () => {
+test("js/*.cjs, js/*.d.cts, js/output_schemas.json and index.d.ts are fresh (npm run build:ts)", { timeout: 120_000 }, () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "atn-build-ts-"));
   try {
     const run = spawnSync(process.execPath, [path.join(repo, "scripts", "build-ts.mjs"), "--out", out], { cwd: repo, encoding: "utf8" });

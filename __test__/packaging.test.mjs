@@ -83,6 +83,17 @@ describe("platform packages", () => {
     for (const entry of ["binding.js", "binding.d.ts", "index.d.ts", "js/", "types/"]) assert.ok(rootManifest.files.includes(entry), entry);
     assert.ok(fs.existsSync(path.join(root, "LICENSE")));
   });
+
+  test("the bin agent-tools-native: js/cli.cjs with its shebang, packed with what it reads; the MCP SDK a dependency", () => {
+    const published = publishedRootManifest();
+    assert.deepEqual(published.bin, { "agent-tools-native": "js/cli.cjs" });
+    assert.match(fs.readFileSync(path.join(root, "js", "cli.cjs"), "utf8"), /^#!\/usr\/bin\/env node\n/);
+    assert.match(published.dependencies["@modelcontextprotocol/sdk"], /^\^1\./);
+    const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" }));
+    const files = packed.files.map((f) => f.path);
+    for (const file of ["js/cli.cjs", "js/internal.cjs", "js/output_schemas.json", "package.json"]) assert.ok(files.includes(file), file);
+    assert.ok(!files.some((f) => f.startsWith("__test__/") || f.endsWith(".node")), "no tests or local binaries");
+  });
 });
 
 describe("the glibc floor check", () => {

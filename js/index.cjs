@@ -20,6 +20,7 @@ var __exportStar = (this && this.__exportStar) || function(m, exports) {
 exports.createProviderSession = exports.streamToolLoop = exports.runToolLoop = exports.doneTool = exports.applyOutputCache = exports.outputCacheTools = exports.OutputCache = exports.toToolMessageContent = exports.asTools = exports.defineTool = exports.SecurityBypass = exports.ToolCatalog = exports.createAgentToolkit = exports.createToolContext = void 0;
 const node_async_hooks_1 = require("node:async_hooks");
 const node_os_1 = require("node:os");
+const internal_cjs_1 = require("./internal.cjs");
 const loop_cjs_1 = require("./loop.cjs");
 const native_cjs_1 = require("./native.cjs");
 const user_tools_cjs_1 = require("./user_tools.cjs");
@@ -432,6 +433,13 @@ function messageText(result) {
         return content;
     return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
 }
+internal_cjs_1.hooks.invokeWithSignal = async (toolkit, name, args, signal) => {
+    const state = toolkitState.get(toolkit);
+    if (!state)
+        throw new TypeError("not a toolkit made by createAgentToolkit");
+    const { context, registered } = state;
+    return (await invoke(context, name, args, { byName: registered.byName, runtime: { ...registered.runtime, signal } })).content;
+};
 const loop = (0, loop_cjs_1.makeToolLoop)(loopRuntime);
 /** Runs the multi-turn tool loop to its end. */
 const runToolLoop = loop.runToolLoop;

@@ -166,6 +166,16 @@ try {
   checkGlibcFloor(nodeDir, "linux-x64-gnu");
   smoke(nodeDir, "linux-x64-gnu", "node", [process.execPath]);
 
+  step("linux-x64-gnu: the bin through npx (agent-tools-native --version, tools, call)");
+  const npx = (...args) => run("npx", ["--no", "--", rootManifest.name, ...args], { cwd: nodeDir, env: { ...process.env, ...env } });
+  const binVersion = npx("--version").trim();
+  if (binVersion !== rootManifest.version) throw new Error(`npx agent-tools-native --version printed ${binVersion}`);
+  const listed = npx("tools").trim().split("\n").length;
+  if (listed !== 13) throw new Error(`npx agent-tools-native tools listed ${listed} tools, not 13`);
+  const called = JSON.parse(npx("call", "read_file", JSON.stringify({ path: "package.json" })));
+  if (!called.content.includes("consumer-node-x64")) throw new Error("npx agent-tools-native call read_file: unexpected output");
+  results.push(["linux-x64-gnu", "npx", `agent-tools-native --version: ${binVersion}; tools: ${listed}; call read_file: ok`]);
+
   step("linux-x64-gnu: tsc --strict on a typed invoke");
   npmInstall(nodeDir, "typescript@5.9", `@types/node@${NODE_VERSION.split(".")[0]}`);
   run(join(nodeDir, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], { cwd: nodeDir });

@@ -23,6 +23,7 @@ import type {
   ToolResultByName,
   TreeOptions,
 } from "../types/tools.js";
+import { hooks } from "./internal.cjs";
 import { abortError, type LoopRuntime, makeToolLoop } from "./loop.cjs";
 import { builtInCatalog, loadNative } from "./native.cjs";
 import {
@@ -607,6 +608,13 @@ function messageText(result: ToolResult): string {
   if (typeof content === "string") return content;
   return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
 }
+
+hooks.invokeWithSignal = async (toolkit, name, args, signal) => {
+  const state = toolkitState.get(toolkit);
+  if (!state) throw new TypeError("not a toolkit made by createAgentToolkit");
+  const { context, registered } = state;
+  return (await invoke(context, name, args, { byName: registered.byName, runtime: { ...registered.runtime, signal } })).content;
+};
 
 const loop = makeToolLoop(loopRuntime);
 /** Runs the multi-turn tool loop to its end. */

@@ -1,0 +1,495 @@
+#!/usr/bin/env node
+"use strict";
+// Generated from ts/cli.cts by `npm run build:ts`: edit that file, not this one.
+// The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
+// clients over stdio (the official SDK's server), `tools` lists the allowed tools and `call` runs
+// one. Every call goes through `createAgentToolkit`'s invoke: the same policy, write scope and
+// descriptor-checked sandbox as the library (README, "Use it from an MCP client").
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+exports.DEFAULT_MAX_OUTPUT_CHARS = void 0;
+exports.parseArgs = parseArgs;
+exports.failureOf = failureOf;
+exports.mcpTools = mcpTools;
+exports.main = main;
+const node_fs_1 = require("node:fs");
+const node_path_1 = __importDefault(require("node:path"));
+const node_url_1 = require("node:url");
+const index_cjs_1 = require("./index.cjs");
+const internal_cjs_1 = require("./internal.cjs");
+const native_cjs_1 = require("./native.cjs");
+const user_tools_cjs_1 = require("./user_tools.cjs");
+const VERSION = require("../package.json").version;
+/** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
+exports.DEFAULT_MAX_OUTPUT_CHARS = 40_000;
+/** Lines of a cached output the client gets at once (and the default page of `tool_output_cache`). */
+const PAGE_LINES = 200;
+/** How often a call with a progressToken gets a progress notification. */
+const PROGRESS_INTERVAL_MS = 500;
+const WRITE_SCOPES = ["read-only", "workspace-write", "unrestricted"];
+const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
+
+Usage:
+  agent-tools-native mcp [options]                    serve the tools over MCP on stdio
+  agent-tools-native tools [options]                  list the allowed tools, one a line
+  agent-tools-native call <tool> '<json args>' [options]
+                                                      run one tool, print its result as JSON
+                                                      (exit 0: success, 1: tool error, 2: bad usage)
+  agent-tools-native --help | --version
+
+Options:
+  --root DIR            the workspace every path is confined to (mcp: default the client's
+                        first MCP root; tools/call: default the current directory)
+  --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
+  --allow a,b           serve only these tools (default: every tool)
+  --deny a,b            never serve these tools
+  --tools ./module.mjs  also serve the tools (made with defineTool) that the module exports
+  --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
+                        client gets a first page and a ref_id (default ${exports.DEFAULT_MAX_OUTPUT_CHARS})
+  -h, --help            this help
+`;
+class UsageError extends Error {
+}
+/** The command line as options; a UsageError for anything it does not understand. */
+function parseArgs(argv) {
+    const options = { command: "help", positional: [], writeScope: "workspace-write", deny: [], maxOutputChars: exports.DEFAULT_MAX_OUTPUT_CHARS };
+    const list = (value) => value
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+    let command;
+    for (let i = 0; i < argv.length; i++) {
+        const arg = argv[i];
+        const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+        const flag = eq === -1 ? arg : arg.slice(0, eq);
+        const value = () => {
+            if (eq !== -1)
+                return arg.slice(eq + 1);
+            const next = argv[++i];
+            if (next === undefined)
+                throw new UsageError(`${flag} needs a value`);
+            return next;
+        };
+        switch (flag) {
+            case "-h":
+            case "--help":
+                return { ...options, command: "help" };
+            case "-v":
+            case "--version":
+                return { ...options, command: "version" };
+            case "--root":
+                options.root = value();
+                break;
+            case "--write-scope": {
+                const scope = value();
+                if (!WRITE_SCOPES.includes(scope))
+                    throw new UsageError(`--write-scope must be one of ${WRITE_SCOPES.join(", ")}`);
+                options.writeScope = scope;
+                break;
+            }
+            case "--allow":
+                options.allow = [...(options.allow ?? []), ...list(value())];
+                break;
+            case "--deny":
+                options.deny.push(...list(value()));
+                break;
+            case "--tools":
+                options.toolsModule = value();
+                break;
+            case "--max-output-chars": {
+                const n = Number(value());
+                if (!Number.isInteger(n) || n < 1)
+                    throw new UsageError("--max-output-chars must be a positive integer");
+                options.maxOutputChars = n;
+                break;
+            }
+            default:
+                if (arg.startsWith("-") && arg !== "-")
+                    throw new UsageError(`unknown option ${arg}`);
+                if (command === undefined)
+                    command = arg;
+                else
+                    options.positional.push(arg);
+        }
+    }
+    if (command === undefined)
+        throw new UsageError("a command is needed: mcp, tools or call");
+    if (command !== "mcp" && command !== "tools" && command !== "call")
+        throw new UsageError(`unknown command ${command}`);
+    options.command = command;
+    if (command === "call" && (options.positional.length < 1 || options.positional.length > 2)) {
+        throw new UsageError("call needs a tool name and optionally its arguments as JSON: call <tool> '<json>'");
+    }
+    if (command !== "call" && options.positional.length > 0)
+        throw new UsageError(`unexpected argument ${options.positional[0]}`);
+    if (options.root !== undefined && !isDirectory(options.root))
+        throw new UsageError(`--root ${options.root}: not a directory`);
+    return options;
+}
+function isDirectory(dir) {
+    try {
+        return (0, node_fs_1.statSync)(dir).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+/** The user tools a `--tools` module exports (default export: a tool or an array of them; named exports). */
+async function loadUserTools(specifier) {
+    const url = (0, node_url_1.pathToFileURL)(node_path_1.default.resolve(specifier)).href;
+    let module;
+    try {
+        module = (await import(url));
+    }
+    catch (error) {
+        throw new UsageError(`--tools ${specifier}: cannot load the module: ${error.message}`);
+    }
+    const found = [];
+    const add = (value) => {
+        if (Array.isArray(value))
+            for (const v of value)
+                add(v);
+        else if ((0, user_tools_cjs_1.isTool)(value) && !found.includes(value))
+            found.push(value);
+    };
+    for (const value of Object.values(module))
+        add(value);
+    if (found.length === 0) {
+        throw new UsageError(`--tools ${specifier}: the module exports no tool made by this package's defineTool`);
+    }
+    return found;
+}
+/**
+ * The toolkit for one workspace root, with the policy of --allow / --deny. `ownTools` (the cache
+ * tools) are allowed unless denied by name, also when --allow lists others.
+ */
+function makeToolkit(root, options, userTools, ownTools = []) {
+    const extraTools = [...userTools, ...ownTools];
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...extraTools.map((t) => t.name)]);
+    for (const name of [...(options.allow ?? []), ...options.deny]) {
+        if (!known.has(name))
+            throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})`);
+    }
+    const tools = {};
+    for (const name of options.allow ?? [])
+        tools[name] = "allow";
+    for (const tool of ownTools)
+        tools[tool.name] = "allow";
+    for (const name of options.deny)
+        tools[name] = "deny";
+    const context = (0, index_cjs_1.createToolContext)({
+        workspaceRoot: node_path_1.default.resolve(root),
+        writeScope: options.writeScope,
+        policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
+    });
+    const toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: extraTools });
+    const invokeWithSignal = internal_cjs_1.hooks.invokeWithSignal;
+    if (!invokeWithSignal)
+        throw new Error("the toolkit did not register its invoke hook");
+    return {
+        definitions: toolkit.getAllowedTools(),
+        invoke: (name, args, signal) => invokeWithSignal(toolkit, name, args, signal),
+        userTools: new Map(extraTools.map((t) => [t.name, t])),
+    };
+}
+/** What a rejected invoke means for the caller: a code, a message and, for a refusal, why. */
+function failureOf(error) {
+    const e = (error ?? {});
+    let message = typeof e.rawMessage === "string" ? e.rawMessage : typeof e.message === "string" ? e.message : String(error);
+    let code = typeof e.code === "string" ? e.code : undefined;
+    if (code && message.startsWith(`${code}: `))
+        message = message.slice(code.length + 2);
+    if (message.startsWith("[Security Policy]"))
+        return { code: "POLICY_DENIED", message, denied: "policy" };
+    if (message.startsWith("[Sandbox Violation] Write operation denied"))
+        return { code: "WRITE_SCOPE_DENIED", message, denied: "scope" };
+    if (message.startsWith("[Sandbox Violation]"))
+        return { code: "SANDBOX_VIOLATION", message, denied: "sandbox" };
+    if (!code)
+        code = e.name === "AbortError" ? "ABORTED" : "TOOL_ERROR";
+    return { code, message };
+}
+function errorResult(failure) {
+    return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: failure }) }] };
+}
+// ---- MCP -------------------------------------------------------------------------------------------
+/** How the client should see each effect class (MCP tool annotations). */
+const ANNOTATIONS = {
+    read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    write: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    exec: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    state: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+};
+/** The structured content of an output that went to the cache. */
+const CACHED_PAGE_SCHEMA = {
+    type: "object",
+    properties: {
+        output_ref: { type: "string", description: "ref_id of the whole output for tool_output_cache / tool_output_cache_grep" },
+        total_chars: { type: "integer" },
+        total_lines: { type: "integer" },
+        page: { type: "string", description: "the first lines of the cached text (indented JSON, multi-line strings written out), numbered" },
+    },
+    required: ["output_ref", "total_chars", "total_lines", "page"],
+};
+function outputSchemas() {
+    return JSON.parse((0, node_fs_1.readFileSync)(node_path_1.default.join(__dirname, "output_schemas.json"), "utf8"));
+}
+/** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
+function mcpTools(served) {
+    const effects = new Map((0, native_cjs_1.builtInCatalog)().map((e) => [e.name, e.effect]));
+    const schemas = outputSchemas();
+    return served.definitions.map(({ function: fn }) => {
+        const tool = { name: fn.name, description: fn.description, inputSchema: fn.parameters };
+        const schema = schemas[fn.name];
+        if (schema) {
+            // A cached output's structured content is its page (the anyOf's second branch).
+            const { $defs, ...own } = schema;
+            tool.outputSchema = { type: "object", anyOf: [own, CACHED_PAGE_SCHEMA], ...($defs ? { $defs } : {}) };
+        }
+        const effect = effects.get(fn.name);
+        if (effect)
+            tool.annotations = ANNOTATIONS[effect];
+        else {
+            const user = served.userTools.get(fn.name);
+            const writes = user ? user_tools_cjs_1.toolInternals.get(user).writes : false;
+            tool.annotations = { readOnlyHint: !writes };
+        }
+        return tool;
+    });
+}
+function loadSdk() {
+    return {
+        server: require("@modelcontextprotocol/sdk/server/index.js"),
+        stdio: require("@modelcontextprotocol/sdk/server/stdio.js"),
+        types: require("@modelcontextprotocol/sdk/types.js"),
+    };
+}
+/**
+ * The text a large output is cached as, to page by lines: its indented JSON, except that string
+ * fields spanning several lines (exec_command's stdout, read_file's content) follow it written
+ * out, each under a `--- field (N lines) ---` line.
+ */
+function cachedText(value) {
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+        return JSON.stringify(value, null, 2);
+    const rest = {};
+    const texts = [];
+    for (const [key, field] of Object.entries(value)) {
+        if (typeof field === "string" && field.includes("\n"))
+            texts.push(`--- ${key} (${field.split("\n").length} lines) ---\n${field}`);
+        else
+            rest[key] = field;
+    }
+    return [JSON.stringify(rest, null, 2), ...texts].join("\n");
+}
+/**
+ * A tool's output as a CallToolResult; with a cache, outputs over the limit go to it and the
+ * client gets a page.
+ */
+async function presentOutput(name, output, builtIn, cache, maxChars) {
+    const result = builtIn ? { type: "json", value: output } : (0, user_tools_cjs_1.toToolResult)(output);
+    if (result.type === "parts") {
+        const content = result.parts.map((part) => {
+            if (part.type === "text")
+                return { type: "text", text: part.text };
+            if ("data" in part)
+                return { type: "image", data: part.data, mimeType: part.mimeType };
+            return { type: "text", text: `[image: ${part.url}]` };
+        });
+        return { content };
+    }
+    const text = result.type === "text" ? result.text : (JSON.stringify(result.value) ?? "null");
+    if (cache !== null && text.length > maxChars) {
+        const whole = result.type === "text" ? result.text : cachedText(result.value);
+        const { refId } = cache.record(whole);
+        const totalLines = whole.split("\n").length;
+        let page = await cache.read(refId, 1, PAGE_LINES);
+        if (page.length > maxChars)
+            page = `${page.slice(0, maxChars)}\n[page cut at ${maxChars} characters]`;
+        const note = `[the output of ${name} has ${whole.length} characters (${totalLines} lines), over this server's limit of ${maxChars}: ` +
+            `it is kept as ref_id "${refId}"; read more with tool_output_cache {"ref_id":"${refId}","offset":${PAGE_LINES + 1}} ` +
+            "or search it with tool_output_cache_grep. Its first lines:]";
+        const structured = { output_ref: refId, total_chars: whole.length, total_lines: totalLines, page };
+        return { content: [{ type: "text", text: `${note}\n${page}` }], structuredContent: builtIn ? structured : undefined };
+    }
+    const isObject = result.type === "json" && result.value !== null && typeof result.value === "object" && !Array.isArray(result.value);
+    return { content: [{ type: "text", text }], ...(isObject ? { structuredContent: result.value } : {}) };
+}
+/** The workspace root the client names (its first root, a file: URI), or null. */
+async function clientRoot(server) {
+    if (!server.getClientCapabilities()?.roots)
+        return null;
+    const { roots } = await server.listRoots();
+    const first = roots.find((r) => r.uri.startsWith("file:"));
+    return first ? (0, node_url_1.fileURLToPath)(first.uri) : null;
+}
+async function serveMcp(options, extraTools) {
+    // Only protocol on stdout: console output of user tools goes to stderr.
+    console.log = console.info = console.debug = console.error;
+    const sdk = loadSdk();
+    const cache = new index_cjs_1.OutputCache();
+    const cacheTools = (0, index_cjs_1.outputCacheTools)(cache);
+    // The tool list does not depend on the root; the toolkit used for calls does.
+    const listing = makeToolkit(options.root ?? process.cwd(), options, extraTools, cacheTools);
+    let served = options.root === undefined ? undefined : Promise.resolve(listing);
+    const server = new sdk.server.Server({ name: "agent-tools-native", version: VERSION }, {
+        capabilities: { tools: {} },
+        instructions: "Sandboxed tools for a coding workspace: every path is confined to the workspace root (symlinks " +
+            "and .. included); tool failures come back as results with a code and message.",
+    });
+    const noRoot = (why) => Object.assign(new Error(`no workspace root: ${why}`), { code: "NO_WORKSPACE_ROOT" });
+    const toolkit = () => {
+        if (served)
+            return served;
+        const attempt = clientRoot(server).then((root) => {
+            if (root === null)
+                throw noRoot("start the server with --root DIR or use a client that sends MCP roots");
+            process.stderr.write(`agent-tools-native: workspace root ${root} (the client's first root)\n`);
+            return makeToolkit(root, options, extraTools, cacheTools);
+        }, (error) => {
+            throw noRoot(`the client's roots/list failed: ${error?.message ?? String(error)}`);
+        });
+        served = attempt;
+        // A failed attempt is not kept: the next call asks the client again.
+        attempt.catch(() => {
+            if (served === attempt)
+                served = undefined;
+        });
+        return attempt;
+    };
+    if (options.root === undefined) {
+        server.setNotificationHandler(sdk.types.RootsListChangedNotificationSchema, async () => {
+            served = undefined;
+        });
+    }
+    const running = new Set();
+    server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({ tools: mcpTools(listing) }));
+    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request, extra) => {
+        const { name, arguments: args = {} } = request.params;
+        const controller = new AbortController();
+        const abort = () => controller.abort(extra.signal.reason);
+        if (extra.signal.aborted)
+            abort();
+        extra.signal.addEventListener("abort", abort, { once: true });
+        running.add(controller);
+        const token = request.params._meta?.progressToken;
+        const started = Date.now();
+        let ticks = 0;
+        const progress = token === undefined
+            ? undefined
+            : setInterval(() => {
+                ticks += 1;
+                const seconds = ((Date.now() - started) / 1000).toFixed(1);
+                extra
+                    .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ticks, message: `${name}: running for ${seconds}s` } })
+                    .catch(() => { });
+            }, PROGRESS_INTERVAL_MS);
+        try {
+            const current = await toolkit();
+            const output = await current.invoke(name, args, controller.signal);
+            // The cache tools' own pages (at most 2 000 lines) are not cached again.
+            const cacheable = !cacheTools.some((t) => t.name === name);
+            return await presentOutput(name, output, !current.userTools.has(name), cacheable ? cache : null, options.maxOutputChars);
+        }
+        catch (error) {
+            return errorResult(failureOf(error));
+        }
+        finally {
+            if (progress)
+                clearInterval(progress);
+            extra.signal.removeEventListener("abort", abort);
+            running.delete(controller);
+        }
+    });
+    const transport = new sdk.stdio.StdioServerTransport();
+    let closing = false;
+    const shutdown = () => {
+        if (closing)
+            return;
+        closing = true;
+        for (const controller of running)
+            controller.abort(new Error("the client went away"));
+        server.close().finally(() => {
+            // Running native work (aborted above) must not keep the process: exit once it settles.
+            setTimeout(() => process.exit(0), 2_000).unref();
+        });
+    };
+    process.stdin.on("end", shutdown);
+    process.stdin.on("close", shutdown);
+    transport.onclose = shutdown;
+    await server.connect(transport);
+    process.stderr.write(`agent-tools-native ${VERSION}: MCP server on stdio (root ${options.root === undefined ? "from the client" : node_path_1.default.resolve(options.root)}, ` +
+        `write scope ${options.writeScope}, ${listing.definitions.length} tools)\n`);
+}
+// ---- the CLI ---------------------------------------------------------------------------------------
+async function runCall(options, extraTools) {
+    const [name, json] = options.positional;
+    let args = {};
+    if (json !== undefined) {
+        try {
+            args = JSON.parse(json);
+        }
+        catch (error) {
+            throw new UsageError(`the arguments are not JSON: ${error.message}`);
+        }
+    }
+    const served = makeToolkit(options.root ?? process.cwd(), options, extraTools);
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...extraTools.map((t) => t.name)]);
+    if (!known.has(name))
+        throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them`);
+    try {
+        const output = await served.invoke(name, args);
+        const result = served.userTools.has(name) ? (0, user_tools_cjs_1.toToolResult)(output) : { type: "json", value: output };
+        const value = result.type === "json" ? result.value : result.type === "text" ? result.text : result.parts;
+        process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+        return 0;
+    }
+    catch (error) {
+        process.stdout.write(`${JSON.stringify({ error: failureOf(error) }, null, 2)}\n`);
+        return 1;
+    }
+}
+async function main(argv) {
+    let options;
+    try {
+        options = parseArgs(argv);
+        if (options.command === "help") {
+            process.stdout.write(HELP);
+            return 0;
+        }
+        if (options.command === "version") {
+            process.stdout.write(`${VERSION}\n`);
+            return 0;
+        }
+        const extraTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
+        if (options.command === "mcp") {
+            await serveMcp(options, extraTools);
+            return -1;
+        }
+        if (options.command === "tools") {
+            const mcp = makeToolkit(options.root ?? process.cwd(), options, extraTools);
+            for (const tool of mcpTools(mcp))
+                process.stdout.write(`${tool.name}\t${(tool.description ?? "").split("\n")[0]}\n`);
+            return 0;
+        }
+        return await runCall(options, extraTools);
+    }
+    catch (error) {
+        if (error instanceof UsageError) {
+            process.stderr.write(`agent-tools-native: ${error.message}\n(agent-tools-native --help for usage)\n`);
+            return 2;
+        }
+        throw error;
+    }
+}
+if (require.main === module) {
+    main(process.argv.slice(2)).then((code) => {
+        // -1: the MCP server runs until its client goes away.
+        if (code >= 0)
+            process.exitCode = code;
+    }, (error) => {
+        process.stderr.write(`agent-tools-native: ${error?.stack ?? String(error)}\n`);
+        process.exitCode = 1;
+    });
+}

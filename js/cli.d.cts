@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// Generated from ts/cli.cts by `npm run build:ts`: edit that file, not this one.
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
+    "resolution-mode": "import"
+};
+import { type FileAccessMode } from "./index.cjs";
+import { type AnyTool } from "./user_tools.cjs";
+/** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
+export declare const DEFAULT_MAX_OUTPUT_CHARS = 40000;
+type Options = {
+    command: "mcp" | "tools" | "call" | "help" | "version";
+    positional: string[];
+    root?: string;
+    writeScope: FileAccessMode;
+    allow?: string[];
+    deny: string[];
+    toolsModule?: string;
+    maxOutputChars: number;
+};
+/** The command line as options; a UsageError for anything it does not understand. */
+export declare function parseArgs(argv: string[]): Options;
+type Served = {
+    /** The names the policy allows, built-ins first (getAllowedTools order). */
+    definitions: Array<{
+        function: {
+            name: string;
+            description: string;
+            parameters: Record<string, unknown>;
+        };
+    }>;
+    invoke: (name: string, args: unknown, signal?: AbortSignal) => Promise<unknown>;
+    userTools: Map<string, AnyTool>;
+};
+type ToolFailure = {
+    code: string;
+    message: string;
+    denied?: "policy" | "scope" | "sandbox";
+};
+/** What a rejected invoke means for the caller: a code, a message and, for a refusal, why. */
+export declare function failureOf(error: unknown): ToolFailure;
+/** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
+export declare function mcpTools(served: Served): McpTool[];
+export declare function main(argv: string[]): Promise<number>;
+export {};
