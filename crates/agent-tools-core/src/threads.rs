@@ -1,14 +1,23 @@
 //! The priority of helper threads: the threads one call spawns for parallel work.
 
 /// How much lower than the caller's the priority of a call's helper threads is (a nice value).
+#[cfg(target_os = "linux")]
 const HELPER_THREAD_NICENESS: i32 = 5;
 
 /// Lowers the calling thread's scheduling priority: for threads spawned for one call's parallel
 /// work (walks, matching), so on a busy machine they yield the CPU to the JavaScript thread and
 /// its timers stay on time. Never for pool or JavaScript threads: niceness cannot be raised back
 /// without privilege, and child processes would inherit it. Best effort (errors are ignored).
+///
+/// Linux only: there a nice value belongs to one thread. Elsewhere (macOS) it belongs to the
+/// whole process, so nothing is changed.
 pub fn lower_helper_thread_priority() {
-    let _ = rustix::process::setpriority_process(None, HELPER_THREAD_NICENESS);
+    #[cfg(target_os = "linux")]
+    if let Ok(current) = rustix::process::getpriority_process(None) {
+        // Relative to the thread's own: an absolute value would raise it in a niced process.
+        let _ =
+            rustix::process::setpriority_process(None, (current + HELPER_THREAD_NICENESS).min(19));
+    }
 }
 
 /// For visitors built on the calling thread and run on helper threads (the `ignore` crate's
@@ -45,7 +54,7 @@ impl Default for HelperThreadPriority {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
