@@ -251,7 +251,7 @@ describe("MCP server over stdio (SDK client)", () => {
 
   test("a progressToken gets progress notifications while a call runs", async () => {
     const seen = [];
-    const result = await mcp.client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "1.3"] } }, undefined, {
+    const result = await mcp.client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "2"] } }, undefined, {
       onprogress: (p) => seen.push(p),
     });
     assert.equal(okOf(result).exit_code, 0);
