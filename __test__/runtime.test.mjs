@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { workspace } from "./helpers.mjs";
+import { ALLOW_ALL, tempDir, workspace } from "./helpers.mjs";
+import { createAgentToolkit, createToolContext } from "agent-tools-native";
 
 const native = createRequire(import.meta.url)("../binding.js");
 
@@ -115,6 +116,29 @@ describe("one native entry for every call (callTool)", () => {
       assert.deepEqual(replaced.args, [path.join(fs.realpathSync(ws.root), "a.txt"), { start_line: 2, max_lines: 5 }]);
     } finally {
       ws.cleanup();
+    }
+  });
+
+  test("a context kept between calls resolves its root afresh for each call", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      for (const name of ["one", "two"]) {
+        fs.mkdirSync(path.join(dir, name));
+        fs.writeFileSync(path.join(dir, name, "f.txt"), `${name}\n`);
+      }
+      const root = path.join(dir, "root");
+      fs.symlinkSync(path.join(dir, "one"), root);
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }));
+      for (const read of [(p) => toolkit.invoke("read_file", { path: p }).then((r) => r.content.content), (p) => toolkit.tools.read_file(p).then((r) => r.data.content)]) {
+        fs.rmSync(root);
+        fs.symlinkSync(path.join(dir, "one"), root);
+        assert.equal(await read("f.txt"), "one\n");
+        fs.rmSync(root);
+        fs.symlinkSync(path.join(dir, "two"), root);
+        assert.equal(await read("f.txt"), "two\n");
+      }
+    } finally {
+      cleanup();
     }
   });
 

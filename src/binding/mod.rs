@@ -251,9 +251,6 @@ pub fn call_tool<'env>(
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
     let args = to_arg(&args)?;
     let (name, door) = request.into_door();
-    // The handle is a template: each call works on its own copy, which resolves the real root
-    // afresh.
-    let mut ctx = ToolContext::clone(context);
     let spec = registry::find(&name);
     let session = spec.is_some_and(|s| matches!(s.handler, registry::Handler::Session(_)));
     if spec.is_none() || session {
@@ -265,7 +262,7 @@ pub fn call_tool<'env>(
                 call,
                 secure,
                 run_built_in,
-            } => match check(&ctx, &call, secure, args) {
+            } => match check(&call_context(context, secure), &call, secure, args) {
                 Err(outcome) => outcome,
                 Ok(positional) if run_built_in && session => {
                     session_outcome(&name, state.as_ref(), &positional)
@@ -274,6 +271,7 @@ pub fn call_tool<'env>(
             },
         }))));
     }
+    let mut ctx = ToolContext::clone(context);
     if spec.is_some_and(|t| t.spawns_processes) {
         ctx.process_env = Some(read_process_env(&process_env)?);
     }
@@ -367,6 +365,18 @@ enum Door {
     },
     /// The raw handler: no checks.
     Raw,
+}
+
+/// The context a call's checks read. The handle is a template that outlives the call: a call that
+/// may resolve a path works on its own copy, whose real root is resolved afresh. The checks of
+/// `invoke` resolve no path for the tools that run here (the session tools, user tools and
+/// unknown names take no path argument), so they read the handle itself and skip the copy.
+fn call_context(handle: &ToolContext, secure: bool) -> std::borrow::Cow<'_, ToolContext> {
+    if secure {
+        std::borrow::Cow::Owned(handle.clone())
+    } else {
+        std::borrow::Cow::Borrowed(handle)
+    }
 }
 
 /// The checks of a front door: the handler's positional arguments, or the outcome that ends
