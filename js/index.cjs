@@ -223,12 +223,16 @@ function callSite(name) {
  * names explicitly: `createToolContext<"my_tool">({ ... })` (typos stay compile errors).
  */
 const createToolContext = function createToolContext(params) {
-    return {
+    const context = {
         workspaceRoot: params.workspaceRoot,
         writeScope: params.writeScope ?? "workspace-write",
         policy: (params.policy ?? { tools: {}, defaultPolicy: "deny" }),
         env: { platform: (0, node_os_1.platform)(), osRelease: (0, node_os_1.release)() },
     };
+    // Only when given: a context without it has exactly agent-tools-ts's fields.
+    if (params.exec !== undefined)
+        context.exec = params.exec;
+    return context;
 };
 exports.createToolContext = createToolContext;
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
@@ -426,6 +430,10 @@ function loopRuntime(toolkit) {
         userTool: (name) => {
             const tool = registered.byName.get(name);
             return tool ? { writes: user_tools_cjs_1.toolInternals.get(tool).writes } : undefined;
+        },
+        execSandbox: () => {
+            const preview = native.execSandboxPreview(context);
+            return preview === null ? undefined : JSON.parse(preview);
         },
         /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
         output: async (name, args, ctx) => {
