@@ -358,6 +358,16 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
     assert.deepEqual(seen.map((r) => [r.name, "sandbox" in r && r.sandbox !== undefined]), [["exec_command", false], ["write_file", false]]);
   });
 
+  test("session tools (the todo list) keep working on a context that sets exec", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
+    await toolkit.invoke("task_create_many", { tasks: [{ title: "first" }, { title: "second" }] });
+    const listed = await toolkit.invoke("task_list", {});
+    assert.deepEqual(
+      listed.content.tasks.map((t) => t.title),
+      ["first", "second"],
+    );
+  });
+
   test("a malformed exec option is a typed INVALID_ARGUMENT error, through every front door", async () => {
     const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "yes" });
     const input = { cwd: ws.root, command: ["true"] };

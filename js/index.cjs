@@ -161,8 +161,11 @@ const snapshots = new WeakMap();
  * them changes, so a policy edited between calls applies at once.
  */
 function contextSnapshot(context) {
-    const { workspaceRoot, writeScope, policy, env } = context;
+    const { workspaceRoot, writeScope, policy, env, exec } = context;
     if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env))
+        return null;
+    // The snapshot has no `exec` (exec_command's OS sandbox): a context that sets it is read whole.
+    if (exec !== undefined)
         return null;
     const { tools, defaultPolicy } = policy;
     const { platform } = env;

@@ -338,8 +338,10 @@ const snapshots = new WeakMap<object, { key: string; handle: Snapshot }>();
  * them changes, so a policy edited between calls applies at once.
  */
 function contextSnapshot(context: ToolContext): Snapshot | null {
-  const { workspaceRoot, writeScope, policy, env } = context as Record<keyof ToolContext, unknown>;
+  const { workspaceRoot, writeScope, policy, env, exec } = context as Record<keyof ToolContext, unknown>;
   if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env)) return null;
+  // The snapshot has no `exec` (exec_command's OS sandbox): a context that sets it is read whole.
+  if (exec !== undefined) return null;
   const { tools, defaultPolicy } = policy;
   const { platform } = env;
   if (typeof defaultPolicy !== "string" || typeof platform !== "string" || !isRecord(tools)) return null;
