@@ -294,6 +294,39 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
     assert.equal(alive, false, "a process of the group survived");
   });
 
+  test("no descriptor, thread or temporary directory is left behind", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" });
+    const fds = () => fs.readdirSync("/proc/self/fd").length;
+    // The spawning thread is named atn-exec-sandbox (the kernel keeps 15 bytes); the worker
+    // pool may grow meanwhile, so only that name is counted.
+    const threads = () =>
+      fs.readdirSync("/proc/self/task").filter((t) => {
+        try {
+          return fs.readFileSync(`/proc/self/task/${t}/comm`, "utf8").startsWith("atn-exec-sandbo");
+        } catch {
+          return false; // ended meanwhile
+        }
+      }).length;
+    // The private TMPDIR is made in the host's TMPDIR (process.env at call time): a directory of
+    // this test's own, so that nothing else running on the machine is counted.
+    const hostTmp = path.join(ws.dir, "host-tmp");
+    fs.mkdirSync(hostTmp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = hostTmp;
+    const tmps = () => fs.readdirSync(hostTmp).length;
+    try {
+      const seen = await sh(toolkit, ws.root, 'echo "$TMPDIR"');
+      assert.equal(path.dirname(seen.stdout.trim()), hostTmp);
+      const before = { fds: fds(), tmps: tmps(), threads: threads() };
+      for (let i = 0; i < 40; i++) await sh(toolkit, ws.root, "true");
+      assert.deepEqual({ fds: fds(), tmps: tmps(), threads: threads() }, before);
+      assert.deepEqual({ tmps: before.tmps, threads: before.threads }, { tmps: 0, threads: 0 });
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
   test("off (the default) changes nothing: no sandbox field, writes outside work", async () => {
     for (const exec of [undefined, { sandbox: "off" }]) {
       const toolkit = toolkitFor(ws.root, "read-only", exec);
