@@ -305,6 +305,40 @@ pub const WRITABLE_DEVICES: [&str; 6] = [
     "/dev/tty",
 ];
 
+/// The Seatbelt (SBPL) profile of macOS: everything allowed, then writes outside the allowed
+/// places and (when denied) IP networking refused. Built on every platform so that its text is
+/// tested here; only macOS applies it.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+fn seatbelt_profile(write: WriteReach, writable: &[PathBuf], deny_network: bool) -> String {
+    // An SBPL string literal.
+    fn quoted(path: &Path) -> String {
+        let text = path.to_string_lossy();
+        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+    let mut profile = String::from("(version 1)\n(allow default)\n");
+    if write != WriteReach::All {
+        let mut allowed: Vec<String> = writable
+            .iter()
+            .map(|dir| format!("(subpath {})", quoted(dir)))
+            .collect();
+        allowed.extend(
+            WRITABLE_DEVICES
+                .iter()
+                .map(|d| format!("(literal {})", quoted(Path::new(d)))),
+        );
+        profile.push_str(&format!(
+            "(deny file-write* (require-not (require-any {})))\n",
+            allowed.join(" ")
+        ));
+    }
+    if deny_network {
+        profile.push_str(
+            "(deny network-outbound (remote ip))\n(deny network-bind (local ip))\n(deny network-inbound (local ip))\n",
+        );
+    }
+    profile
+}
+
 #[cfg(target_os = "linux")]
 mod platform {
     use std::collections::BTreeMap;
@@ -526,7 +560,7 @@ mod platform {
     use std::io;
     use std::path::PathBuf;
 
-    use super::{ExecSandbox, NetworkReach, Refusal, WriteReach, WRITABLE_DEVICES};
+    use super::{ExecSandbox, NetworkReach, Refusal, WriteReach};
 
     extern "C" {
         /// libsystem_sandbox: applies an SBPL profile (flags 0: `profile` is the profile text).
@@ -569,46 +603,13 @@ mod platform {
         }
     }
 
-    /// An SBPL string literal.
-    fn quoted(path: &std::path::Path) -> String {
-        let text = path.to_string_lossy();
-        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
-    }
-
-    /// The profile: everything allowed, then writes outside the allowed places and (when
-    /// denied) IP networking refused.
-    pub fn profile(write: WriteReach, writable: &[PathBuf], deny_network: bool) -> String {
-        let mut profile = String::from("(version 1)\n(allow default)\n");
-        if write != WriteReach::All {
-            let mut allowed: Vec<String> = writable
-                .iter()
-                .map(|dir| format!("(subpath {})", quoted(dir)))
-                .collect();
-            allowed.extend(
-                WRITABLE_DEVICES
-                    .iter()
-                    .map(|d| format!("(literal {})", quoted(std::path::Path::new(d)))),
-            );
-            profile.push_str(&format!(
-                "(deny file-write* (require-not (require-any {})))\n",
-                allowed.join(" ")
-            ));
-        }
-        if deny_network {
-            profile.push_str(
-                "(deny network-outbound (remote ip))\n(deny network-bind (local ip))\n(deny network-inbound (local ip))\n",
-            );
-        }
-        profile
-    }
-
     pub fn build(
         _: u32,
         write: WriteReach,
         writable: &[PathBuf],
         deny_network: bool,
     ) -> Result<Restriction, Refusal> {
-        let profile = CString::new(profile(write, writable, deny_network))
+        let profile = CString::new(super::seatbelt_profile(write, writable, deny_network))
             .map_err(|_| Refusal::Failed("a path holds a NUL byte".into()))?;
         Ok(Restriction { profile })
     }
@@ -644,5 +645,68 @@ mod platform {
 
     pub fn build(_: u32, _: WriteReach, _: &[PathBuf], _: bool) -> Result<Restriction, Refusal> {
         Err(Refusal::Unavailable(support().unwrap_err()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_read_strictly() {
+        let read = |v: serde_json::Value| ExecOptions::from_value(&ArgValue::from(&v));
+        assert_eq!(
+            read(serde_json::json!({"sandbox": "required", "network": "deny"})),
+            Ok(ExecOptions {
+                mode: Mode::Required,
+                deny_network: true
+            })
+        );
+        assert_eq!(read(serde_json::json!(null)).unwrap().mode, Mode::Off);
+        assert_eq!(
+            read(serde_json::json!({"sandbox": null})).unwrap().mode,
+            Mode::Off
+        );
+        assert!(read(serde_json::json!([])).is_err());
+        assert!(read(serde_json::json!({"sandbox": "Auto"})).is_err());
+    }
+
+    #[test]
+    fn the_seatbelt_profile_allows_writes_only_where_the_scope_does() {
+        let dirs = [
+            PathBuf::from("/ws/a \"b\""),
+            PathBuf::from("/private/tmp/x"),
+        ];
+        let workspace = seatbelt_profile(WriteReach::Workspace, &dirs, true);
+        assert!(workspace.starts_with("(version 1)\n(allow default)\n"));
+        assert!(workspace.contains(
+            "(deny file-write* (require-not (require-any (subpath \"/ws/a \\\"b\\\"\") (subpath \"/private/tmp/x\") (literal \"/dev/null\")"
+        ), "{workspace}");
+        assert!(workspace.contains("(deny network-outbound (remote ip))"));
+        let none = seatbelt_profile(WriteReach::None, &[], false);
+        assert!(
+            none.contains("(require-any (literal \"/dev/null\")"),
+            "{none}"
+        );
+        assert!(!none.contains("network"));
+        assert_eq!(
+            seatbelt_profile(WriteReach::All, &[], false),
+            "(version 1)\n(allow default)\n"
+        );
+    }
+
+    #[test]
+    fn the_preview_follows_the_scope_and_the_option() {
+        let mut ctx = ToolContext::allow_all("/");
+        assert_eq!(preview(&ctx), Ok(None));
+        ctx.exec = ArgValue::from(&serde_json::json!({"sandbox": "auto", "network": "deny"}));
+        ctx.write_scope = ArgValue::from("read-only");
+        match preview(&ctx).unwrap().unwrap() {
+            ExecSandbox::Landlock { write, network, .. }
+            | ExecSandbox::Seatbelt { write, network } => {
+                assert_eq!((write, network), (WriteReach::None, NetworkReach::Denied));
+            }
+            ExecSandbox::None { reason } => assert!(!reason.is_empty()),
+        }
     }
 }
