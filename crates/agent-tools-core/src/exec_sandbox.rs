@@ -149,7 +149,7 @@ pub enum Refusal {
     Failed(String),
 }
 
-/// Everything the child needs to restrict itself, built before the fork.
+/// The prepared restriction of one call (built before the spawn; applying it allocates nothing).
 #[derive(Clone)]
 pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
 
