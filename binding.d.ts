@@ -144,11 +144,25 @@ export declare function debugInjectPanic(tool: string | null): void
  */
 export declare function debugPanic(mode: string): Promise<Outcome> | void
 
+/**
+ * Test hook: from now on exec_command's OS sandbox acts as on a kernel without Landlock
+ * (`false`: as it is), to test `"auto"` and `"required"` there. Throws unless the process was
+ * started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`.
+ */
+export declare function debugSimulateNoLandlock(on: boolean): void
+
 /** Why the secure wrapper denied a call (`ToolResult.reason`). */
 export declare const enum DenialReason {
   Policy = 'policy',
   Sandbox = 'sandbox',
 }
+
+/**
+ * What an exec_command call with this context would enforce now, as JSON text
+ * (`ExecSandbox`), or null when `context.exec.sandbox` is off. Throws for a malformed
+ * `context.exec`, with exec_command's message.
+ */
+export declare function execSandboxPreview(context: object): string | null
 
 export interface GrepRequest {
   pattern: string

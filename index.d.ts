@@ -7,6 +7,7 @@ import type * as api from "./js/index.cjs";
 
 export type {
   AllowedToolName,
+  ExecSandbox,
   ToolArgsByName,
   ToolResultByName,
   FileAccessMode,
@@ -14,6 +15,7 @@ export type {
   SecurityPolicyConfig,
   ToolPolicy,
   ToolContext,
+  ExecOptions,
   ToolErrorEnvelope,
   InvokeToolErrorCode,
   ToolkitInvokeOutput,

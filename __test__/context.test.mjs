@@ -113,7 +113,7 @@ describe("liveness", () => {
 });
 
 describe("typings surface", () => {
-  test("index.d.ts exports agent-tools-ts's four values and twelve types, plus the user-tool API", () => {
+  test("index.d.ts exports agent-tools-ts's four values and twelve types, plus the user-tool API and the exec sandbox types", () => {
     const dts = fs.readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");
     const values = [...dts.matchAll(/^export declare (?:function|const|class) (\w+)/gm)].map((m) => m[1]);
     const types = [
@@ -137,6 +137,8 @@ describe("typings surface", () => {
       "ReviewRequest", "SessionEvent", "SessionSendOptions", "StopReason", "ToolCallDelta", "ToolLoopOptions", "ToolLoopResult", "TurnRecord",
       "ProviderSessionOptions",
     ];
-    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi].sort());
+    // exec_command's opt-in OS sandbox: the context option and the result's `sandbox` field
+    const execSandboxApi = ["ExecOptions", "ExecSandbox"];
+    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi, ...execSandboxApi].sort());
   });
 });

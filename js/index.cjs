@@ -170,8 +170,11 @@ function contextHandle(context) {
 }
 /** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
 function contextKey(context) {
-    const { workspaceRoot, writeScope, policy, env } = context;
+    const { workspaceRoot, writeScope, policy, env, exec } = context;
     if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env))
+        return null;
+    // The key has no `exec` (exec_command's OS sandbox): a context that sets it is read afresh.
+    if (exec !== undefined)
         return null;
     const { tools, defaultPolicy } = policy;
     const { platform } = env;
@@ -222,12 +225,16 @@ function catalogEntry(name) {
  * names explicitly: `createToolContext<"my_tool">({ ... })` (typos stay compile errors).
  */
 const createToolContext = function createToolContext(params) {
-    return {
+    const context = {
         workspaceRoot: params.workspaceRoot,
         writeScope: params.writeScope ?? "workspace-write",
         policy: (params.policy ?? { tools: {}, defaultPolicy: "deny" }),
         env: { platform: (0, node_os_1.platform)(), osRelease: (0, node_os_1.release)() },
     };
+    // Only when given: a context without it has exactly agent-tools-ts's fields.
+    if (params.exec !== undefined)
+        context.exec = params.exec;
+    return context;
 };
 exports.createToolContext = createToolContext;
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
@@ -416,6 +423,10 @@ function loopRuntime(toolkit) {
         userTool: (name) => {
             const tool = registered.byName.get(name);
             return tool ? { writes: user_tools_cjs_1.toolInternals.get(tool).writes } : undefined;
+        },
+        execSandbox: () => {
+            const preview = native.execSandboxPreview(context);
+            return preview === null ? undefined : JSON.parse(preview);
         },
         /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
         output: async (name, args, ctx) => {

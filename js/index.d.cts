@@ -1,8 +1,8 @@
 // Generated from ts/index.cts by `npm run build:ts`: edit that file, not this one.
 import type { OutputCache as NativeOutputCache } from "../binding.js";
-import type { AllowedToolName, AstGrepSearchInput, ExecCommandInput, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import type { AllowedToolName, AstGrepSearchInput, ExecCommandInput, ExecSandbox, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
 import { type AnyTool, applyOutputCache, defineTool, doneTool, type ExecuteRawContext, outputCacheTools, type Tool, type ToolInput, type ToolOutput, toToolMessageContent } from "./user_tools.cjs";
-export type { AllowedToolName, ToolArgsByName, ToolResultByName };
+export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
 export type FileAccessMode = "read-only" | "workspace-write" | "unrestricted";
 export type AccessLevel = "allow" | "deny";
 export interface SecurityPolicyConfig<TToolName extends string = string> {
@@ -23,6 +23,20 @@ export type ToolContext = {
         platform: NodeJS.Platform;
         osRelease: string;
     };
+    /** exec_command's opt-in OS sandbox (absent or `sandbox: "off"`: none). */
+    exec?: ExecOptions;
+};
+/**
+ * exec_command's OS sandbox (README, "Reliability"): with `"auto"` or `"required"` each command
+ * restricts itself before it starts — Landlock on Linux, Seatbelt on macOS — to write only where
+ * `writeScope` allows, and with `network: "deny"` to open no IP connection. `"required"` fails a
+ * call (`SANDBOX_UNAVAILABLE`) where the system cannot enforce it; `"auto"` then runs the command
+ * unsandboxed. The result's `sandbox` field says what was enforced.
+ */
+export type ExecOptions = {
+    sandbox?: "off" | "auto" | "required";
+    /** Default `"allow"`; `"deny"` needs `sandbox` `"auto"` or `"required"`. */
+    network?: "allow" | "deny";
 };
 export type ToolErrorEnvelope = {
     code: string;
@@ -114,6 +128,7 @@ declare const createToolContext: <const TExtraToolName extends string = never>(p
     workspaceRoot: string;
     writeScope?: FileAccessMode;
     policy?: SecurityPolicyConfig<AllowedToolName | NoInfer<TExtraToolName>>;
+    exec?: ExecOptions;
 }) => ToolContext;
 /**
  * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools

@@ -243,6 +243,12 @@ function makeToolLoop(runtimeOf) {
             let args = parsed[i].args;
             if (review && isReviewed(effectClass(call.name, rt.userTool(call.name)))) {
                 const request = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
+                if (call.name === "exec_command" && !rt.userTool(call.name)) {
+                    // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
+                    const sandbox = attempt(() => rt.execSandbox());
+                    if (sandbox !== undefined)
+                        request.sandbox = sandbox;
+                }
                 emit({ type: "review_request", ...request });
                 let decision;
                 try {
@@ -297,6 +303,15 @@ function makeToolLoop(runtimeOf) {
         return { [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](), result };
     }
     return { runToolLoop, streamToolLoop };
+}
+/** `get()`, or undefined when it throws. */
+function attempt(get) {
+    try {
+        return get();
+    }
+    catch {
+        return undefined;
+    }
 }
 /** The record of a call that did not run (its arguments were bad, or a review rejected it). */
 function rejectedCall(call, args, flags) {

@@ -1,5 +1,5 @@
 // Generated from ts/loop.cts by `npm run build:ts`: edit that file, not this one.
-import type { AgentToolkit } from "./index.cjs";
+import type { AgentToolkit, ExecSandbox } from "./index.cjs";
 import { type CatalogEntry } from "./native.cjs";
 /** Why a model response stopped (provider-specific reasons as `{ other }`). */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | {
@@ -83,6 +83,13 @@ export type ReviewRequest = {
         kind: "tool";
         args: unknown;
     };
+    /**
+     * exec_command only, when the toolkit's `context.exec.sandbox` is on: the OS sandbox the
+     * command will run under (as the result's `sandbox` field reports it), so a host can approve
+     * sandboxed commands without asking, e.g. `sandbox?.kind === "landlock" && sandbox.write !==
+     * "all"`.
+     */
+    sandbox?: ExecSandbox;
 };
 export type ReviewDecision = {
     decision: "approve";
@@ -189,6 +196,8 @@ export type LoopRuntime = {
     userTool(name: string): {
         writes: boolean;
     } | undefined;
+    /** What an exec_command call would be sandboxed with now (undefined: the option is off). */
+    execSandbox(): ExecSandbox | undefined;
     /** The call's output as the model sees it. */
     output(name: string, args: unknown, ctx: {
         signal?: AbortSignal;

@@ -9,6 +9,7 @@ import type {
   AllowedToolName,
   AstGrepSearchInput,
   ExecCommandInput,
+  ExecSandbox,
   ReadFileOptions,
   RegexpSearchInput,
   TaskCreateManyInput,
@@ -51,7 +52,7 @@ const native = loadNative();
 
 // ---- public types (agent-tools-ts's twelve, then the toolkit's) -------------------------------
 
-export type { AllowedToolName, ToolArgsByName, ToolResultByName };
+export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
 
 export type FileAccessMode = "read-only" | "workspace-write" | "unrestricted";
 export type AccessLevel = "allow" | "deny";
@@ -69,6 +70,21 @@ export type ToolContext = {
   policy: SecurityPolicyConfig<AllowedToolName>;
   todo?: TodoSessionState;
   env: { platform: NodeJS.Platform; osRelease: string };
+  /** exec_command's opt-in OS sandbox (absent or `sandbox: "off"`: none). */
+  exec?: ExecOptions;
+};
+
+/**
+ * exec_command's OS sandbox (README, "Reliability"): with `"auto"` or `"required"` each command
+ * restricts itself before it starts — Landlock on Linux, Seatbelt on macOS — to write only where
+ * `writeScope` allows, and with `network: "deny"` to open no IP connection. `"required"` fails a
+ * call (`SANDBOX_UNAVAILABLE`) where the system cannot enforce it; `"auto"` then runs the command
+ * unsandboxed. The result's `sandbox` field says what was enforced.
+ */
+export type ExecOptions = {
+  sandbox?: "off" | "auto" | "required";
+  /** Default `"allow"`; `"deny"` needs `sandbox` `"auto"` or `"required"`. */
+  network?: "allow" | "deny";
 };
 
 export type ToolErrorEnvelope = {
@@ -336,8 +352,10 @@ function contextHandle(context: ToolContext): ContextHandle {
 
 /** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
 function contextKey(context: ToolContext): string | null {
-  const { workspaceRoot, writeScope, policy, env } = context as Record<keyof ToolContext, unknown>;
+  const { workspaceRoot, writeScope, policy, env, exec } = context as Record<keyof ToolContext, unknown>;
   if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env)) return null;
+  // The key has no `exec` (exec_command's OS sandbox): a context that sets it is read afresh.
+  if (exec !== undefined) return null;
   const { tools, defaultPolicy } = policy;
   const { platform } = env;
   if (typeof defaultPolicy !== "string" || typeof platform !== "string" || !isRecord(tools)) return null;
@@ -389,13 +407,17 @@ const createToolContext = function createToolContext<const TExtraToolName extend
   workspaceRoot: string;
   writeScope?: FileAccessMode;
   policy?: SecurityPolicyConfig<AllowedToolName | NoInfer<TExtraToolName>>;
+  exec?: ExecOptions;
 }): ToolContext {
-  return {
+  const context: ToolContext = {
     workspaceRoot: params.workspaceRoot,
     writeScope: params.writeScope ?? "workspace-write",
     policy: (params.policy ?? { tools: {}, defaultPolicy: "deny" }) as ToolPolicy,
     env: { platform: platform(), osRelease: release() },
   };
+  // Only when given: a context without it has exactly agent-tools-ts's fields.
+  if (params.exec !== undefined) context.exec = params.exec;
+  return context;
 };
 
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
@@ -592,6 +614,10 @@ function loopRuntime(toolkit: AgentToolkit<any>): LoopRuntime {
     userTool: (name) => {
       const tool = registered.byName.get(name);
       return tool ? { writes: (toolInternals.get(tool) as { writes: boolean }).writes } : undefined;
+    },
+    execSandbox: () => {
+      const preview = native.execSandboxPreview(context);
+      return preview === null ? undefined : (JSON.parse(preview) as ExecSandbox);
     },
     /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
     output: async (name, args, ctx) => {

@@ -3,7 +3,7 @@
 // (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
-import type { AgentToolkit } from "./index.cjs";
+import type { AgentToolkit, ExecSandbox } from "./index.cjs";
 import { builtInCatalog, type CatalogEntry } from "./native.cjs";
 
 // ---- public types ---------------------------------------------------------------------------------
@@ -56,6 +56,13 @@ export type ReviewRequest = {
     | { kind: "apply_patch"; path: unknown; patch: unknown }
     | { kind: "exec_command"; cwd: unknown; command: unknown }
     | { kind: "tool"; args: unknown };
+  /**
+   * exec_command only, when the toolkit's `context.exec.sandbox` is on: the OS sandbox the
+   * command will run under (as the result's `sandbox` field reports it), so a host can approve
+   * sandboxed commands without asking, e.g. `sandbox?.kind === "landlock" && sandbox.write !==
+   * "all"`.
+   */
+  sandbox?: ExecSandbox;
 };
 export type ReviewDecision =
   | { decision: "approve" }
@@ -112,6 +119,8 @@ export type LoopRuntime = {
   definitions(): ReadonlyArray<AnyToolDefinition>;
   has(name: string): boolean;
   userTool(name: string): { writes: boolean } | undefined;
+  /** What an exec_command call would be sandboxed with now (undefined: the option is off). */
+  execSandbox(): ExecSandbox | undefined;
   /** The call's output as the model sees it. */
   output(name: string, args: unknown, ctx: { signal?: AbortSignal }): Promise<string>;
 };
@@ -353,6 +362,11 @@ export function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any>) => LoopRunt
       let args = (parsed[i] as ParsedInput).args;
       if (review && isReviewed(effectClass(call.name, rt.userTool(call.name)))) {
         const request: ReviewRequest = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
+        if (call.name === "exec_command" && !rt.userTool(call.name)) {
+          // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
+          const sandbox = attempt(() => rt.execSandbox());
+          if (sandbox !== undefined) request.sandbox = sandbox;
+        }
         emit({ type: "review_request", ...request });
         let decision: ReviewDecision | null;
         try {
@@ -406,6 +420,15 @@ export function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any>) => LoopRunt
   }
 
   return { runToolLoop, streamToolLoop };
+}
+
+/** `get()`, or undefined when it throws. */
+function attempt<T>(get: () => T): T | undefined {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The record of a call that did not run (its arguments were bad, or a review rejected it). */

@@ -20,13 +20,17 @@ export type DirectoryKind = "directory";
 
 export type ExecCommandInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, stdin?: string, timeout_ms?: number, max_output_chars?: number, };
 
-export type ExecCommandOutput = { cwd: string, command: Array<string>, exit_code: number, stdout: string, stderr: string, stdout_truncated: boolean, stderr_truncated: boolean, timed_out: boolean, duration_ms: number, };
+export type ExecCommandOutput = { cwd: string, command: Array<string>, exit_code: number, stdout: string, stderr: string, stdout_truncated: boolean, stderr_truncated: boolean, timed_out: boolean, duration_ms: number, sandbox?: ExecSandbox, };
+
+export type ExecSandbox = { "kind": "landlock", abi: number, write: WriteReach, network: NetworkReach, } | { "kind": "seatbelt", write: WriteReach, network: NetworkReach, } | { "kind": "none", reason: string, };
 
 export type FileKind = "file";
 
 export type GitStatusSummaryInput = { cwd?: string, };
 
 export type GitStatusSummaryOutput = { repository_root: string, branch: string | null, raw: string, };
+
+export type NetworkReach = "denied" | "allowed";
 
 export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
 
@@ -89,6 +93,8 @@ export type TreeSymlinkNode = { kind: SymlinkKind, name: string, path: string, d
 export type WriteFileInput = { path: string, content: string, };
 
 export type WriteFileOutput = { path: string, created: boolean, bytes_written: number, };
+
+export type WriteReach = "workspace" | "none" | "all";
 
 export type AllowedToolName = "git_status_summary" | "apply_patch" | "write_file" | "exec_command" | "tree" | "read_file" | "task_create_many" | "task_list" | "task_update" | "task_update_status" | "task_validate_completion" | "regexp_search" | "ast_grep_search";
 

@@ -2,6 +2,7 @@
 //! and moves file work off the JavaScript thread. No tool logic lives here.
 
 mod convert;
+pub mod exec_sandbox;
 pub mod output_cache;
 pub mod providers;
 

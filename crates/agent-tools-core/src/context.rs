@@ -22,6 +22,8 @@ pub struct ToolContext {
     pub policy: ArgValue,
     /// `env.platform`.
     pub platform: Option<String>,
+    /// `exec` as given (`{ sandbox, network }`, validated by exec_command: `exec_sandbox`).
+    pub exec: ArgValue,
     /// The host's `process.env` at call time, for tools that start processes (the binding fills
     /// it in for them). Bun does not mirror `process.env` changes into the C environment, so the
     /// inherited environment alone would miss variables set at run time. `None`: this process's
@@ -42,6 +44,7 @@ impl Clone for ToolContext {
             write_scope: self.write_scope.clone(),
             policy: self.policy.clone(),
             platform: self.platform.clone(),
+            exec: self.exec.clone(),
             process_env: self.process_env.clone(),
             cancellation: self.cancellation.clone(),
             real_root: std::sync::OnceLock::new(),
@@ -50,13 +53,14 @@ impl Clone for ToolContext {
 }
 
 impl ToolContext {
-    /// Reads a context object (`{ workspaceRoot, writeScope, policy, env }`).
+    /// Reads a context object (`{ workspaceRoot, writeScope, policy, env, exec }`).
     pub fn from_value(ctx: &ArgValue) -> ToolContext {
         ToolContext {
             workspace_root: ctx.get("workspaceRoot").as_str().map(str::to_string),
             write_scope: ctx.get("writeScope").clone(),
             policy: ctx.get("policy").clone(),
             platform: ctx.get("env").get("platform").as_str().map(str::to_string),
+            exec: ctx.get("exec").clone(),
             process_env: None,
             cancellation: None,
             real_root: std::sync::OnceLock::new(),
@@ -73,6 +77,7 @@ impl ToolContext {
                 ("defaultPolicy".into(), "allow".into()),
             ]),
             platform: Some(std::env::consts::OS.to_string()),
+            exec: ArgValue::Undefined,
             process_env: None,
             cancellation: None,
             real_root: std::sync::OnceLock::new(),

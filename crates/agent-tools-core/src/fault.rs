@@ -1,9 +1,10 @@
 //! Test-only fault injection: makes one built-in tool's handler panic, to prove that a panic
 //! inside any tool becomes an `INTERNAL` error of that call only (the binding catches it) and
-//! leaves the process and later calls unaffected. The switch can only be turned on in a process
+//! leaves the process and later calls unaffected; and hides Landlock from the exec sandbox, to
+//! test `"auto"` and `"required"` on a kernel without it. The switch can only be turned on in a process
 //! started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`; otherwise it stays off for good.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::registry;
 
@@ -13,6 +14,9 @@ pub const ENV_VAR: &str = "AGENT_TOOLS_NATIVE_TEST_HOOKS";
 /// The tool whose handler panics: its `CATALOG` index + 1, or 0 for none. Lock-free, so the
 /// check before every handler costs one atomic load and can never be poisoned by the panic.
 static PANICKING_TOOL: AtomicUsize = AtomicUsize::new(0);
+
+/// Set: the exec sandbox behaves as on a kernel without Landlock (`debugSimulateNoLandlock`).
+static LANDLOCK_HIDDEN: AtomicBool = AtomicBool::new(false);
 
 /// True when the process was started with the hooks enabled.
 pub fn enabled() -> bool {
@@ -28,6 +32,23 @@ pub fn inject_panic(tool: Option<&str>) -> Result<(), String> {
         ));
     }
     set_panicking_tool(tool)
+}
+
+/// From now on the exec sandbox acts as on a kernel without Landlock (`false`: as it is).
+/// Refused unless the hooks are enabled.
+pub fn simulate_no_landlock(on: bool) -> Result<(), String> {
+    if !enabled() {
+        return Err(format!(
+            "debugSimulateNoLandlock is a test hook: start the process with {ENV_VAR}=1 to use it"
+        ));
+    }
+    LANDLOCK_HIDDEN.store(on, Ordering::SeqCst);
+    Ok(())
+}
+
+/// True while [`simulate_no_landlock`] is on.
+pub fn landlock_hidden() -> bool {
+    LANDLOCK_HIDDEN.load(Ordering::Relaxed)
 }
 
 fn set_panicking_tool(tool: Option<&str>) -> Result<(), String> {
@@ -68,6 +89,9 @@ mod tests {
         let err = inject_panic(Some("read_file")).unwrap_err();
         assert!(err.contains(ENV_VAR), "{err}");
         before_handler("read_file");
+        let err = simulate_no_landlock(true).unwrap_err();
+        assert!(err.contains(ENV_VAR), "{err}");
+        assert!(!landlock_hidden());
     }
 
     #[test]

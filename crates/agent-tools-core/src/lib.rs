@@ -8,6 +8,7 @@ pub mod cancel;
 pub mod collation;
 pub mod context;
 pub mod error;
+pub mod exec_sandbox;
 pub mod fault;
 pub mod gitapply;
 pub mod glob;

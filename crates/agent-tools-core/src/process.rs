@@ -56,6 +56,9 @@ pub struct RunSpec<'a> {
     pub max_output_units: usize,
     /// Aborts the run: the process group is killed at once.
     pub cancel: Option<&'a crate::cancel::Cancellation>,
+    /// An OS sandbox the child applies to itself between fork and exec (exec_command's opt-in
+    /// `context.exec.sandbox`).
+    pub restriction: Option<&'a crate::exec_sandbox::ChildRestriction>,
 }
 
 /// What a finished run produced.
@@ -128,7 +131,11 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
     }
     let started = Instant::now();
-    let mut child = command.spawn().map_err(spawn_error)?;
+    let mut child = match spec.restriction {
+        Some(restriction) => restriction.spawn(&mut command),
+        None => command.spawn(),
+    }
+    .map_err(spawn_error)?;
     let supervised = supervise(&mut child, spec, started);
     // Whatever happened, the child is reaped (no zombies).
     let status = child.wait();
@@ -630,6 +637,7 @@ mod tests {
             timeout: Some(Duration::from_secs(20)),
             max_output_units: DEFAULT_MAX_OUTPUT_UNITS,
             cancel: None,
+            restriction: None,
         }
     }
 

@@ -5,6 +5,8 @@
 //! host (a process group, docs/compat.md, "exec_command timeouts kill the whole process group"). When the call came through a front door, the working
 //! directory is opened and checked to lie inside the workspace, and the child starts in exactly
 //! that opened directory, so a directory swapped for a symlink after the check cannot move it.
+//! With `context.exec.sandbox` on, the child also restricts itself before it executes the
+//! command (`crate::exec_sandbox`; docs/tools/exec_command.md, "OS sandbox").
 
 use std::ffi::OsString;
 use std::os::fd::OwnedFd;
@@ -18,6 +20,7 @@ use ts_rs::TS;
 use super::to_json;
 use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
+use crate::exec_sandbox::{self, ExecOptions, ExecSandbox, Mode, Refusal};
 use crate::paths;
 use crate::process::{self, CappedText, RunSpec, DEFAULT_MAX_OUTPUT_UNITS};
 use crate::sandbox::Confinement;
@@ -64,6 +67,11 @@ pub struct ExecCommandOutput {
     pub stderr_truncated: bool,
     pub timed_out: bool,
     pub duration_ms: u64,
+    // What the OS sandbox enforced; present only when `context.exec.sandbox` is `"auto"` or
+    // `"required"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub sandbox: Option<ExecSandbox>,
 }
 
 /// A validated call.
@@ -78,7 +86,8 @@ pub(crate) struct ExecRequest {
 
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let request = validate(args.first().unwrap_or(&ArgValue::Undefined))?;
-    let output = execute(rc, &request, &[])?;
+    let options = ExecOptions::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
+    let output = execute_with(rc, &request, &[], options)?;
     to_json(&output, ERROR_CLASS)
 }
 
@@ -162,11 +171,26 @@ fn number_in(value: &ArgValue, default: f64, range: std::ops::RangeInclusive<f64
 }
 
 /// Resolves the command, runs it and builds the output. `env_overrides` adjust the child's
-/// environment (git_status_summary sets `LC_ALL=C`); exec_command itself passes none.
+/// environment (git_status_summary sets `LC_ALL=C`); exec_command itself passes none. Never
+/// sandboxed: the OS sandbox is exec_command's option.
 pub(crate) fn execute(
     rc: &RunContext,
     request: &ExecRequest,
     env_overrides: &[(&str, Option<&str>)],
+) -> Result<ExecCommandOutput, ToolError> {
+    let off = ExecOptions {
+        mode: Mode::Off,
+        deny_network: false,
+    };
+    execute_with(rc, request, env_overrides, off)
+}
+
+/// [`execute`] with the OS sandbox of `options`.
+fn execute_with(
+    rc: &RunContext,
+    request: &ExecRequest,
+    env_overrides: &[(&str, Option<&str>)],
+    options: ExecOptions,
 ) -> Result<ExecCommandOutput, ToolError> {
     // Kept open until the child has started in it.
     let confined = match &rc.confinement {
@@ -188,8 +212,24 @@ pub(crate) fn execute(
     } else {
         shell_wrapped(&request.command, platform)
     };
-    let env = (rc.ctx.process_env.is_some() || !env_overrides.is_empty())
-        .then(|| rc.ctx.child_env(env_overrides));
+    // Set up before the fork (the child only applies it); the private TMPDIR lives until the
+    // call returns.
+    let sandbox = match options.mode {
+        Mode::Off => None,
+        Mode::Auto | Mode::Required => {
+            Some(exec_sandbox::prepare(rc.ctx, options, &tmp_base(rc)).map_err(refused)?)
+        }
+    };
+    let tmpdir = sandbox
+        .as_ref()
+        .and_then(|s| s.tmpdir.as_ref())
+        .map(|t| t.path().to_string_lossy().into_owned());
+    let mut overrides = env_overrides.to_vec();
+    if let Some(tmpdir) = &tmpdir {
+        overrides.push(("TMPDIR", Some(tmpdir.as_str())));
+    }
+    let env = (rc.ctx.process_env.is_some() || !overrides.is_empty())
+        .then(|| rc.ctx.child_env(&overrides));
     let spawn_cwd = match &confined {
         Some((_, path)) => path.clone(),
         None => PathBuf::from(&request.cwd),
@@ -202,6 +242,7 @@ pub(crate) fn execute(
         timeout: Some(request.timeout),
         max_output_units: request.max_output_units,
         cancel: rc.ctx.cancellation.as_deref(),
+        restriction: sandbox.as_ref().and_then(|s| s.restriction.as_ref()),
     })
     .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message()))?;
     if finished.cancelled {
@@ -218,7 +259,28 @@ pub(crate) fn execute(
         stderr: finished.stderr,
         timed_out: finished.timed_out,
         duration_ms: finished.duration_ms,
+        sandbox: sandbox.map(|s| s.report),
     })
+}
+
+/// Where the private temporary directory of a sandboxed call goes: the host's `TMPDIR` when it
+/// is an absolute path, else the system's.
+fn tmp_base(rc: &RunContext) -> PathBuf {
+    rc.ctx
+        .host_var("TMPDIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+fn refused(refusal: Refusal) -> ToolError {
+    match refusal {
+        Refusal::Unavailable(reason) => ERROR_CLASS.coded(
+            ErrorCode::SandboxUnavailable,
+            format!("the OS sandbox cannot be enforced here: {reason}"),
+        ),
+        Refusal::Failed(message) => ERROR_CLASS.internal(message),
+    }
 }
 
 /// Opens `cwd`, checks that the directory really lies inside the workspace and returns the open
@@ -656,6 +718,103 @@ mod tests {
                 "INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: \"{link}\""
             )
         );
+    }
+
+    fn sandboxed(w: &Ws, scope: &str, exec: Value) -> ToolContext {
+        let mut ctx = w.ctx.clone();
+        ctx.write_scope = ArgValue::from(scope);
+        ctx.exec = ArgValue::from(&exec);
+        ctx
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_os_sandbox_confines_writes_to_the_scope() {
+        let w = ws();
+        let outside = w._dir.path().canonicalize().unwrap().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        let script = format!(
+            "echo in > {root}/in.txt && echo tmp > \"$TMPDIR/t\" && cat \"$TMPDIR/t\" && echo x > /dev/null \
+             && echo ok; echo out > {out}/x.txt || echo refused; cat {root}/in.txt",
+            root = w.root,
+            out = outside.display()
+        );
+        let ctx = sandboxed(&w, "workspace-write", json!({"sandbox": "required"}));
+        let out = call(
+            &ctx,
+            json!({"cwd": w.root, "command": ["sh", "-c", script]}),
+        )
+        .unwrap();
+        assert_eq!(out["stdout"], "tmp\nok\nrefused\nin\n", "{out}");
+        assert!(!outside.join("x.txt").exists());
+        let abi = out["sandbox"]["abi"].as_u64().unwrap();
+        assert!(abi >= 1);
+        assert_eq!(
+            out["sandbox"],
+            json!({"kind": "landlock", "abi": abi, "write": "workspace", "network": "allowed"})
+        );
+
+        let ctx = sandboxed(&w, "read-only", json!({"sandbox": "auto"}));
+        let out = call(
+            &ctx,
+            json!({"cwd": w.root, "command": ["sh", "-c", "echo x > in2.txt || echo refused; echo y > /dev/null && echo dev"]}),
+        )
+        .unwrap();
+        assert_eq!(out["stdout"], "refused\ndev\n");
+        assert_eq!(out["sandbox"]["write"], "none");
+        assert!(!std::path::Path::new(&w.root).join("in2.txt").exists());
+        // Only the spawning thread was restricted: this one still writes anywhere.
+        std::fs::write(outside.join("host.txt"), "host").unwrap();
+
+        let ctx = sandboxed(&w, "unrestricted", json!({"sandbox": "auto"}));
+        let out = call(
+            &ctx,
+            json!({"cwd": w.root, "command": ["sh", "-c", format!("echo out > {}/y.txt", outside.display())]}),
+        )
+        .unwrap();
+        assert_eq!(
+            (out["exit_code"].as_i64(), out["sandbox"]["write"].as_str()),
+            (Some(0), Some("all"))
+        );
+        assert!(outside.join("y.txt").exists());
+    }
+
+    #[test]
+    fn the_sandbox_option_is_validated_and_absent_when_off() {
+        let w = ws();
+        let input = json!({"cwd": w.root, "command": ["true"]});
+        for exec in [json!(null), json!({}), json!({"sandbox": "off"})] {
+            let out = call(
+                &sandboxed(&w, "workspace-write", exec.clone()),
+                input.clone(),
+            )
+            .unwrap();
+            assert!(out.get("sandbox").is_none(), "{exec}");
+        }
+        for (exec, text) in [
+            (json!("auto"), "context.exec must be an object"),
+            (
+                json!({"sandbox": "on"}),
+                "context.exec.sandbox must be \"off\", \"auto\" or \"required\"",
+            ),
+            (
+                json!({"sandbox": "auto", "network": false}),
+                "context.exec.network must be \"allow\" or \"deny\"",
+            ),
+            (
+                json!({"network": "deny"}),
+                "context.exec.network \"deny\" needs context.exec.sandbox \"auto\" or \"required\"",
+            ),
+        ] {
+            let err = call(&sandboxed(&w, "workspace-write", exec), input.clone()).unwrap_err();
+            assert_eq!(
+                (err.code, err.message),
+                (
+                    ErrorCode::InvalidArgument,
+                    format!("INVALID_ARGUMENT: {text}")
+                )
+            );
+        }
     }
 
     #[test]

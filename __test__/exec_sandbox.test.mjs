@@ -1,0 +1,463 @@
+// exec_command's opt-in OS sandbox (docs/tools/exec_command.md, "OS sandbox") on the real kernel
+// (Landlock, no_new_privs, seccomp): outside the allowed area every kind of write fails and
+// changes nothing (a canary directory next to the workspace is compared before and after),
+// inside it works, read-only refuses everywhere, grandchildren inherit the restriction, the
+// network can be denied, reading works everywhere and the timeout still kills the whole group.
+// A kernel without Landlock is simulated in a child process (exec_sandbox_child.mjs), because
+// the test hook only works in a process started with AGENT_TOOLS_NATIVE_TEST_HOOKS=1.
+import { test, describe, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { createToolContext, createAgentToolkit, runToolLoop } from "agent-tools-native";
+import { tempDir, ALLOW_ALL } from "./helpers.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const linux = process.platform === "linux";
+
+/** `<tmp>/ws` (the workspace) next to `<tmp>/outside` (the canary directory). */
+function setup() {
+  const { dir, cleanup } = tempDir("atn-sbx-");
+  const root = path.join(dir, "ws");
+  const outside = path.join(dir, "outside");
+  for (const base of [root, outside]) {
+    fs.mkdirSync(path.join(base, "sub"), { recursive: true });
+    fs.mkdirSync(path.join(base, "empty"));
+    fs.writeFileSync(path.join(base, "canary.txt"), "CANARY");
+    fs.writeFileSync(path.join(base, "sub", "inner.txt"), "INNER");
+  }
+  return { dir, root, outside, cleanup };
+}
+
+/** Every entry below `dir`: its kind and its content or link target. */
+function snapshot(dir) {
+  const out = {};
+  const walk = (rel) => {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const child = path.join(rel, entry.name);
+      const abs = path.join(dir, child);
+      if (entry.isDirectory()) {
+        out[child] = "dir";
+        walk(child);
+      } else if (entry.isSymbolicLink()) out[child] = `link -> ${fs.readlinkSync(abs)}`;
+      else if (entry.isFile()) out[child] = `file ${fs.readFileSync(abs, "utf8")}`;
+      else out[child] = "other";
+    }
+  };
+  walk("");
+  return out;
+}
+
+function toolkitFor(root, writeScope, exec) {
+  return createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL, writeScope, exec }));
+}
+
+/** Runs `script` with sh in `cwd` through invoke; returns the output. */
+async function sh(toolkit, cwd, script, extra = {}) {
+  const out = await toolkit.invoke("exec_command", { cwd, command: ["sh", "-c", script], ...extra });
+  return out.content;
+}
+
+/**
+ * A script that tries one operation per line and prints `name:ok` or `name:refused` for each.
+ * `t` is where the writes go, `w` a directory where a sandboxed command may write (the
+ * workspace) and `o` a directory where it may not.
+ */
+function writeAttempts(t, w) {
+  const q = (p) => `'${p}'`;
+  const ops = [
+    ["create", `echo new > ${q(`${t}/new.txt`)}`],
+    ["overwrite", `echo pwned > ${q(`${t}/canary.txt`)}`],
+    ["append", `echo pwned >> ${q(`${t}/canary.txt`)}`],
+    ["truncate-syscall", `truncate -s 0 ${q(`${t}/canary.txt`)}`],
+    ["truncate-redirect", `: > ${q(`${t}/sub/inner.txt`)}`],
+    ["rename-within", `mv ${q(`${t}/canary.txt`)} ${q(`${t}/renamed.txt`)}`],
+    ["rename-out", `mv -T ${q(`${t}/sub/inner.txt`)} ${q(`${w}/moved-out.txt`)} && test ! -e ${q(`${t}/sub/inner.txt`)}`],
+    ["rename-in", `echo in > ${q(`${w}/to-move.txt`)}; mv ${q(`${w}/to-move.txt`)} ${q(`${t}/moved-in.txt`)}`],
+    ["hardlink", `ln ${q(`${t}/canary.txt`)} ${q(`${t}/hard.txt`)}`],
+    ["hardlink-into-writable", `ln ${q(`${t}/canary.txt`)} ${q(`${w}/hard-${path.basename(t)}.txt`)} && echo pwned >> ${q(`${w}/hard-${path.basename(t)}.txt`)}`],
+    ["symlink", `ln -s /etc/hostname ${q(`${t}/sym`)}`],
+    ["write-through-symlink", `ln -sf ${q(`${t}/canary.txt`)} ${q(`${w}/via-${path.basename(t)}`)}; echo pwned > ${q(`${w}/via-${path.basename(t)}`)}`],
+    ["remove", `rm ${q(`${t}/canary.txt`)}`],
+    ["rmdir", `rmdir ${q(`${t}/empty`)}`],
+    ["remove-tree", `rm -r ${q(`${t}/sub`)}`],
+    ["mkdir", `mkdir ${q(`${t}/newdir`)}`],
+    ["mkfifo", `mkfifo ${q(`${t}/fifo`)}`],
+  ];
+  return {
+    names: ops.map(([name]) => name),
+    script: ops.map(([name, op]) => `if ( ${op} ) 2>/dev/null; then echo ${name}:ok; else echo ${name}:refused; fi`).join("\n"),
+  };
+}
+
+/** `{ name: "ok" | "refused" }` from the script's output. */
+function verdicts(stdout) {
+  return Object.fromEntries(stdout.trim().split("\n").map((line) => line.split(":")));
+}
+
+const all = (names, verdict) => Object.fromEntries(names.map((name) => [name, verdict]));
+
+describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is Linux's" }, () => {
+  let ws;
+  before(() => {
+    ws = setup();
+  });
+  after(() => ws.cleanup());
+
+  test("workspace-write: every kind of write outside fails and changes nothing", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
+    const before = snapshot(ws.outside);
+    const { names, script } = writeAttempts(ws.outside, ws.root);
+    const out = await sh(toolkit, ws.root, script);
+    assert.equal(out.exit_code, 0, out.stderr);
+    assert.deepEqual(verdicts(out.stdout), all(names, "refused"));
+    assert.deepEqual(snapshot(ws.outside), before);
+    assert.equal(out.sandbox.kind, "landlock");
+    assert.ok(Number.isInteger(out.sandbox.abi) && out.sandbox.abi >= 1);
+    assert.deepEqual(out.sandbox, { kind: "landlock", abi: out.sandbox.abi, write: "workspace", network: "allowed" });
+  });
+
+  test("workspace-write: the same writes inside the workspace work", async () => {
+    const inside = path.join(ws.root, "target");
+    fs.mkdirSync(path.join(inside, "sub"), { recursive: true });
+    fs.mkdirSync(path.join(inside, "empty"));
+    fs.writeFileSync(path.join(inside, "canary.txt"), "CANARY");
+    fs.writeFileSync(path.join(inside, "sub", "inner.txt"), "INNER");
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
+    const { names, script } = writeAttempts(inside, ws.root);
+    // Each step on a fresh copy (`rename-within` moves canary.txt away, `remove-tree` sub/, ...).
+    const perStep = script
+      .split("\n")
+      .map((line) => `echo CANARY > '${inside}/canary.txt'; mkdir -p '${inside}/sub' '${inside}/empty'; echo INNER > '${inside}/sub/inner.txt'; ${line}`)
+      .join("\n");
+    const again = await sh(toolkit, ws.root, perStep);
+    assert.equal(again.exit_code, 0, again.stderr);
+    assert.deepEqual(verdicts(again.stdout), all(names, "ok"));
+  });
+
+  test("the private TMPDIR and the usual devices are writable; the host's temp dir is not", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
+    const hostTmp = path.dirname(ws.dir);
+    const out = await sh(
+      toolkit,
+      ws.root,
+      [
+        'echo t > "$TMPDIR/x" && cat "$TMPDIR/x"',
+        'mktemp >/dev/null && echo mktemp-ok',
+        "echo x > /dev/null && echo null-ok",
+        "head -c 4 /dev/urandom > /dev/null && echo urandom-ok",
+        "echo to-stdout > /dev/stdout",
+        `echo x > '${hostTmp}/atn-sbx-escape-${process.pid}' 2>/dev/null || echo host-tmp-refused`,
+        'echo "$TMPDIR"',
+      ].join("\n"),
+    );
+    const lines = out.stdout.trim().split("\n");
+    assert.deepEqual(lines.slice(0, -1), ["t", "mktemp-ok", "null-ok", "urandom-ok", "to-stdout", "host-tmp-refused"]);
+    const tmpdir = lines.at(-1);
+    assert.match(path.basename(tmpdir), /^agent-tools-exec-/);
+    assert.equal(fs.existsSync(tmpdir), false, "the private TMPDIR is removed after the call");
+    assert.equal(fs.existsSync(`${hostTmp}/atn-sbx-escape-${process.pid}`), false);
+  });
+
+  test("read-only: writes fail everywhere, the workspace included; devices still work", async () => {
+    const toolkit = toolkitFor(ws.root, "read-only", { sandbox: "required" });
+    const before = snapshot(ws.dir);
+    for (const target of [ws.root, ws.outside]) {
+      const { names, script } = writeAttempts(target, ws.root);
+      const out = await sh(toolkit, ws.root, script);
+      assert.deepEqual(verdicts(out.stdout), all(names, "refused"), target);
+      assert.deepEqual(out.sandbox, { kind: "landlock", abi: out.sandbox.abi, write: "none", network: "allowed" });
+    }
+    assert.deepEqual(snapshot(ws.dir), before);
+    const out = await sh(toolkit, ws.root, 'echo x > /dev/null && echo ok; echo "$TMPDIR" | grep -c agent-tools-exec');
+    assert.equal(out.stdout, "ok\n0\n", "no private TMPDIR in read-only");
+  });
+
+  test("unrestricted: no file restriction", async () => {
+    const toolkit = toolkitFor(ws.root, "unrestricted", { sandbox: "auto" });
+    const target = path.join(ws.outside, "unrestricted.txt");
+    const out = await sh(toolkit, ws.root, `echo free > '${target}'`);
+    assert.equal(out.exit_code, 0, out.stderr);
+    assert.equal(fs.readFileSync(target, "utf8"), "free\n");
+    assert.deepEqual(out.sandbox, { kind: "landlock", abi: out.sandbox.abi, write: "all", network: "allowed" });
+    fs.rmSync(target);
+  });
+
+  test("grandchildren inherit the restriction (nested shells, background jobs, new sessions)", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
+    const before = snapshot(ws.outside);
+    const o = ws.outside;
+    const out = await sh(
+      toolkit,
+      ws.root,
+      [
+        `sh -c "sh -c 'echo x > ${o}/nested.txt'" 2>/dev/null || echo nested-refused`,
+        `(echo x > ${o}/bg.txt 2>/dev/null || echo bg-refused) & wait`,
+        `setsid sh -c 'echo x > ${o}/setsid.txt' 2>/dev/null || echo setsid-refused`,
+        "sh -c 'echo x > grandchild-inside.txt' && echo inside-ok",
+      ].join("\n"),
+    );
+    assert.equal(out.stdout, "nested-refused\nbg-refused\nsetsid-refused\ninside-ok\n");
+    assert.deepEqual(snapshot(ws.outside), before);
+    assert.equal(fs.readFileSync(path.join(ws.root, "grandchild-inside.txt"), "utf8"), "x\n");
+  });
+
+  test("reading works everywhere: outside the workspace, system files, executables", async () => {
+    const toolkit = toolkitFor(ws.root, "read-only", { sandbox: "required", network: "deny" });
+    const out = await sh(toolkit, ws.root, `cat '${ws.outside}/canary.txt'; echo; ls '${ws.outside}' | head -1; test -r /etc/passwd && echo etc-ok; ls / > /dev/null && echo root-ok`);
+    assert.equal(out.stdout, "CANARY\ncanary.txt\netc-ok\nroot-ok\n");
+  });
+
+  describe("network", () => {
+    let server;
+    let port;
+    before(async () => {
+      server = net.createServer((socket) => {
+        socket.on("error", () => {}); // the clients hang up at once
+        socket.end("hello\n");
+      });
+      await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+      port = server.address().port;
+    });
+    after(() => new Promise((resolve) => server.close(resolve)));
+
+    /** A client in this runtime: prints `connected` or `refused <error code>`. */
+    const connect = () => [
+      process.execPath,
+      "-e",
+      `const s=require("net").connect(${port},"127.0.0.1");s.on("connect",()=>{console.log("connected");s.destroy()});s.on("error",(e)=>console.log("refused",e.code??e.message))`,
+    ];
+    const listen = [
+      process.execPath,
+      "-e",
+      `const s=require("net").createServer();s.on("error",(e)=>console.log("refused",e.code??e.message));s.listen(0,"127.0.0.1",()=>{console.log("listening");s.close()})`,
+    ];
+
+    test("deny: a connection to a listener on 127.0.0.1 fails, listening fails, Unix sockets work", async () => {
+      const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" });
+      const connected = await toolkit.invoke("exec_command", { cwd: ws.root, command: connect(), timeout_ms: 20_000 });
+      assert.notEqual(connected.content.stdout.trim(), "connected", JSON.stringify(connected.content));
+      assert.match(connected.content.stdout.trim(), /^refused /, JSON.stringify(connected.content));
+      assert.deepEqual(connected.content.sandbox, { kind: "landlock", abi: connected.content.sandbox.abi, write: "workspace", network: "denied" });
+      const listening = await toolkit.invoke("exec_command", { cwd: ws.root, command: listen, timeout_ms: 20_000 });
+      assert.match(listening.content.stdout.trim(), /^refused /, JSON.stringify(listening.content));
+      const unix = await sh(
+        toolkit,
+        ws.root,
+        `${JSON.stringify(process.execPath)} -e 'const n=require("net");const p=require("path").join(process.cwd(),"u.sock");const s=n.createServer(c=>c.end("ux")).listen(p,()=>n.connect(p).on("data",d=>{console.log(String(d));process.exit(0)}))'`,
+        { timeout_ms: 20_000 },
+      );
+      assert.equal(unix.stdout, "ux\n", JSON.stringify(unix));
+    });
+
+    test("deny covers grandchildren and other address families (UDP, IPv6)", async () => {
+      const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" });
+      const udp = (family) =>
+        `const s=require("dgram").createSocket("${family}");s.on("error",(e)=>console.log("refused",e.code??e.message));s.bind(0,()=>{console.log("bound");s.close()})`;
+      const node = JSON.stringify(process.execPath);
+      const out = await sh(toolkit, ws.root, `sh -c '${connect().map((a) => JSON.stringify(a)).join(" ")}'; ${node} -e '${udp("udp4")}'; ${node} -e '${udp("udp6")}'`, {
+        timeout_ms: 20_000,
+      });
+      const lines = out.stdout.trim().split("\n");
+      assert.equal(lines.length, 3, out.stdout + out.stderr);
+      for (const line of lines) assert.match(line, /^refused /, out.stdout);
+    });
+
+    test("allow: the same connection succeeds", async () => {
+      const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "allow" });
+      const out = await toolkit.invoke("exec_command", { cwd: ws.root, command: connect(), timeout_ms: 20_000 });
+      assert.equal(out.content.stdout, "connected\n", JSON.stringify(out.content));
+      assert.equal(out.content.sandbox.network, "allowed");
+    });
+  });
+
+  test("the timeout still kills the whole process group", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" });
+    const started = Date.now();
+    const out = await sh(toolkit, ws.root, "echo $$; sleep 30 & sleep 30", { timeout_ms: 300 });
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(out.timed_out, true);
+    assert.equal(out.exit_code, 124);
+    const pgid = Number(out.stdout.trim());
+    let alive = true;
+    for (let i = 0; i < 100 && alive; i++) {
+      try {
+        process.kill(-pgid, 0);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      } catch {
+        alive = false;
+      }
+    }
+    assert.equal(alive, false, "a process of the group survived");
+  });
+
+  test("no descriptor, thread or temporary directory is left behind", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" });
+    const fds = () => fs.readdirSync("/proc/self/fd").length;
+    // The spawning thread is named atn-exec-sandbox (the kernel keeps 15 bytes); the worker
+    // pool may grow meanwhile, so only that name is counted.
+    const threads = () =>
+      fs.readdirSync("/proc/self/task").filter((t) => {
+        try {
+          return fs.readFileSync(`/proc/self/task/${t}/comm`, "utf8").startsWith("atn-exec-sandbo");
+        } catch {
+          return false; // ended meanwhile
+        }
+      }).length;
+    // The private TMPDIR is made in the host's TMPDIR (process.env at call time): a directory of
+    // this test's own, so that nothing else running on the machine is counted.
+    const hostTmp = path.join(ws.dir, "host-tmp");
+    fs.mkdirSync(hostTmp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = hostTmp;
+    const tmps = () => fs.readdirSync(hostTmp).length;
+    try {
+      const seen = await sh(toolkit, ws.root, 'echo "$TMPDIR"');
+      assert.equal(path.dirname(seen.stdout.trim()), hostTmp);
+      const before = { fds: fds(), tmps: tmps(), threads: threads() };
+      for (let i = 0; i < 40; i++) await sh(toolkit, ws.root, "true");
+      assert.deepEqual({ fds: fds(), tmps: tmps(), threads: threads() }, before);
+      assert.deepEqual({ tmps: before.tmps, threads: before.threads }, { tmps: 0, threads: 0 });
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
+
+  test("off (the default) changes nothing: no sandbox field, writes outside work", async () => {
+    for (const exec of [undefined, { sandbox: "off" }]) {
+      const toolkit = toolkitFor(ws.root, "read-only", exec);
+      const target = path.join(ws.outside, "off.txt");
+      const out = await sh(toolkit, ws.root, `echo off > '${target}'`);
+      assert.equal(out.exit_code, 0);
+      assert.equal("sandbox" in out, false);
+      assert.equal(fs.readFileSync(target, "utf8"), "off\n");
+      fs.rmSync(target);
+    }
+  });
+
+  test("the context is live: exec set after the toolkit was made applies to the next call", async () => {
+    const context = createToolContext({ workspaceRoot: ws.root, policy: ALLOW_ALL });
+    const toolkit = createAgentToolkit(context);
+    const target = path.join(ws.outside, "live.txt");
+    const script = `echo live > '${target}' 2>/dev/null && echo wrote || echo refused`;
+    context.exec = { sandbox: "required" };
+    assert.equal((await sh(toolkit, ws.root, script)).stdout, "refused\n");
+    context.exec.sandbox = "off";
+    assert.equal((await sh(toolkit, ws.root, script)).stdout, "wrote\n");
+    fs.rmSync(target);
+  });
+
+  test("the tool loop shows the sandbox to the review hook, so sandboxed commands can be auto-approved", async () => {
+    const context = createToolContext({ workspaceRoot: ws.root, policy: ALLOW_ALL, exec: { sandbox: "required", network: "deny" } });
+    const toolkit = createAgentToolkit(context);
+    const use = (id, name, input) => ({ type: "tool_use", id, name, input });
+    const responses = [
+      {
+        content: [
+          use("c1", "exec_command", { cwd: ".", command: ["sh", "-c", "echo loop > loop.txt"] }),
+          use("c2", "write_file", { path: "w.txt", content: "x" }),
+        ],
+        stopReason: "tool_use",
+      },
+      { content: [{ type: "text", text: "done" }], stopReason: "end_turn" },
+    ];
+    let turn = 0;
+    const session = { sendWithTools: async () => responses[turn++], sendToolResults: async () => responses[turn++] };
+    const seen = [];
+    // The documented pattern: approve commands that cannot write outside the workspace or reach
+    // the network; ask (here: reject) for everything else.
+    const review = async ({ name, sandbox }) => {
+      seen.push({ name, sandbox });
+      const confined = sandbox !== undefined && sandbox.kind !== "none" && sandbox.write !== "all" && sandbox.network === "denied";
+      return confined ? { decision: "approve" } : { decision: "reject", reason: "ask the user" };
+    };
+    const result = await runToolLoop({ session, toolkit, prompt: "go", review });
+    assert.equal(result.stopReason, "end_turn");
+    assert.deepEqual(seen, [
+      { name: "exec_command", sandbox: { kind: "landlock", abi: seen[0].sandbox.abi, write: "workspace", network: "denied" } },
+      { name: "write_file", sandbox: undefined },
+    ]);
+    assert.equal(fs.readFileSync(path.join(ws.root, "loop.txt"), "utf8"), "loop\n");
+    assert.equal(fs.existsSync(path.join(ws.root, "w.txt")), false, "write_file was rejected");
+    // Off: no sandbox field, so the same hook asks.
+    context.exec = undefined;
+    turn = 0;
+    seen.length = 0;
+    await runToolLoop({ session, toolkit, prompt: "go", review });
+    assert.deepEqual(seen.map((r) => [r.name, "sandbox" in r && r.sandbox !== undefined]), [["exec_command", false], ["write_file", false]]);
+  });
+
+  test("session tools (the todo list) keep working on a context that sets exec", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
+    await toolkit.invoke("task_create_many", { tasks: [{ title: "first" }, { title: "second" }] });
+    const listed = await toolkit.invoke("task_list", {});
+    assert.deepEqual(
+      listed.content.tasks.map((t) => t.title),
+      ["first", "second"],
+    );
+  });
+
+  test("a malformed exec option is a typed INVALID_ARGUMENT error, through every front door", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "yes" });
+    const input = { cwd: ws.root, command: ["true"] };
+    await assert.rejects(toolkit.invoke("exec_command", input), (error) => {
+      assert.equal(error.code, "INVALID_ARGUMENT");
+      assert.equal(error.message, 'INVALID_ARGUMENT: context.exec.sandbox must be "off", "auto" or "required"');
+      return true;
+    });
+    const wrapped = await toolkit.tools.exec_command(input);
+    const message = 'INVALID_ARGUMENT: context.exec.sandbox must be "off", "auto" or "required"';
+    assert.deepEqual(wrapped, { status: "failure", reason: "runtime", message, error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} } });
+    const denyWithoutSandbox = toolkitFor(ws.root, "workspace-write", { network: "deny" });
+    await assert.rejects(denyWithoutSandbox.invoke("exec_command", input), /needs context\.exec\.sandbox/);
+  });
+});
+
+describe("a kernel without Landlock (test hook, in a child process)", { skip: !linux && "Linux only" }, () => {
+  let report;
+  let child;
+  before(async () => {
+    child = await new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [path.join(here, "exec_sandbox_child.mjs")],
+        { cwd: path.join(here, ".."), env: { ...process.env, AGENT_TOOLS_NATIVE_TEST_HOOKS: "1" }, timeout: 60_000 },
+        (error, stdout, stderr) => resolve({ code: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
+      );
+    });
+    if (child.code === 0) report = JSON.parse(child.stdout.trim().split("\n").at(-1));
+  });
+
+  test("the child ran", () => {
+    assert.equal(child.code, 0, child.stderr);
+  });
+
+  test('"auto" runs the command unsandboxed and says so', () => {
+    assert.deepEqual(report.auto.sandbox, { kind: "none", reason: "Landlock is not available (simulated by a test hook)" });
+    assert.equal(report.auto.wroteOutside, true);
+  });
+
+  test('"required" fails with SANDBOX_UNAVAILABLE and runs nothing', () => {
+    assert.deepEqual(report.required, {
+      code: "SANDBOX_UNAVAILABLE",
+      message: "SANDBOX_UNAVAILABLE: the OS sandbox cannot be enforced here: Landlock is not available (simulated by a test hook)",
+      name: "ExecCommandError",
+      ran: false,
+    });
+  });
+
+  test("the review preview says none as well; switching the hook off restores Landlock", () => {
+    assert.deepEqual(report.preview, { kind: "none", reason: "Landlock is not available (simulated by a test hook)" });
+    assert.equal(report.restored.kind, "landlock");
+  });
+
+  test("the hook is refused in a process without AGENT_TOOLS_NATIVE_TEST_HOOKS=1", async () => {
+    const { createRequire } = await import("node:module");
+    const native = createRequire(import.meta.url)("../binding.js");
+    assert.throws(() => native.debugSimulateNoLandlock(true), /AGENT_TOOLS_NATIVE_TEST_HOOKS=1/);
+  });
+});
