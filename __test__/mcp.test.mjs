@@ -491,11 +491,25 @@ describe("CLI", () => {
     assert.equal(readOnly.status, 1);
     assert.equal(JSON.parse(readOnly.stdout).error.denied, "scope");
     assert.ok(!fs.existsSync(path.join(fx.root, "n.txt")));
-    for (const bad of [["call"], ["call", "read_file", "{not json"], ["call", "no_such_tool"], ["frobnicate"], ["tools", "--write-scope", "everything"], ["call", "tree", "--root", "a.txt"], ["mcp", "--root", "no-such-dir"], []]) {
+    for (const bad of [["call"], ["call", "read_file", "{not json"], ["call", "no_such_tool"], ["frobnicate"], ["tools", "--write-scope", "everything"], ["tools", "--exec-sandbox", "on"], ["tools", "--network", "none"], ["call", "tree", "--root", "a.txt"], ["mcp", "--root", "no-such-dir"], []]) {
       const run = cli(...bad);
       assert.equal(run.status, 2, `${bad.join(" ")}: ${run.stderr}`);
       assert.equal(run.stdout, "");
       assert.match(run.stderr, /--help/);
     }
+  });
+
+  test("--exec-sandbox required confines exec_command to the write scope (Landlock)", () => {
+    const outside = path.join(fx.base, "cli-sandbox-canary.txt");
+    const script = `echo in > inside.txt; echo out > ${JSON.stringify(outside)}; true`;
+    const run = cli("call", "exec_command", JSON.stringify({ cwd: ".", command: ["sh", "-c", script] }), "--exec-sandbox", "required", "--network", "deny");
+    assert.equal(run.status, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.equal(result.sandbox.kind, "landlock");
+    assert.equal(result.sandbox.write, "workspace");
+    assert.equal(result.sandbox.network, "denied");
+    assert.equal(fs.readFileSync(path.join(fx.root, "inside.txt"), "utf8"), "in\n");
+    assert.ok(!fs.existsSync(outside), "nothing written outside the workspace");
+    assert.match(result.stderr, /Permission denied/);
   });
 });

@@ -28,6 +28,7 @@ const PAGE_LINES = 200;
 /** How often a call with a progressToken gets a progress notification. */
 const PROGRESS_INTERVAL_MS = 500;
 const WRITE_SCOPES = ["read-only", "workspace-write", "unrestricted"];
+const EXEC_SANDBOXES = ["off", "auto", "required"];
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
 
 Usage:
@@ -45,6 +46,9 @@ Options:
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
   --tools ./module.mjs  also serve the tools (made with defineTool) that the module exports
+  --exec-sandbox MODE   off | auto | required (default off): exec_command confined by the OS
+                        sandbox (Linux: Landlock and seccomp) to what the write scope allows
+  --network MODE        allow | deny (default allow): with --exec-sandbox, deny commands IP sockets
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${exports.DEFAULT_MAX_OUTPUT_CHARS})
   -h, --help            this help
@@ -97,6 +101,20 @@ function parseArgs(argv) {
             case "--tools":
                 options.toolsModule = value();
                 break;
+            case "--exec-sandbox": {
+                const sandbox = value();
+                if (!EXEC_SANDBOXES.includes(sandbox))
+                    throw new UsageError(`--exec-sandbox must be one of ${EXEC_SANDBOXES.join(", ")}`);
+                options.exec = { ...options.exec, sandbox };
+                break;
+            }
+            case "--network": {
+                const network = value();
+                if (network !== "allow" && network !== "deny")
+                    throw new UsageError("--network must be allow or deny");
+                options.exec = { ...options.exec, network };
+                break;
+            }
             case "--max-output-chars": {
                 const n = Number(value());
                 if (!Number.isInteger(n) || n < 1)
@@ -182,6 +200,7 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         workspaceRoot: node_path_1.default.resolve(root),
         writeScope: options.writeScope,
         policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
+        ...(options.exec ? { exec: options.exec } : {}),
     });
     const toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: extraTools });
     const invokeWithSignal = internal_cjs_1.hooks.invokeWithSignal;

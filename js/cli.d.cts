@@ -3,7 +3,7 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
     "resolution-mode": "import"
 };
-import { type FileAccessMode } from "./index.cjs";
+import { type ExecOptions, type FileAccessMode } from "./index.cjs";
 import { type AnyTool } from "./user_tools.cjs";
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
 export declare const DEFAULT_MAX_OUTPUT_CHARS = 40000;
@@ -16,6 +16,7 @@ type Options = {
     deny: string[];
     toolsModule?: string;
     maxOutputChars: number;
+    exec?: ExecOptions;
 };
 /** The command line as options; a UsageError for anything it does not understand. */
 export declare function parseArgs(argv: string[]): Options;

@@ -11,7 +11,7 @@ import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool
   "resolution-mode": "import",
 };
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js" with { "resolution-mode": "import" };
-import { createAgentToolkit, createToolContext, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
+import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
 import { hooks } from "./internal.cjs";
 import { builtInCatalog } from "./native.cjs";
 import { type AnyTool, isTool, type ToolResult, toolInternals, toToolResult } from "./user_tools.cjs";
@@ -32,6 +32,8 @@ const PAGE_LINES = 200;
 const PROGRESS_INTERVAL_MS = 500;
 
 const WRITE_SCOPES: FileAccessMode[] = ["read-only", "workspace-write", "unrestricted"];
+type ExecSandboxMode = NonNullable<ExecOptions["sandbox"]>;
+const EXEC_SANDBOXES: ExecSandboxMode[] = ["off", "auto", "required"];
 
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
 
@@ -50,6 +52,9 @@ Options:
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
   --tools ./module.mjs  also serve the tools (made with defineTool) that the module exports
+  --exec-sandbox MODE   off | auto | required (default off): exec_command confined by the OS
+                        sandbox (Linux: Landlock and seccomp) to what the write scope allows
+  --network MODE        allow | deny (default allow): with --exec-sandbox, deny commands IP sockets
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${DEFAULT_MAX_OUTPUT_CHARS})
   -h, --help            this help
@@ -66,6 +71,7 @@ type Options = {
   deny: string[];
   toolsModule?: string;
   maxOutputChars: number;
+  exec?: ExecOptions;
 };
 
 /** The command line as options; a UsageError for anything it does not understand. */
@@ -112,6 +118,18 @@ export function parseArgs(argv: string[]): Options {
       case "--tools":
         options.toolsModule = value();
         break;
+      case "--exec-sandbox": {
+        const sandbox = value() as ExecSandboxMode;
+        if (!EXEC_SANDBOXES.includes(sandbox)) throw new UsageError(`--exec-sandbox must be one of ${EXEC_SANDBOXES.join(", ")}`);
+        options.exec = { ...options.exec, sandbox };
+        break;
+      }
+      case "--network": {
+        const network = value() as NonNullable<ExecOptions["network"]>;
+        if (network !== "allow" && network !== "deny") throw new UsageError("--network must be allow or deny");
+        options.exec = { ...options.exec, network };
+        break;
+      }
       case "--max-output-chars": {
         const n = Number(value());
         if (!Number.isInteger(n) || n < 1) throw new UsageError("--max-output-chars must be a positive integer");
@@ -191,6 +209,7 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
     workspaceRoot: path.resolve(root),
     writeScope: options.writeScope,
     policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
+    ...(options.exec ? { exec: options.exec } : {}),
   });
   const toolkit = createAgentToolkit(context, { tools: extraTools });
   const invokeWithSignal = hooks.invokeWithSignal;
