@@ -850,5 +850,6 @@ module.exports.contextHandle = nativeBinding.contextHandle
 module.exports.debugInjectPanic = nativeBinding.debugInjectPanic
 module.exports.debugPanic = nativeBinding.debugPanic
 module.exports.DenialReason = nativeBinding.DenialReason
+module.exports.newReadLedger = nativeBinding.newReadLedger
 module.exports.providerCall = nativeBinding.providerCall
 module.exports.toolDefinitionsJson = nativeBinding.toolDefinitionsJson

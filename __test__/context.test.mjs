@@ -137,6 +137,8 @@ describe("typings surface", () => {
       "ReviewRequest", "SessionEvent", "SessionSendOptions", "StopReason", "ToolCallDelta", "ToolLoopOptions", "ToolLoopResult", "TurnRecord",
       "ProviderSessionOptions",
     ];
-    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi].sort());
+    // the opt-in tools' names and maps (createAgentToolkit(context, { extraTools }))
+    const optInApi = ["OptInToolArgsByName", "OptInToolDefinitions", "OptInToolName", "OptInToolResultByName"];
+    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi, ...optInApi].sort());
   });
 });

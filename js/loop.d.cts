@@ -1,5 +1,5 @@
 // Generated from ts/loop.cts by `npm run build:ts`: edit that file, not this one.
-import type { AgentToolkit } from "./index.cjs";
+import type { AgentToolkit, OptInToolName } from "./index.cjs";
 import { type CatalogEntry } from "./native.cjs";
 /** Why a model response stopped (provider-specific reasons as `{ other }`). */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | {
@@ -168,7 +168,7 @@ export type LoopEvent = {
 };
 export type ToolLoopOptions = {
     session: LlmSession;
-    toolkit: AgentToolkit<any>;
+    toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>;
     prompt: string;
     /** Turns with tool calls before the loop stops (default 10). */
     maxToolTurns?: number;
@@ -229,7 +229,7 @@ export declare function bounded<T>(work: T | PromiseLike<T>, { signal, ms, onTim
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
-export declare function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any>) => LoopRuntime): {
+export declare function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>) => LoopRuntime): {
     runToolLoop: (options: ToolLoopOptions) => Promise<ToolLoopResult>;
     streamToolLoop: (options: ToolLoopOptions) => AsyncIterable<LoopEvent> & {
         result: Promise<ToolLoopResult>;

@@ -3,8 +3,8 @@
 // (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
-import type { AgentToolkit } from "./index.cjs";
-import { builtInCatalog, type CatalogEntry } from "./native.cjs";
+import type { AgentToolkit, OptInToolName } from "./index.cjs";
+import { builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
 
 // ---- public types ---------------------------------------------------------------------------------
 
@@ -92,7 +92,7 @@ export type LoopEvent =
 export type ToolLoopOptions = {
   session: LlmSession;
   // biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
-  toolkit: AgentToolkit<any>;
+  toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>;
   prompt: string;
   /** Turns with tool calls before the loop stops (default 10). */
   maxToolTurns?: number;
@@ -122,8 +122,11 @@ type Emit = (event: LoopEvent) => void;
 
 // ---- helpers ----------------------------------------------------------------------------------------
 
-/** Each built-in tool's effect and review fields, from the native registry (the one list). */
-const BUILT_IN = new Map(builtInCatalog().map((tool) => [tool.name, tool]));
+/**
+ * Each built-in tool's effect and review fields, from the native registry (the one list); the
+ * opt-in tools' too (a loop sees them only when its toolkit enabled them).
+ */
+const BUILT_IN = new Map([...builtInCatalog(), ...optInCatalog()].map((tool) => [tool.name, tool]));
 
 /**
  * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or
@@ -239,7 +242,7 @@ export function bounded<T>(
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
 // biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
-export function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any>) => LoopRuntime) {
+export function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>) => LoopRuntime) {
   async function run(options: ToolLoopOptions, emit: Emit): Promise<ToolLoopResult> {
     const { session, toolkit, prompt, maxToolTurns = 10, review, signal, toolTimeoutMs } = (options ?? {}) as Partial<ToolLoopOptions>;
     if (!session || typeof session.sendWithTools !== "function" || typeof session.sendToolResults !== "function") {

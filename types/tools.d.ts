@@ -18,6 +18,12 @@ export type AstGrepSearchQuery = { language: string, rule: Record<string, unknow
 
 export type DirectoryKind = "directory";
 
+export type EditFileInput = { path: string, old_string: string, new_string: string, replace_all?: boolean, dry_run?: boolean, };
+
+export type EditFileOptions = { old_string: string, new_string: string, replace_all?: boolean, dry_run?: boolean, };
+
+export type EditFileOutput = { path: string, stage: MatchStage, replacements: number, lines: Array<number>, dry_run: boolean, diff: string, };
+
 export type ExecCommandInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, stdin?: string, timeout_ms?: number, max_output_chars?: number, };
 
 export type ExecCommandOutput = { cwd: string, command: Array<string>, exit_code: number, stdout: string, stderr: string, stdout_truncated: boolean, stderr_truncated: boolean, timed_out: boolean, duration_ms: number, };
@@ -27,6 +33,8 @@ export type FileKind = "file";
 export type GitStatusSummaryInput = { cwd?: string, };
 
 export type GitStatusSummaryOutput = { repository_root: string, branch: string | null, raw: string, };
+
+export type MatchStage = "exact" | "line_endings" | "trailing_whitespace" | "indentation";
 
 export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
 
@@ -530,4 +538,53 @@ export type ToolCatalogMetadata = {
   readonly task_update: { readonly name: "task_update"; readonly isWriteOp: false; readonly description: string };
   readonly task_update_status: { readonly name: "task_update_status"; readonly isWriteOp: false; readonly description: string };
   readonly task_validate_completion: { readonly name: "task_validate_completion"; readonly isWriteOp: false; readonly description: string };
+};
+
+/** The opt-in tools: `createAgentToolkit(context, { extraTools: [...] })`. */
+export type OptInToolName = "edit_file";
+
+export interface OptInToolArgsByName extends Record<OptInToolName, unknown> {
+  edit_file: EditFileInput;
+}
+
+export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
+  edit_file: EditFileOutput;
+}
+
+export type OptInToolDefinitions = {
+  readonly "edit_file": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "edit_file";
+      readonly "description": "Replaces old_string with new_string in a text file of the workspace. old_string must identify one place (include a few surrounding lines); set replace_all to replace every occurrence. Matching is exact first, then ignores line endings, then trailing whitespace, then indentation (the replacement is re-indented to fit). Fails with NOT_FOUND (with the closest region), AMBIGUOUS (with every candidate's line) or STALE_READ (the file changed since you last read it: read it again).";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "path": {
+            readonly "type": "string";
+            readonly "description": "Workspace-root-relative path of the file to edit (e.g., \"src/main.ts\").";
+          };
+          readonly "old_string": {
+            readonly "type": "string";
+            readonly "description": "The text to replace, copied from the file (not empty).";
+          };
+          readonly "new_string": {
+            readonly "type": "string";
+            readonly "description": "The text to put in its place (must differ from old_string).";
+          };
+          readonly "replace_all": {
+            readonly "type": "boolean";
+            readonly "default": false;
+            readonly "description": "Replace every occurrence instead of requiring a unique match (default: false).";
+          };
+          readonly "dry_run": {
+            readonly "type": "boolean";
+            readonly "default": false;
+            readonly "description": "Return the diff without writing the file (default: false).";
+          };
+        };
+        readonly "required": readonly ["path", "old_string", "new_string"];
+      };
+    };
+  };
 };

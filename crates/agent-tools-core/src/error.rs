@@ -23,6 +23,8 @@ pub enum ErrorCode {
     StateNotInitialized,
     CommandNotFound,
     NotGitRepository,
+    Ambiguous,
+    StaleRead,
     // `InvokeToolError`s (`InvokeToolErrorCode` in the typings)
     ToolNotFound,
     ToolNotAllowed,
@@ -48,6 +50,8 @@ impl ErrorCode {
             ErrorCode::StateNotInitialized => "STATE_NOT_INITIALIZED",
             ErrorCode::CommandNotFound => "COMMAND_NOT_FOUND",
             ErrorCode::NotGitRepository => "NOT_GIT_REPOSITORY",
+            ErrorCode::Ambiguous => "AMBIGUOUS",
+            ErrorCode::StaleRead => "STALE_READ",
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolNotAllowed => "TOOL_NOT_ALLOWED",
             ErrorCode::InvalidToolArgumentsType => "INVALID_TOOL_ARGUMENTS_TYPE",

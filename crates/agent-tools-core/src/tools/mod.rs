@@ -3,6 +3,7 @@
 
 pub mod apply_patch;
 pub mod ast_grep_search;
+pub mod edit_file;
 pub mod exec_command;
 pub mod git_status_summary;
 pub mod read_file;
