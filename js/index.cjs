@@ -416,7 +416,6 @@ function registerUserTools(options) {
  * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
  * never throws, so a loop can treat all tools alike.
  */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
 const asTools = function asTools(toolkit) {
     const state = toolkitState.get(toolkit);
     if (!state)
@@ -451,7 +450,6 @@ const asTools = function asTools(toolkit) {
 };
 exports.asTools = asTools;
 /** What the tool loop needs of a toolkit. */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
 function loopRuntime(toolkit) {
     const state = toolkitState.get(toolkit);
     if (!state)

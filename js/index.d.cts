@@ -1,6 +1,7 @@
 // Generated from ts/index.cts by `npm run build:ts`: edit that file, not this one.
 import type { OutputCache as NativeOutputCache } from "../binding.js";
-import type { AllowedToolName, AstGrepSearchInput, EditFileOptions, ExecCommandInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import type { AllowedToolName, AstGrepSearchInput, EditFileOptions, ExecCommandInput, FindFilesInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import { type AnyToolkit } from "./loop.cjs";
 import { type AnyTool, applyOutputCache, defineTool, doneTool, type ExecuteRawContext, outputCacheTools, type Tool, type ToolInput, type ToolOutput, toToolMessageContent } from "./user_tools.cjs";
 export type { AllowedToolName, ToolArgsByName, ToolResultByName };
 export type { OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName };
@@ -69,6 +70,7 @@ type SecureTools = {
 /** The positional parameters of each opt-in tool (`toolkit.tools.<name>` when enabled). */
 type OptInToolParams = {
     edit_file: [path: string, options: EditFileOptions];
+    find_files: [input: FindFilesInput];
 };
 type OptInSecureTools<TExtra extends OptInToolName> = {
     [K in TExtra]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;
@@ -163,7 +165,7 @@ declare const createAgentToolkit: {
  * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
  * never throws, so a loop can treat all tools alike.
  */
-declare const asTools: (toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>) => Tool[];
+declare const asTools: (toolkit: AnyToolkit) => Tool[];
 /** Runs the multi-turn tool loop to its end. */
 declare const runToolLoop: (options: import("./loop.cjs").ToolLoopOptions) => Promise<import("./loop.cjs").ToolLoopResult>;
 /** The same loop as an async iterator of events; `result` resolves when it ends. */

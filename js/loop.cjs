@@ -126,7 +126,6 @@ function bounded(work, { signal, ms, onTimeout }) {
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
-// biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
 function makeToolLoop(runtimeOf) {
     async function run(options, emit) {
         const { session, toolkit, prompt, maxToolTurns = 10, review, signal, toolTimeoutMs } = (options ?? {});

@@ -1,5 +1,11 @@
 // Generated from ts/loop.cts by `npm run build:ts`: edit that file, not this one.
-import type { AgentToolkit, OptInToolName } from "./index.cjs";
+import type { AgentToolkit } from "./index.cjs";
+/** Any toolkit of createAgentToolkit: with any user tools, and any opt-in tools enabled. */
+export type AnyToolkit = AgentToolkit<any> | {
+    tools: object;
+    invoke: (name: any, args: any) => Promise<any>;
+    getAllowedTools: () => unknown[];
+};
 import { type CatalogEntry } from "./native.cjs";
 /** Why a model response stopped (provider-specific reasons as `{ other }`). */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | {
@@ -168,7 +174,7 @@ export type LoopEvent = {
 };
 export type ToolLoopOptions = {
     session: LlmSession;
-    toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>;
+    toolkit: AnyToolkit;
     prompt: string;
     /** Turns with tool calls before the loop stops (default 10). */
     maxToolTurns?: number;
@@ -229,7 +235,7 @@ export declare function bounded<T>(work: T | PromiseLike<T>, { signal, ms, onTim
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
-export declare function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>) => LoopRuntime): {
+export declare function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime): {
     runToolLoop: (options: ToolLoopOptions) => Promise<ToolLoopResult>;
     streamToolLoop: (options: ToolLoopOptions) => AsyncIterable<LoopEvent> & {
         result: Promise<ToolLoopResult>;

@@ -10,6 +10,7 @@ import type {
   AstGrepSearchInput,
   EditFileOptions,
   ExecCommandInput,
+  FindFilesInput,
   OptInToolArgsByName,
   OptInToolDefinitions,
   OptInToolName,
@@ -29,7 +30,7 @@ import type {
   TreeOptions,
 } from "../types/tools.js";
 import { hooks } from "./internal.cjs";
-import { abortError, type LoopRuntime, makeToolLoop } from "./loop.cjs";
+import { abortError, type AnyToolkit, type LoopRuntime, makeToolLoop } from "./loop.cjs";
 import { builtInCatalog, type CatalogEntry, loadNative, optInCatalog } from "./native.cjs";
 import {
   type AnyTool,
@@ -127,6 +128,7 @@ type SecureTools = {
 /** The positional parameters of each opt-in tool (`toolkit.tools.<name>` when enabled). */
 type OptInToolParams = {
   edit_file: [path: string, options: EditFileOptions];
+  find_files: [input: FindFilesInput];
 };
 
 type OptInSecureTools<TExtra extends OptInToolName> = {
@@ -653,8 +655,7 @@ function registerUserTools(options: AgentToolkitOptions<readonly AnyTool[], OptI
  * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
  * never throws, so a loop can treat all tools alike.
  */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
-const asTools = function asTools(toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>): Tool[] {
+const asTools = function asTools(toolkit: AnyToolkit): Tool[] {
   const state = toolkitState.get(toolkit);
   if (!state) throw new TypeError("asTools: not a toolkit made by createAgentToolkit");
   const { context, registered } = state;
@@ -687,8 +688,7 @@ const asTools = function asTools(toolkit: AgentToolkit<any> | AgentToolkit<any, 
 };
 
 /** What the tool loop needs of a toolkit. */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
-function loopRuntime(toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>): LoopRuntime {
+function loopRuntime(toolkit: AnyToolkit): LoopRuntime {
   const state = toolkitState.get(toolkit);
   if (!state) throw new TypeError("runToolLoop: toolkit must be made by createAgentToolkit");
   const { context, registered } = state;

@@ -3,7 +3,11 @@
 // (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
-import type { AgentToolkit, OptInToolName } from "./index.cjs";
+import type { AgentToolkit } from "./index.cjs";
+
+/** Any toolkit of createAgentToolkit: with any user tools, and any opt-in tools enabled. */
+// biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user or opt-in tools it has
+export type AnyToolkit = AgentToolkit<any> | { tools: object; invoke: (name: any, args: any) => Promise<any>; getAllowedTools: () => unknown[] };
 import { builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
 
 // ---- public types ---------------------------------------------------------------------------------
@@ -91,8 +95,7 @@ export type LoopEvent =
 
 export type ToolLoopOptions = {
   session: LlmSession;
-  // biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
-  toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>;
+  toolkit: AnyToolkit;
   prompt: string;
   /** Turns with tool calls before the loop stops (default 10). */
   maxToolTurns?: number;
@@ -241,8 +244,7 @@ export function bounded<T>(
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
-// biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
-export function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any> | AgentToolkit<any, OptInToolName>) => LoopRuntime) {
+export function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime) {
   async function run(options: ToolLoopOptions, emit: Emit): Promise<ToolLoopResult> {
     const { session, toolkit, prompt, maxToolTurns = 10, review, signal, toolTimeoutMs } = (options ?? {}) as Partial<ToolLoopOptions>;
     if (!session || typeof session.sendWithTools !== "function" || typeof session.sendToolResults !== "function") {

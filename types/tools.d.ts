@@ -30,6 +30,12 @@ export type ExecCommandOutput = { cwd: string, command: Array<string>, exit_code
 
 export type FileKind = "file";
 
+export type FindFilesInput = { pattern: string, root_path?: string, include_hidden?: boolean, max_results?: number, };
+
+export type FindFilesItem = { path: string, size: number, mtime_ms: number, };
+
+export type FindFilesOutput = { pattern: string, root_path: string, items: Array<FindFilesItem>, total_matches: number, truncated: boolean, };
+
 export type GitStatusSummaryInput = { cwd?: string, };
 
 export type GitStatusSummaryOutput = { repository_root: string, branch: string | null, raw: string, };
@@ -541,14 +547,16 @@ export type ToolCatalogMetadata = {
 };
 
 /** The opt-in tools: `createAgentToolkit(context, { extraTools: [...] })`. */
-export type OptInToolName = "edit_file";
+export type OptInToolName = "edit_file" | "find_files";
 
 export interface OptInToolArgsByName extends Record<OptInToolName, unknown> {
   edit_file: EditFileInput;
+  find_files: FindFilesInput;
 }
 
 export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
   edit_file: EditFileOutput;
+  find_files: FindFilesOutput;
 }
 
 export type OptInToolDefinitions = {
@@ -584,6 +592,37 @@ export type OptInToolDefinitions = {
           };
         };
         readonly "required": readonly ["path", "old_string", "new_string"];
+      };
+    };
+  };
+  readonly "find_files": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "find_files";
+      readonly "description": "Finds files in the workspace whose path matches a glob pattern, newest (most recently modified) first. A pattern without \"/\" matches file names at any depth (\"*.ts\"); with \"/\" it matches the path under root_path (\"src/**/*.test.ts\"). Honours .gitignore; skips .git, node_modules, dist, build, target and .vscode; hidden files only with include_hidden.";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "pattern": {
+            readonly "type": "string";
+            readonly "description": "Glob pattern: *, ?, **, [abc], {a,b} (e.g., \"*.rs\" or \"src/**/*.ts\").";
+          };
+          readonly "root_path": {
+            readonly "type": "string";
+            readonly "description": "Workspace-root-relative directory to search (default: the workspace root).";
+          };
+          readonly "include_hidden": {
+            readonly "type": "boolean";
+            readonly "default": false;
+            readonly "description": "Include hidden files and directories (default: false).";
+          };
+          readonly "max_results": {
+            readonly "type": "number";
+            readonly "default": 100;
+            readonly "description": "Maximum number of files to return, 1-1000 (default: 100).";
+          };
+        };
+        readonly "required": readonly ["pattern"];
       };
     };
   };

@@ -72,9 +72,22 @@ export async function usage(): Promise<void> {
   // @ts-expect-error echo's input
   await both.invoke("echo", { text: 1 });
 
+  // find_files: its own input and result
+  const finder = createAgentToolkit(context, { extraTools: ["find_files", "edit_file"] });
+  const found = await finder.invoke("find_files", { pattern: "*.ts", max_results: 10 });
+  const first: string | undefined = found.content.items[0]?.path;
+  const truncated: boolean = found.content.truncated;
+  void [first, truncated];
+  const listed = await finder.tools.find_files({ pattern: "src/**/*.ts", include_hidden: true });
+  void listed;
+  // @ts-expect-error pattern is required
+  await finder.invoke("find_files", { root_path: "src" });
+  // @ts-expect-error find_files was not enabled here
+  await toolkit.invoke("find_files", { pattern: "*" });
+
   // asTools and the tool loop take a toolkit with extras
   void asTools(both);
   void runToolLoop;
-  const all: OptInToolName[] = ["edit_file"];
+  const all: OptInToolName[] = ["edit_file", "find_files"];
   void all;
 }

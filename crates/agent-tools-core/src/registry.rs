@@ -8,8 +8,8 @@ use super::tools::todo;
 use super::tools::todo::TodoOp;
 #[cfg(feature = "typegen")]
 use super::tools::{
-    apply_patch, ast_grep_search, edit_file, exec_command, git_status_summary, read_file,
-    regexp_search, tree, write_file,
+    apply_patch, ast_grep_search, edit_file, exec_command, find_files, git_status_summary,
+    read_file, regexp_search, tree, write_file,
 };
 #[cfg(feature = "typegen")]
 use super::typegen::{ts, TsType};
@@ -102,7 +102,7 @@ pub struct ToolSpec {
 
 /// Every tool: the 13 built-ins in `ToolCatalog` / `toolkit.tools` key order, then the opt-in
 /// tools (`opt_in: true`) in the order `getAllowedTools()` lists them when enabled.
-pub static CATALOG: [ToolSpec; 14] = [
+pub static CATALOG: [ToolSpec; 15] = [
     ToolSpec {
         name: "apply_patch",
         effect: Effect::Write,
@@ -323,6 +323,21 @@ pub static CATALOG: [ToolSpec; 14] = [
         #[cfg(feature = "typegen")]
         ts_result: ts::<edit_file::EditFileOutput>(),
     },
+    ToolSpec {
+        name: "find_files",
+        effect: Effect::Read,
+        review_fields: &[],
+        spawns_processes: false,
+        description: "Finds workspace files whose path matches a glob, newest first, honouring .gitignore.",
+        error_class: tools::find_files::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(Some("root_path")),
+        opt_in: true,
+        handler: Handler::Worker(tools::find_files::run),
+        #[cfg(feature = "typegen")]
+        ts_args: ts::<find_files::FindFilesInput>(),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<find_files::FindFilesOutput>(),
+    },
 ];
 
 /// `TOOL_DEFINITIONS` as a JSON array in declaration order (the order `getAllowedTools()` uses).
@@ -451,7 +466,7 @@ mod tests {
     #[test]
     fn opt_in_tools_have_definitions_and_stay_apart() {
         let names: Vec<&str> = opt_ins().map(|t| t.name).collect();
-        assert_eq!(names, ["edit_file"]);
+        assert_eq!(names, ["edit_file", "find_files"]);
         assert_eq!(built_ins().count(), 13);
         let defs: serde_json::Value = serde_json::from_str(OPT_IN_DEFINITIONS_JSON).unwrap();
         let defined: Vec<&str> = defs

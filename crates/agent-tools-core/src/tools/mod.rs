@@ -5,6 +5,7 @@ pub mod apply_patch;
 pub mod ast_grep_search;
 pub mod edit_file;
 pub mod exec_command;
+pub mod find_files;
 pub mod git_status_summary;
 pub mod read_file;
 pub mod regexp_search;
