@@ -202,8 +202,10 @@ struct Reindent {
 
 impl Reindent {
     /// The indentation of `old` lines against `file` lines, when the two agree up to a uniform
-    /// shift and scale (tabs vs spaces included); `None` when they do not.
-    fn fit(file: &[&str], old: &[&str]) -> Option<Reindent> {
+    /// shift and scale (tabs vs spaces included); `None` when they do not. When the matched
+    /// lines all have one indentation, the scale is the ratio of the file's indentation unit
+    /// (`file_unit`) to the one `old_string` and `new_string` use (`model`: their lines).
+    fn fit(file: &[&str], old: &[&str], file_unit: usize, model: &[&str]) -> Option<Reindent> {
         let pairs: Vec<(usize, usize)> = file
             .iter()
             .zip(old)
@@ -229,7 +231,13 @@ impl Reindent {
                 }
             }
         }
-        let (num, den) = ratio.unwrap_or((1, 1));
+        let (num, den) = ratio.unwrap_or_else(|| {
+            let model_unit = indent_unit(model.iter().copied());
+            match (file_unit, model_unit) {
+                (f, m) if f >= 2 && m >= 2 => (f / gcd(f, m), m / gcd(f, m)),
+                _ => (1, 1),
+            }
+        });
         let tabs = file
             .iter()
             .any(|f| !f.trim().is_empty() && f.starts_with('\t'));
@@ -265,6 +273,16 @@ impl Reindent {
         };
         format!("{ws}{}", line.trim_start_matches([' ', '\t']))
     }
+}
+
+/// The indentation unit of some lines, in columns: the greatest common divisor of their
+/// non-zero indentations (a tab counts `TAB_WIDTH`); 0 when none is indented.
+fn indent_unit<'a>(lines: impl Iterator<Item = &'a str>) -> usize {
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indentation(l).1)
+        .filter(|&cols| cols > 0)
+        .fold(0, gcd)
 }
 
 /// Non-overlapping occurrences of `needle` in `hay`.
@@ -361,6 +379,10 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
     };
     let content = |l: &Line| &text[l.start..l.content_end];
     let k = old_lines.len();
+    // the file's indentation unit (bounded work: the first 10 000 lines), and the lines of the
+    // model's strings, for re-indenting when a match alone does not tell the scale
+    let file_unit = indent_unit(lines.iter().take(10_000).map(content));
+    let model_lines: Vec<&str> = old_lines.iter().chain(new_lines.iter()).copied().collect();
     // whitespace-only old_string: no tolerant matching (it would match any blank region)
     if k > 0 && k <= lines.len() && old_lines.iter().any(|l| !l.trim().is_empty()) {
         for stage in [MatchStage::TrailingWhitespace, MatchStage::Indentation] {
@@ -378,7 +400,7 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
                         .iter()
                         .zip(&old_lines)
                         .all(|(f, o)| f.trim() == o.trim())
-                        .then(|| Reindent::fit(&window, &old_lines))
+                        .then(|| Reindent::fit(&window, &old_lines, file_unit, &model_lines))
                         .flatten()
                         .map(Some),
                 };

@@ -367,3 +367,31 @@ fn stale_read_guard() {
     .unwrap();
     edit(&ctx, &p, json!({"old_string": "four", "new_string": "4"})).unwrap();
 }
+
+#[test]
+fn single_depth_match_takes_the_scale_from_the_indentation_units() {
+    // the matched lines share one depth, so the match alone does not tell the scale: the file
+    // indents with tabs, the model with two spaces per level
+    let text = "func f() {\n\tif ok {\n\t\ta()\n\t\tb()\n\t}\n}\n";
+    let p = ok(
+        text,
+        "    a()\n    b()",
+        "    a()\n    if x {\n      c()\n    }\n    b()",
+    );
+    assert_eq!(p.stage, MatchStage::Indentation);
+    assert_eq!(
+        p.text,
+        "func f() {\n\tif ok {\n\t\ta()\n\t\tif x {\n\t\t\tc()\n\t\t}\n\t\tb()\n\t}\n}\n"
+    );
+    // a file indented by two spaces, the model by a tab
+    let text = "a {\n  b {\n    x;\n    y;\n  }\n}\n";
+    let p = ok(
+        text,
+        "\t\tx;\n\t\ty;",
+        "\t\tx;\n\t\tif (z) {\n\t\t\tw;\n\t\t}\n\t\ty;",
+    );
+    assert_eq!(
+        p.text,
+        "a {\n  b {\n    x;\n    if (z) {\n      w;\n    }\n    y;\n  }\n}\n"
+    );
+}
