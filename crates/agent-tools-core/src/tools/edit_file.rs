@@ -554,7 +554,15 @@ pub fn unified_diff(path: &str, old: &str, new: &str, edits: &[(Range<usize>, St
         }
         .min(new_lines.len());
         shift += replacement.len() as isize - range.len() as isize;
-        spans.push((o_start..o_end.max(o_start), n_start..n_end.max(n_start)));
+        let (o, n) = (o_start..o_end.max(o_start), n_start..n_end.max(n_start));
+        // edits that share a line (replace_all on one line) are one change of those lines
+        match spans.last_mut() {
+            Some((po, pn)) if o.start < po.end || (o.start == po.end && o.is_empty()) => {
+                po.end = po.end.max(o.end);
+                pn.end = pn.end.max(n.end);
+            }
+            _ => spans.push((o, n)),
+        }
     }
     let show = |text: &str, l: &Line| -> String {
         let mut s = text[l.start..l.content_end].to_string();

@@ -395,3 +395,56 @@ fn single_depth_match_takes_the_scale_from_the_indentation_units() {
         "a {\n  b {\n    x;\n    if (z) {\n      w;\n    }\n    y;\n  }\n}\n"
     );
 }
+
+#[test]
+fn replace_all_on_one_line_makes_one_change() {
+    let text = "a a\nb\n";
+    let p = plan(text, "a", "c", true).unwrap();
+    assert_eq!(p.text, "c c\nb\n");
+    assert_eq!(
+        unified_diff("f", text, &p.text, &p.edits),
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a a\n+c c\n b\n"
+    );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("b"),
+                Just(" "),
+                Just("\t"),
+                Just("\n"),
+                Just("\r\n"),
+                Just("x;")
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Any text, any strings: a plan or a failure, never a panic; an exact plan is the
+        /// plain replacement; the diff of any plan is well-formed.
+        #[test]
+        fn plans_never_panic(text in text(), old in text(), new in text(), all in any::<bool>()) {
+            prop_assume!(!old.is_empty());
+            if let Ok(p) = plan(&text, &old, &new, all) {
+                let diff = unified_diff("f", &text, &p.text, &p.edits);
+                prop_assert!(diff.starts_with("--- a/f\n+++ b/f\n"));
+                if p.stage == MatchStage::Exact && !new.contains('\n') && !new.contains('\r') {
+                    prop_assert_eq!(&p.text, &text.replace(&old, &new));
+                }
+                prop_assert_eq!(p.lines.len(), p.edits.len());
+                if !all {
+                    prop_assert_eq!(p.edits.len(), 1);
+                }
+            }
+        }
+    }
+}
