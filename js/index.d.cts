@@ -1,6 +1,6 @@
 // Generated from ts/index.cts by `npm run build:ts`: edit that file, not this one.
 import type { OutputCache as NativeOutputCache } from "../binding.js";
-import type { AllowedToolName, AstGrepSearchInput, EditFileOptions, ExecCommandInput, FindFilesInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import type { AllowedToolName, ApplyPatchesInput, AstGrepSearchInput, EditFileOptions, ExecCommandInput, FindFilesInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
 import { type AnyToolkit } from "./loop.cjs";
 import { type AnyTool, applyOutputCache, defineTool, doneTool, type ExecuteRawContext, outputCacheTools, type Tool, type ToolInput, type ToolOutput, toToolMessageContent } from "./user_tools.cjs";
 export type { AllowedToolName, ToolArgsByName, ToolResultByName };
@@ -71,6 +71,7 @@ type SecureTools = {
 type OptInToolParams = {
     edit_file: [path: string, options: EditFileOptions];
     find_files: [input: FindFilesInput];
+    apply_patches: [input: ApplyPatchesInput];
 };
 type OptInSecureTools<TExtra extends OptInToolName> = {
     [K in TExtra]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;

@@ -7,6 +7,7 @@ import { platform, release } from "node:os";
 import type { CallRequest, OutputCache as NativeOutputCache, Outcome as NativeOutcome } from "../binding.js";
 import type {
   AllowedToolName,
+  ApplyPatchesInput,
   AstGrepSearchInput,
   EditFileOptions,
   ExecCommandInput,
@@ -129,6 +130,7 @@ type SecureTools = {
 type OptInToolParams = {
   edit_file: [path: string, options: EditFileOptions];
   find_files: [input: FindFilesInput];
+  apply_patches: [input: ApplyPatchesInput];
 };
 
 type OptInSecureTools<TExtra extends OptInToolName> = {

@@ -4,6 +4,10 @@ export type ApplyPatchInput = { filePath: string, patch: string, };
 
 export type ApplyPatchOutput = { file_path: string, exit_code: number, changed: boolean, stderr: string, };
 
+export type ApplyPatchesInput = { patch: string, };
+
+export type ApplyPatchesOutput = { format: string, files: Array<PatchedFile>, };
+
 export type AstGrepJsonMatch = { text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown };
 
 export type AstGrepJsonPosition = { line: number; column: number; offset?: number; [key: string]: unknown };
@@ -41,6 +45,10 @@ export type GitStatusSummaryInput = { cwd?: string, };
 export type GitStatusSummaryOutput = { repository_root: string, branch: string | null, raw: string, };
 
 export type MatchStage = "exact" | "line_endings" | "trailing_whitespace" | "indentation";
+
+export type PatchAction = "added" | "updated" | "deleted" | "moved";
+
+export type PatchedFile = { path: string, action: PatchAction, moved_to?: string, };
 
 export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
 
@@ -547,16 +555,18 @@ export type ToolCatalogMetadata = {
 };
 
 /** The opt-in tools: `createAgentToolkit(context, { extraTools: [...] })`. */
-export type OptInToolName = "edit_file" | "find_files";
+export type OptInToolName = "edit_file" | "find_files" | "apply_patches";
 
 export interface OptInToolArgsByName extends Record<OptInToolName, unknown> {
   edit_file: EditFileInput;
   find_files: FindFilesInput;
+  apply_patches: ApplyPatchesInput;
 }
 
 export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
   edit_file: EditFileOutput;
   find_files: FindFilesOutput;
+  apply_patches: ApplyPatchesOutput;
 }
 
 export type OptInToolDefinitions = {
@@ -623,6 +633,23 @@ export type OptInToolDefinitions = {
           };
         };
         readonly "required": readonly ["pattern"];
+      };
+    };
+  };
+  readonly "apply_patches": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "apply_patches";
+      readonly "description": "Applies one patch that may touch several files, all or nothing: either a git-style unified diff (several files; new, deleted and renamed files) or the Codex patch format (*** Begin Patch, *** Add File:, *** Update File:, *** Delete File:, *** Move to:, @@ context lines, *** End Patch). Returns each file and what happened to it.";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "patch": {
+            readonly "type": "string";
+            readonly "description": "The patch text, paths relative to the workspace root.";
+          };
+        };
+        readonly "required": readonly ["patch"];
       };
     };
   };

@@ -85,9 +85,17 @@ export async function usage(): Promise<void> {
   // @ts-expect-error find_files was not enabled here
   await toolkit.invoke("find_files", { pattern: "*" });
 
+  // apply_patches
+  const patcher = createAgentToolkit(context, { extraTools: ["apply_patches"] });
+  const patched = await patcher.invoke("apply_patches", { patch: "*** Begin Patch\n*** End Patch" });
+  const action: "added" | "updated" | "deleted" | "moved" | undefined = patched.content.files[0]?.action;
+  void action;
+  // @ts-expect-error patch is a string
+  await patcher.invoke("apply_patches", { patch: 1 });
+
   // asTools and the tool loop take a toolkit with extras
   void asTools(both);
   void runToolLoop;
-  const all: OptInToolName[] = ["edit_file", "find_files"];
+  const all: OptInToolName[] = ["edit_file", "find_files", "apply_patches"];
   void all;
 }

@@ -8,8 +8,8 @@ use super::tools::todo;
 use super::tools::todo::TodoOp;
 #[cfg(feature = "typegen")]
 use super::tools::{
-    apply_patch, ast_grep_search, edit_file, exec_command, find_files, git_status_summary,
-    read_file, regexp_search, tree, write_file,
+    apply_patch, apply_patches, ast_grep_search, edit_file, exec_command, find_files,
+    git_status_summary, read_file, regexp_search, tree, write_file,
 };
 #[cfg(feature = "typegen")]
 use super::typegen::{ts, TsType};
@@ -102,7 +102,7 @@ pub struct ToolSpec {
 
 /// Every tool: the 13 built-ins in `ToolCatalog` / `toolkit.tools` key order, then the opt-in
 /// tools (`opt_in: true`) in the order `getAllowedTools()` lists them when enabled.
-pub static CATALOG: [ToolSpec; 15] = [
+pub static CATALOG: [ToolSpec; 16] = [
     ToolSpec {
         name: "apply_patch",
         effect: Effect::Write,
@@ -338,6 +338,21 @@ pub static CATALOG: [ToolSpec; 15] = [
         #[cfg(feature = "typegen")]
         ts_result: ts::<find_files::FindFilesOutput>(),
     },
+    ToolSpec {
+        name: "apply_patches",
+        effect: Effect::Write,
+        review_fields: &[("patch", "patch")],
+        spawns_processes: false,
+        description: "Applies one patch over several files (git-style unified diff or the Codex patch format), all or nothing.",
+        error_class: tools::apply_patches::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(None),
+        opt_in: true,
+        handler: Handler::Worker(tools::apply_patches::run),
+        #[cfg(feature = "typegen")]
+        ts_args: ts::<apply_patches::ApplyPatchesInput>(),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<apply_patches::ApplyPatchesOutput>(),
+    },
 ];
 
 /// `TOOL_DEFINITIONS` as a JSON array in declaration order (the order `getAllowedTools()` uses).
@@ -430,7 +445,10 @@ mod tests {
             .filter(|t| t.effect.is_write_op())
             .map(|t| t.name)
             .collect();
-        assert_eq!(writers, ["apply_patch", "write_file", "edit_file"]);
+        assert_eq!(
+            writers,
+            ["apply_patch", "write_file", "edit_file", "apply_patches"]
+        );
     }
 
     #[test]
@@ -466,7 +484,7 @@ mod tests {
     #[test]
     fn opt_in_tools_have_definitions_and_stay_apart() {
         let names: Vec<&str> = opt_ins().map(|t| t.name).collect();
-        assert_eq!(names, ["edit_file", "find_files"]);
+        assert_eq!(names, ["edit_file", "find_files", "apply_patches"]);
         assert_eq!(built_ins().count(), 13);
         let defs: serde_json::Value = serde_json::from_str(OPT_IN_DEFINITIONS_JSON).unwrap();
         let defined: Vec<&str> = defs

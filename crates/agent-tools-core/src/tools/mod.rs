@@ -2,6 +2,7 @@
 //! handler does), validates them in upstream's order and returns its output as JSON text.
 
 pub mod apply_patch;
+pub mod apply_patches;
 pub mod ast_grep_search;
 pub mod edit_file;
 pub mod exec_command;
