@@ -120,16 +120,20 @@ export type CallRequest =
 export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
 
 /**
- * `ToolCatalog` metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
- * session, effect, reviewFields }]` (`reviewFields`: `[previewKey, argumentName]` pairs).
+ * Every tool's metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
+ * session, effect, reviewFields, optIn, definition? }]` (`reviewFields`: `[previewKey,
+ * argumentName]` pairs): the 13 built-ins of `ToolCatalog`, then the opt-in tools (`optIn`,
+ * with their `definition`).
  */
 export declare function catalogJson(): string
 
 /**
  * The context of calls: the fields of a `ToolContext` object read once. The JavaScript side keeps
  * one per context and makes a new one whenever a field changes, so edits apply to the next call.
+ * `reads` is the context's read ledger (`newReadLedger()`), when a toolkit over it enabled
+ * edit_file: the calls then record what they read and write, and edit_file checks it.
  */
-export declare function contextHandle(context: object): ExternalObject<'ToolContext'>
+export declare function contextHandle(context: object, reads?: ExternalObject<'ReadLedger'>): ExternalObject<'ToolContext'>
 
 /**
  * Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to
@@ -171,6 +175,12 @@ export interface GrepRequest {
   after?: number
   maxMatches?: number
 }
+
+/**
+ * A new, empty read ledger: one per context object whose toolkit enables edit_file (see
+ * `ReadLedger` in the core's context module).
+ */
+export declare function newReadLedger(): ExternalObject<'ReadLedger'>
 
 /**
  * What a native call resolves with; the JavaScript wrapper switches on `kind` (typed in

@@ -852,5 +852,6 @@ module.exports.debugPanic = nativeBinding.debugPanic
 module.exports.debugSimulateNoLandlock = nativeBinding.debugSimulateNoLandlock
 module.exports.DenialReason = nativeBinding.DenialReason
 module.exports.execSandboxPreview = nativeBinding.execSandboxPreview
+module.exports.newReadLedger = nativeBinding.newReadLedger
 module.exports.providerCall = nativeBinding.providerCall
 module.exports.toolDefinitionsJson = nativeBinding.toolDefinitionsJson

@@ -139,6 +139,8 @@ describe("typings surface", () => {
     ];
     // exec_command's opt-in OS sandbox: the context option and the result's `sandbox` field
     const execSandboxApi = ["ExecOptions", "ExecSandbox"];
-    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi, ...execSandboxApi].sort());
+    // the opt-in tools' names and maps (createAgentToolkit(context, { extraTools }))
+    const optInApi = ["OptInToolArgsByName", "OptInToolDefinitions", "OptInToolName", "OptInToolResultByName"];
+    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi, ...execSandboxApi, ...optInApi].sort());
   });
 });

@@ -142,6 +142,8 @@ for (const { name, isWriteOp, description, session } of (0, native_cjs_1.builtIn
 /** The built-in tools by name: each one's metadata and raw handler (no policy or sandbox checks). */
 const ToolCatalog = catalog;
 exports.ToolCatalog = ToolCatalog;
+/** The opt-in tools by name (`extraTools`); not in `ToolCatalog`, which stays the 13. */
+const optInTools = new Map((0, native_cjs_1.optInCatalog)().map((entry) => [entry.name, entry]));
 // ---- todo session state: a Map plus an order array on the caller's context ---------------------
 /** `context.todo` as JSON text for the session tools (null when unset). */
 function todoJson(context) {
@@ -153,19 +155,26 @@ function todoJson(context) {
 const isRecord = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const contextHandles = new WeakMap();
 /**
+ * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
+ * through the toolkit (content fingerprints by real path, kept natively), for edit_file's
+ * stale-read guard. Kept beside the context, not on it, so the context object keeps its shape.
+ */
+const readLedgers = new WeakMap();
+/**
  * The native copy of `context` for a call. Kept per context while the fields the checks read are
  * all plain strings, and made anew whenever one of them changes, so a policy edited between calls
  * applies at once; any other context is read afresh for every call.
  */
 function contextHandle(context) {
+    const reads = readLedgers.get(context);
     const key = contextKey(context);
     if (key === null)
-        return native.contextHandle(context);
+        return native.contextHandle(context, reads);
     const cached = contextHandles.get(context);
-    if (cached !== undefined && cached.key === key)
+    if (cached !== undefined && cached.key === key && cached.reads === reads)
         return cached.handle;
-    const handle = native.contextHandle(context);
-    contextHandles.set(context, { key, handle });
+    const handle = native.contextHandle(context, reads);
+    contextHandles.set(context, { key, handle, reads });
     return handle;
 }
 /** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
@@ -238,10 +247,11 @@ const createToolContext = function createToolContext(params) {
 };
 exports.createToolContext = createToolContext;
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
-async function secureCall(context, name, handler, args) {
+async function secureCall(context, name, handler, args, optIn) {
     try {
-        const isWriteOp = catalog[name]?.metadata?.isWriteOp === true;
-        const request = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn: handler === builtInHandlers[name] };
+        const isWriteOp = optIn ? optIn.isWriteOp : catalog[name]?.metadata?.isWriteOp === true;
+        const runBuiltIn = optIn !== undefined || handler === builtInHandlers[name];
+        const request = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn };
         const outcome = await callNative(request, context, args);
         if (typeof outcome === "string")
             return { status: "success", data: JSON.parse(outcome) };
@@ -285,7 +295,8 @@ async function invoke(context, name, args, registered, asText = false) {
     const fromValue = (content) => (asText ? JSON.stringify(content) : { role: "function", name, content });
     const toolName = String(name);
     const { entry, builtIn } = catalogEntry(toolName);
-    const userTool = entry === undefined ? registered.byName.get(toolName) : undefined;
+    const optIn = entry === undefined ? registered.extras.get(toolName) : undefined;
+    const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
     if (userTool)
         return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
     const signal = registered.runtime?.signal;
@@ -294,10 +305,10 @@ async function invoke(context, name, args, registered, asText = false) {
     const request = {
         door: "invoke",
         name: toolName,
-        registered: entry !== undefined,
-        isWriteOp: entry?.metadata?.isWriteOp === true,
+        registered: entry !== undefined || optIn !== undefined,
+        isWriteOp: optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true,
         bypass: SecurityBypass.isEnabled(),
-        runBuiltIn: builtIn,
+        runBuiltIn: builtIn || optIn !== undefined,
     };
     const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
     if (typeof outcome === "string")
@@ -347,37 +358,71 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
         const handler = catalog[name].handler;
         tools[name] = (...args) => secureCall(context, name, handler, args);
     }
+    for (const [name, entry] of registered.extras) {
+        tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
+    }
+    if (registered.extras.has("edit_file") && !readLedgers.has(context))
+        readLedgers.set(context, native.newReadLedger());
+    const extraNames = [...registered.extras.keys()];
     const userNames = [...registered.byName.keys()];
     const toolkit = {
         tools,
         invoke: (name, args) => invoke(context, name, args, registered),
-        getAllowedTools: () => native.allowedToolNames(context, userNames).map((name) => definitionByName.get(name) ?? registered.byName.get(name).definition),
+        getAllowedTools: () => native
+            .allowedToolNames(context, [...extraNames, ...userNames])
+            .map((name) => definitionByName.get(name) ??
+            registered.extras.get(name)?.definition ??
+            registered.byName.get(name).definition),
     };
     toolkitState.set(toolkit, { context, registered });
     return toolkit;
 };
 exports.createAgentToolkit = createAgentToolkit;
+/** An opt-in tool has no replaceable handler: its calls always run the native one. */
+const noHandler = async () => {
+    throw internalError("an opt-in tool has no JavaScript handler");
+};
+/** The opt-in tools `options.extraTools` enables, in registry order. */
+function enableExtraTools(extraTools) {
+    const extras = new Map();
+    if (extraTools === undefined)
+        return extras;
+    if (!Array.isArray(extraTools))
+        throw new TypeError("createAgentToolkit: options.extraTools must be an array of tool names");
+    for (const name of extraTools) {
+        if (typeof name !== "string" || !optInTools.has(name)) {
+            throw new TypeError(`createAgentToolkit: unknown extra tool ${JSON.stringify(name)} (known: ${[...optInTools.keys()].join(", ")})`);
+        }
+    }
+    for (const [name, entry] of optInTools)
+        if (extraTools.includes(name))
+            extras.set(name, entry);
+    return extras;
+}
 function registerUserTools(options) {
     const byName = new Map();
+    const extras = enableExtraTools(options?.extraTools);
     for (const tool of options?.tools ?? []) {
         if (!(0, user_tools_cjs_1.isTool)(tool))
             throw new TypeError("createAgentToolkit: options.tools must hold tools made by defineTool");
         if (Object.hasOwn(catalog, tool.name)) {
             throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with a built-in tool`);
         }
+        if (extras.has(tool.name)) {
+            throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with an enabled extra tool`);
+        }
         if (byName.has(tool.name))
             throw new Error(`createAgentToolkit: the tool name "${tool.name}" is registered twice`);
         byName.set(tool.name, tool);
     }
     const { deps, overrides, logger, now } = options ?? {};
-    return { byName, runtime: { deps, overrides, logger, now } };
+    return { byName, runtime: { deps, overrides, logger, now }, extras };
 }
 /**
  * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
  * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
  * never throws, so a loop can treat all tools alike.
  */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
 const asTools = function asTools(toolkit) {
     const state = toolkitState.get(toolkit);
     if (!state)
@@ -397,7 +442,7 @@ const asTools = function asTools(toolkit) {
             }
             try {
                 const runtime = { ...registered.runtime, ...ctx };
-                const out = await invoke(context, name, args, { byName: registered.byName, runtime });
+                const out = await invoke(context, name, args, { ...registered, runtime });
                 return toResult(out.content);
             }
             catch (error) {
@@ -405,13 +450,13 @@ const asTools = function asTools(toolkit) {
             }
         },
     });
-    const builtIns = definitions.map((d) => make(d.function.name, d.function.description, d, (value) => ({ type: "json", value })));
+    const extraDefinitions = [...registered.extras.values()].map((entry) => entry.definition);
+    const builtIns = [...definitions, ...extraDefinitions].map((d) => make(d.function.name, d.function.description, d, (value) => ({ type: "json", value })));
     const own = [...registered.byName.values()].map((t) => make(t.name, t.description, t.definition, user_tools_cjs_1.toToolResult));
     return [...builtIns, ...own];
 };
 exports.asTools = asTools;
 /** What the tool loop needs of a toolkit. */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
 function loopRuntime(toolkit) {
     const state = toolkitState.get(toolkit);
     if (!state)
@@ -419,7 +464,7 @@ function loopRuntime(toolkit) {
     const { context, registered } = state;
     return {
         definitions: () => toolkit.getAllowedTools(),
-        has: (name) => Object.hasOwn(catalog, name) || registered.byName.has(name),
+        has: (name) => Object.hasOwn(catalog, name) || registered.extras.has(name) || registered.byName.has(name),
         userTool: (name) => {
             const tool = registered.byName.get(name);
             return tool ? { writes: user_tools_cjs_1.toolInternals.get(tool).writes } : undefined;
@@ -430,7 +475,7 @@ function loopRuntime(toolkit) {
         },
         /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
         output: async (name, args, ctx) => {
-            const reg = { byName: registered.byName, runtime: { ...registered.runtime, ...ctx } };
+            const reg = { ...registered, runtime: { ...registered.runtime, ...ctx } };
             if (registered.byName.has(name))
                 return messageText((0, user_tools_cjs_1.toToolResult)((await invoke(context, name, args, reg)).content));
             return invoke(context, name, args, reg, true);
@@ -449,7 +494,7 @@ internal_cjs_1.hooks.invokeWithSignal = async (toolkit, name, args, signal) => {
     if (!state)
         throw new TypeError("not a toolkit made by createAgentToolkit");
     const { context, registered } = state;
-    return (await invoke(context, name, args, { byName: registered.byName, runtime: { ...registered.runtime, signal } })).content;
+    return (await invoke(context, name, args, { ...registered, runtime: { ...registered.runtime, signal } })).content;
 };
 const loop = (0, loop_cjs_1.makeToolLoop)(loopRuntime);
 /** Runs the multi-turn tool loop to its end. */

@@ -1,8 +1,10 @@
 // Generated from ts/index.cts by `npm run build:ts`: edit that file, not this one.
 import type { OutputCache as NativeOutputCache } from "../binding.js";
-import type { AllowedToolName, AstGrepSearchInput, ExecCommandInput, ExecSandbox, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import type { AllowedToolName, ApplyPatchesInput, AstGrepSearchInput, EditFileOptions, ExecCommandInput, ExecSandbox, FindFilesInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskItem, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import { type AnyToolkit } from "./loop.cjs";
 import { type AnyTool, applyOutputCache, defineTool, doneTool, type ExecuteRawContext, outputCacheTools, type Tool, type ToolInput, type ToolOutput, toToolMessageContent } from "./user_tools.cjs";
 export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
+export type { OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName };
 export type FileAccessMode = "read-only" | "workspace-write" | "unrestricted";
 export type AccessLevel = "allow" | "deny";
 export interface SecurityPolicyConfig<TToolName extends string = string> {
@@ -79,6 +81,29 @@ type ToolParams = {
 type SecureTools = {
     [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<SecureToolResult<ToolResultByName[K]>>;
 };
+/** The positional parameters of each opt-in tool (`toolkit.tools.<name>` when enabled). */
+type OptInToolParams = {
+    edit_file: [path: string, options: EditFileOptions];
+    find_files: [input: FindFilesInput];
+    apply_patches: [input: ApplyPatchesInput];
+};
+type OptInSecureTools<TExtra extends OptInToolName> = {
+    [K in TExtra]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;
+};
+/** The input of a built-in or opt-in tool by name. */
+type KnownArgs<TName> = TName extends AllowedToolName ? ToolArgsByName[TName] : TName extends OptInToolName ? OptInToolArgsByName[TName] : never;
+/** The output of a built-in or opt-in tool by name. */
+type KnownResult<TName> = TName extends AllowedToolName ? ToolResultByName[TName] : TName extends OptInToolName ? OptInToolResultByName[TName] : never;
+/** `invoke` of a toolkit with opt-in tools enabled (and maybe user tools). */
+type InvokeWithExtraTools<TUser extends AnyTool, TExtra extends OptInToolName> = <TName extends AllowedToolName | TExtra | TUser["name"]>(name: TName, args: TName extends AllowedToolName | TExtra ? KnownArgs<TName> : ToolInput<Extract<TUser, {
+    name: TName;
+}>>) => Promise<{
+    role: "function";
+    name: TName;
+    content: TName extends AllowedToolName | TExtra ? KnownResult<TName> : ToolOutput<Extract<TUser, {
+        name: TName;
+    }>>;
+}>;
 type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName | TUser["name"]>(name: TName, args: TName extends AllowedToolName ? ToolArgsByName[TName] : ToolInput<Extract<TUser, {
     name: TName;
 }>>) => Promise<{
@@ -88,15 +113,27 @@ type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName
         name: TName;
     }>>;
 }>;
-/** The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools. */
-export type AgentToolkit<TUser extends AnyTool = never> = {
+/**
+ * The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools,
+ * and `tools` / `invoke` / `getAllowedTools` the enabled opt-in tools (`TExtra`).
+ */
+export type AgentToolkit<TUser extends AnyTool = never, TExtra extends OptInToolName = never> = [TExtra] extends [never] ? {
     tools: SecureTools;
     invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
     getAllowedTools: () => [TUser] extends [never] ? Array<ToolDefinitions[AllowedToolName]> : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
+} : {
+    tools: SecureTools & OptInSecureTools<TExtra>;
+    invoke: InvokeWithExtraTools<TUser, TExtra>;
+    getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TExtra] | TUser["definition"]>;
 };
-export type AgentToolkitOptions<TTools extends readonly AnyTool[]> = {
-    /** User tools made by `defineTool`; names must not clash with built-ins or each other. */
+export type AgentToolkitOptions<TTools extends readonly AnyTool[], TExtra extends OptInToolName = never> = {
+    /** User tools made by `defineTool`; names must not clash with built-ins, enabled opt-in tools or each other. */
     tools?: TTools;
+    /**
+     * Opt-in tools to enable beside the 13 (`"edit_file"`): served through the same policy,
+     * sandbox and error model, listed by `getAllowedTools()` after the built-ins.
+     */
+    extraTools?: readonly TExtra[];
     /** Defaults of every user tool's execution context. */
     deps?: Record<string, unknown>;
     overrides?: ExecuteRawContext["overrides"];
@@ -127,7 +164,7 @@ declare const ToolCatalog: ToolCatalogType;
 declare const createToolContext: <const TExtraToolName extends string = never>(params: {
     workspaceRoot: string;
     writeScope?: FileAccessMode;
-    policy?: SecurityPolicyConfig<AllowedToolName | NoInfer<TExtraToolName>>;
+    policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TExtraToolName>>;
     exec?: ExecOptions;
 }) => ToolContext;
 /**
@@ -137,14 +174,14 @@ declare const createToolContext: <const TExtraToolName extends string = never>(p
  */
 declare const createAgentToolkit: {
     (context: ToolContext): AgentToolkit;
-    <const TTools extends readonly AnyTool[]>(context: ToolContext, options: AgentToolkitOptions<TTools>): AgentToolkit<TTools[number]>;
+    <const TTools extends readonly AnyTool[], const TExtra extends OptInToolName = never>(context: ToolContext, options: AgentToolkitOptions<TTools, TExtra>): AgentToolkit<TTools[number], TExtra>;
 };
 /**
  * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
  * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
  * never throws, so a loop can treat all tools alike.
  */
-declare const asTools: (toolkit: AgentToolkit<any>) => Tool[];
+declare const asTools: (toolkit: AnyToolkit) => Tool[];
 /** Runs the multi-turn tool loop to its end. */
 declare const runToolLoop: (options: import("./loop.cjs").ToolLoopOptions) => Promise<import("./loop.cjs").ToolLoopResult>;
 /** The same loop as an async iterator of events; `result` resolves when it ends. */

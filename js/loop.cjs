@@ -14,8 +14,11 @@ exports.bounded = bounded;
 exports.makeToolLoop = makeToolLoop;
 const native_cjs_1 = require("./native.cjs");
 // ---- helpers ----------------------------------------------------------------------------------------
-/** Each built-in tool's effect and review fields, from the native registry (the one list). */
-const BUILT_IN = new Map((0, native_cjs_1.builtInCatalog)().map((tool) => [tool.name, tool]));
+/**
+ * Each built-in tool's effect and review fields, from the native registry (the one list); the
+ * opt-in tools' too (a loop sees them only when its toolkit enabled them).
+ */
+const BUILT_IN = new Map([...(0, native_cjs_1.builtInCatalog)(), ...(0, native_cjs_1.optInCatalog)()].map((tool) => [tool.name, tool]));
 /**
  * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or
  * `state` (sequential, not reviewed: the todo tools that change the session's task list). A
@@ -123,7 +126,6 @@ function bounded(work, { signal, ms, onTimeout }) {
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
-// biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
 function makeToolLoop(runtimeOf) {
     async function run(options, emit) {
         const { session, toolkit, prompt, maxToolTurns = 10, review, signal, toolTimeoutMs } = (options ?? {});

@@ -1,6 +1,12 @@
 // Generated from ts/loop.cts by `npm run build:ts`: edit that file, not this one.
 import type { AgentToolkit, ExecSandbox } from "./index.cjs";
 import { type CatalogEntry } from "./native.cjs";
+/** Any toolkit of createAgentToolkit: with any user tools, and any opt-in tools enabled. */
+export type AnyToolkit = AgentToolkit<any> | {
+    tools: object;
+    invoke: (name: any, args: any) => Promise<any>;
+    getAllowedTools: () => unknown[];
+};
 /** Why a model response stopped (provider-specific reasons as `{ other }`). */
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | {
     other: string;
@@ -175,7 +181,7 @@ export type LoopEvent = {
 };
 export type ToolLoopOptions = {
     session: LlmSession;
-    toolkit: AgentToolkit<any>;
+    toolkit: AnyToolkit;
     prompt: string;
     /** Turns with tool calls before the loop stops (default 10). */
     maxToolTurns?: number;
@@ -238,7 +244,7 @@ export declare function bounded<T>(work: T | PromiseLike<T>, { signal, ms, onTim
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
-export declare function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any>) => LoopRuntime): {
+export declare function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime): {
     runToolLoop: (options: ToolLoopOptions) => Promise<ToolLoopResult>;
     streamToolLoop: (options: ToolLoopOptions) => AsyncIterable<LoopEvent> & {
         result: Promise<ToolLoopResult>;

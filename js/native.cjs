@@ -10,6 +10,7 @@ exports.missingBinaryMessage = missingBinaryMessage;
 exports.currentHost = currentHost;
 exports.loadNative = loadNative;
 exports.builtInCatalog = builtInCatalog;
+exports.optInCatalog = optInCatalog;
 const node_fs_1 = require("node:fs");
 const PACKAGE = "agent-tools-native";
 /** napi-rs's platform name of a Rust target triple (`aarch64-apple-darwin` → `darwin-arm64`). */
@@ -97,9 +98,21 @@ function loadNative() {
         throw new NativeBindingError(currentHost(), error);
     }
 }
+let allTools;
+/** Every tool of the native registry (the one list), read once per process. */
+function nativeCatalog() {
+    allTools ??= JSON.parse(loadNative().catalogJson());
+    return allTools;
+}
 let builtIns;
-/** The built-in tools of the native registry (the one list), read once per process. */
+/** The 13 built-in tools of the native registry, in catalog order. */
 function builtInCatalog() {
-    builtIns ??= JSON.parse(loadNative().catalogJson());
+    builtIns ??= nativeCatalog().filter((entry) => !entry.optIn);
     return builtIns;
+}
+let optIns;
+/** The opt-in tools of the native registry (`extraTools`), each with its definition. */
+function optInCatalog() {
+    optIns ??= nativeCatalog().filter((entry) => entry.optIn);
+    return optIns;
 }

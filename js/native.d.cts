@@ -26,8 +26,10 @@ export declare class NativeBindingError extends Error {
 }
 export declare function currentHost(): Host;
 export declare function loadNative(): NativeBinding;
-/** The built-in tools of the native registry (the one list), read once per process. */
+/** The 13 built-in tools of the native registry, in catalog order. */
 export declare function builtInCatalog(): readonly CatalogEntry[];
+/** The opt-in tools of the native registry (`extraTools`), each with its definition. */
+export declare function optInCatalog(): readonly CatalogEntry[];
 /** One built-in tool of the native catalog (`catalogJson()`), in catalog order. */
 export type CatalogEntry = {
     name: string;
@@ -38,4 +40,8 @@ export type CatalogEntry = {
     effect: "read" | "write" | "exec" | "state";
     /** `[previewKey, argumentName]` pairs a review shows. */
     reviewFields: Array<[string, string]>;
+    /** An opt-in tool (`createAgentToolkit(context, { extraTools })`), not in `ToolCatalog`. */
+    optIn: boolean;
+    /** An opt-in tool's definition (the shape of `TOOL_DEFINITIONS`' entries). */
+    definition?: unknown;
 };

@@ -7,6 +7,7 @@
 //   node scripts/gen-docs.mjs           rewrite the generated blocks
 //   node scripts/gen-docs.mjs --check   change nothing; exit 1 naming every stale file
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAgentToolkit, createToolContext, ToolCatalog } from "agent-tools-native";
@@ -23,8 +24,12 @@ function pageOf(tool) {
 
 // ---- the definitions -------------------------------------------------------------------------
 
+// The opt-in tools (`extraTools`) have pages too; their write flag comes from the native registry.
+const optIn = JSON.parse(createRequire(import.meta.url)("../binding.js").catalogJson()).filter((entry) => entry.optIn);
+const optInWriteOp = new Map(optIn.map((entry) => [entry.name, entry.isWriteOp]));
 const toolkit = createAgentToolkit(
   createToolContext({ workspaceRoot: repo, policy: { tools: {}, defaultPolicy: "allow" } }),
+  { extraTools: optIn.map((entry) => entry.name) },
 );
 const definitions = toolkit.getAllowedTools().map((d) => d.function);
 
@@ -76,9 +81,11 @@ for (const match of dts.matchAll(/^export type (\w+) = (.*);$/gm)) declarations.
 
 /** The output type name of each tool, from `interface ToolResultByName`. */
 const outputTypeOf = new Map();
-const resultBlock = /export interface ToolResultByName[^{]*\{([^}]*)\}/.exec(dts);
-if (!resultBlock) throw new Error("types/tools.d.ts: interface ToolResultByName not found");
-for (const match of resultBlock[1].matchAll(/^\s*(\w+): (\w+);$/gm)) outputTypeOf.set(match[1], match[2]);
+for (const map of ["ToolResultByName", "OptInToolResultByName"]) {
+  const resultBlock = new RegExp(`export interface ${map}[^{]*\\{([^}]*)\\}`).exec(dts);
+  if (!resultBlock) throw new Error(`types/tools.d.ts: interface ${map} not found`);
+  for (const match of resultBlock[1].matchAll(/^\s*(\w+): (\w+);$/gm)) outputTypeOf.set(match[1], match[2]);
+}
 
 /** The declaration of `name` and of every type it references, depth first, each once. */
 function typeClosure(name, seen = new Set()) {
@@ -104,7 +111,7 @@ function toolBlock(def, headingLevel) {
     lines.push(`\`ToolCatalog.${def.name}.metadata.description\` differs: "${meta.description}"`, "");
   }
   lines.push(
-    meta?.isWriteOp
+    (meta?.isWriteOp ?? optInWriteOp.get(def.name))
       ? "Write operation (`isWriteOp: true`): denied when `writeScope` is `\"read-only\"`."
       : "Not a write operation (`isWriteOp: false`): runs in every write scope.",
     "",

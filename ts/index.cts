@@ -7,9 +7,16 @@ import { platform, release } from "node:os";
 import type { CallRequest, OutputCache as NativeOutputCache, Outcome as NativeOutcome } from "../binding.js";
 import type {
   AllowedToolName,
+  ApplyPatchesInput,
   AstGrepSearchInput,
+  EditFileOptions,
   ExecCommandInput,
   ExecSandbox,
+  FindFilesInput,
+  OptInToolArgsByName,
+  OptInToolDefinitions,
+  OptInToolName,
+  OptInToolResultByName,
   ReadFileOptions,
   RegexpSearchInput,
   TaskCreateManyInput,
@@ -25,8 +32,8 @@ import type {
   TreeOptions,
 } from "../types/tools.js";
 import { hooks } from "./internal.cjs";
-import { abortError, type LoopRuntime, makeToolLoop } from "./loop.cjs";
-import { builtInCatalog, loadNative } from "./native.cjs";
+import { abortError, type AnyToolkit, type LoopRuntime, makeToolLoop } from "./loop.cjs";
+import { builtInCatalog, type CatalogEntry, loadNative, optInCatalog } from "./native.cjs";
 import {
   type AnyTool,
   applyOutputCache,
@@ -53,6 +60,7 @@ const native = loadNative();
 // ---- public types (agent-tools-ts's twelve, then the toolkit's) -------------------------------
 
 export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
+export type { OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName };
 
 export type FileAccessMode = "read-only" | "workspace-write" | "unrestricted";
 export type AccessLevel = "allow" | "deny";
@@ -134,6 +142,36 @@ type SecureTools = {
   [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<SecureToolResult<ToolResultByName[K]>>;
 };
 
+/** The positional parameters of each opt-in tool (`toolkit.tools.<name>` when enabled). */
+type OptInToolParams = {
+  edit_file: [path: string, options: EditFileOptions];
+  find_files: [input: FindFilesInput];
+  apply_patches: [input: ApplyPatchesInput];
+};
+
+type OptInSecureTools<TExtra extends OptInToolName> = {
+  [K in TExtra]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;
+};
+
+/** The input of a built-in or opt-in tool by name. */
+type KnownArgs<TName> = TName extends AllowedToolName ? ToolArgsByName[TName] : TName extends OptInToolName ? OptInToolArgsByName[TName] : never;
+/** The output of a built-in or opt-in tool by name. */
+type KnownResult<TName> = TName extends AllowedToolName
+  ? ToolResultByName[TName]
+  : TName extends OptInToolName
+    ? OptInToolResultByName[TName]
+    : never;
+
+/** `invoke` of a toolkit with opt-in tools enabled (and maybe user tools). */
+type InvokeWithExtraTools<TUser extends AnyTool, TExtra extends OptInToolName> = <TName extends AllowedToolName | TExtra | TUser["name"]>(
+  name: TName,
+  args: TName extends AllowedToolName | TExtra ? KnownArgs<TName> : ToolInput<Extract<TUser, { name: TName }>>,
+) => Promise<{
+  role: "function";
+  name: TName;
+  content: TName extends AllowedToolName | TExtra ? KnownResult<TName> : ToolOutput<Extract<TUser, { name: TName }>>;
+}>;
+
 type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName | TUser["name"]>(
   name: TName,
   args: TName extends AllowedToolName ? ToolArgsByName[TName] : ToolInput<Extract<TUser, { name: TName }>>,
@@ -143,18 +181,32 @@ type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName
   content: TName extends AllowedToolName ? ToolResultByName[TName] : ToolOutput<Extract<TUser, { name: TName }>>;
 }>;
 
-/** The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools. */
-export type AgentToolkit<TUser extends AnyTool = never> = {
-  tools: SecureTools;
-  invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
-  getAllowedTools: () => [TUser] extends [never]
-    ? Array<ToolDefinitions[AllowedToolName]>
-    : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
-};
+/**
+ * The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools,
+ * and `tools` / `invoke` / `getAllowedTools` the enabled opt-in tools (`TExtra`).
+ */
+export type AgentToolkit<TUser extends AnyTool = never, TExtra extends OptInToolName = never> = [TExtra] extends [never]
+  ? {
+      tools: SecureTools;
+      invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
+      getAllowedTools: () => [TUser] extends [never]
+        ? Array<ToolDefinitions[AllowedToolName]>
+        : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
+    }
+  : {
+      tools: SecureTools & OptInSecureTools<TExtra>;
+      invoke: InvokeWithExtraTools<TUser, TExtra>;
+      getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TExtra] | TUser["definition"]>;
+    };
 
-export type AgentToolkitOptions<TTools extends readonly AnyTool[]> = {
-  /** User tools made by `defineTool`; names must not clash with built-ins or each other. */
+export type AgentToolkitOptions<TTools extends readonly AnyTool[], TExtra extends OptInToolName = never> = {
+  /** User tools made by `defineTool`; names must not clash with built-ins, enabled opt-in tools or each other. */
   tools?: TTools;
+  /**
+   * Opt-in tools to enable beside the 13 (`"edit_file"`): served through the same policy,
+   * sandbox and error model, listed by `getAllowedTools()` after the built-ins.
+   */
+  extraTools?: readonly TExtra[];
   /** Defaults of every user tool's execution context. */
   deps?: Record<string, unknown>;
   overrides?: ExecuteRawContext["overrides"];
@@ -322,6 +374,9 @@ for (const { name, isWriteOp, description, session } of builtInCatalog()) {
 /** The built-in tools by name: each one's metadata and raw handler (no policy or sandbox checks). */
 const ToolCatalog = catalog as unknown as ToolCatalogType;
 
+/** The opt-in tools by name (`extraTools`); not in `ToolCatalog`, which stays the 13. */
+const optInTools = new Map<string, CatalogEntry>(optInCatalog().map((entry) => [entry.name, entry]));
+
 // ---- todo session state: a Map plus an order array on the caller's context ---------------------
 
 /** `context.todo` as JSON text for the session tools (null when unset). */
@@ -333,7 +388,14 @@ function todoJson(context: ToolContext): string | null {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 type ContextHandle = ReturnType<typeof native.contextHandle>;
-const contextHandles = new WeakMap<object, { key: string; handle: ContextHandle }>();
+type ReadLedger = ReturnType<typeof native.newReadLedger>;
+const contextHandles = new WeakMap<object, { key: string; handle: ContextHandle; reads: ReadLedger | undefined }>();
+/**
+ * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
+ * through the toolkit (content fingerprints by real path, kept natively), for edit_file's
+ * stale-read guard. Kept beside the context, not on it, so the context object keeps its shape.
+ */
+const readLedgers = new WeakMap<object, ReadLedger>();
 
 /**
  * The native copy of `context` for a call. Kept per context while the fields the checks read are
@@ -341,12 +403,13 @@ const contextHandles = new WeakMap<object, { key: string; handle: ContextHandle 
  * applies at once; any other context is read afresh for every call.
  */
 function contextHandle(context: ToolContext): ContextHandle {
+  const reads = readLedgers.get(context);
   const key = contextKey(context);
-  if (key === null) return native.contextHandle(context);
+  if (key === null) return native.contextHandle(context, reads);
   const cached = contextHandles.get(context);
-  if (cached !== undefined && cached.key === key) return cached.handle;
-  const handle = native.contextHandle(context);
-  contextHandles.set(context, { key, handle });
+  if (cached !== undefined && cached.key === key && cached.reads === reads) return cached.handle;
+  const handle = native.contextHandle(context, reads);
+  contextHandles.set(context, { key, handle, reads });
   return handle;
 }
 
@@ -406,7 +469,7 @@ function catalogEntry(name: string): { entry: CatalogItem | undefined; builtIn: 
 const createToolContext = function createToolContext<const TExtraToolName extends string = never>(params: {
   workspaceRoot: string;
   writeScope?: FileAccessMode;
-  policy?: SecurityPolicyConfig<AllowedToolName | NoInfer<TExtraToolName>>;
+  policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TExtraToolName>>;
   exec?: ExecOptions;
 }): ToolContext {
   const context: ToolContext = {
@@ -421,10 +484,17 @@ const createToolContext = function createToolContext<const TExtraToolName extend
 };
 
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
-async function secureCall(context: ToolContext, name: string, handler: Handler, args: unknown[]): Promise<SecureToolResult<unknown>> {
+async function secureCall(
+  context: ToolContext,
+  name: string,
+  handler: Handler,
+  args: unknown[],
+  optIn?: CatalogEntry,
+): Promise<SecureToolResult<unknown>> {
   try {
-    const isWriteOp = catalog[name]?.metadata?.isWriteOp === true;
-    const request: CallRequest = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn: handler === builtInHandlers[name] };
+    const isWriteOp = optIn ? optIn.isWriteOp : catalog[name]?.metadata?.isWriteOp === true;
+    const runBuiltIn = optIn !== undefined || handler === builtInHandlers[name];
+    const request: CallRequest = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn };
     const outcome = await callNative(request, context, args);
     if (typeof outcome === "string") return { status: "success", data: JSON.parse(outcome) };
     switch (outcome.kind) {
@@ -463,7 +533,7 @@ async function withCallSignal<T>(signal: AbortSignal | undefined, run: (signal: 
 
 /** What a user tool's execution context starts from (the toolkit's defaults, then the call's). */
 type Runtime = ExecuteRawContext;
-type Registered = { byName: Map<string, AnyTool>; runtime: Runtime };
+type Registered = { byName: Map<string, AnyTool>; runtime: Runtime; extras: Map<string, CatalogEntry> };
 type InvokeOutput = { role: "function"; name: unknown; content: unknown };
 
 /**
@@ -478,17 +548,18 @@ async function invoke(context: ToolContext, name: unknown, args: unknown, regist
   const fromValue = (content: unknown) => (asText ? JSON.stringify(content) : { role: "function" as const, name, content });
   const toolName = String(name);
   const { entry, builtIn } = catalogEntry(toolName);
-  const userTool = entry === undefined ? registered.byName.get(toolName) : undefined;
+  const optIn = entry === undefined ? registered.extras.get(toolName) : undefined;
+  const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
   if (userTool) return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
   const signal = registered.runtime?.signal;
   if (signal?.aborted) throw abortError();
   const request: CallRequest = {
     door: "invoke",
     name: toolName,
-    registered: entry !== undefined,
-    isWriteOp: entry?.metadata?.isWriteOp === true,
+    registered: entry !== undefined || optIn !== undefined,
+    isWriteOp: optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true,
     bypass: SecurityBypass.isEnabled(),
-    runBuiltIn: builtIn,
+    runBuiltIn: builtIn || optIn !== undefined,
   };
   const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
   if (typeof outcome === "string") return fromJson(outcome);
@@ -532,37 +603,75 @@ const toolkitState = new WeakMap<object, { context: ToolContext; registered: Reg
  */
 const createAgentToolkit: {
   (context: ToolContext): AgentToolkit;
-  <const TTools extends readonly AnyTool[]>(context: ToolContext, options: AgentToolkitOptions<TTools>): AgentToolkit<TTools[number]>;
-} = function createAgentToolkit(context: ToolContext, options: AgentToolkitOptions<readonly AnyTool[]> = {}) {
+  <const TTools extends readonly AnyTool[], const TExtra extends OptInToolName = never>(
+    context: ToolContext,
+    options: AgentToolkitOptions<TTools, TExtra>,
+  ): AgentToolkit<TTools[number], TExtra>;
+} = function createAgentToolkit(context: ToolContext, options: AgentToolkitOptions<readonly AnyTool[], OptInToolName> = {}) {
   const registered = registerUserTools(options);
   const tools: Record<string, (...args: unknown[]) => Promise<SecureToolResult<unknown>>> = {};
   for (const name of Object.keys(builtInHandlers)) {
     const handler = (catalog[name] as CatalogItem).handler;
     tools[name] = (...args) => secureCall(context, name, handler, args);
   }
+  for (const [name, entry] of registered.extras) {
+    tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
+  }
+  if (registered.extras.has("edit_file") && !readLedgers.has(context)) readLedgers.set(context, native.newReadLedger());
+  const extraNames = [...registered.extras.keys()];
   const userNames = [...registered.byName.keys()];
   const toolkit = {
     tools,
     invoke: (name: unknown, args: unknown) => invoke(context, name, args, registered),
     getAllowedTools: () =>
-      native.allowedToolNames(context, userNames).map((name) => definitionByName.get(name) ?? (registered.byName.get(name) as AnyTool).definition),
+      native
+        .allowedToolNames(context, [...extraNames, ...userNames])
+        .map(
+          (name) =>
+            definitionByName.get(name) ??
+            (registered.extras.get(name)?.definition as Definition | undefined) ??
+            (registered.byName.get(name) as AnyTool).definition,
+        ),
   };
   toolkitState.set(toolkit, { context, registered });
   return toolkit as unknown as AgentToolkit;
 };
 
-function registerUserTools(options: AgentToolkitOptions<readonly AnyTool[]> | undefined): Registered {
+/** An opt-in tool has no replaceable handler: its calls always run the native one. */
+const noHandler: Handler = async () => {
+  throw internalError("an opt-in tool has no JavaScript handler");
+};
+
+/** The opt-in tools `options.extraTools` enables, in registry order. */
+function enableExtraTools(extraTools: unknown): Map<string, CatalogEntry> {
+  const extras = new Map<string, CatalogEntry>();
+  if (extraTools === undefined) return extras;
+  if (!Array.isArray(extraTools)) throw new TypeError("createAgentToolkit: options.extraTools must be an array of tool names");
+  for (const name of extraTools) {
+    if (typeof name !== "string" || !optInTools.has(name)) {
+      throw new TypeError(`createAgentToolkit: unknown extra tool ${JSON.stringify(name)} (known: ${[...optInTools.keys()].join(", ")})`);
+    }
+  }
+  for (const [name, entry] of optInTools) if (extraTools.includes(name)) extras.set(name, entry);
+  return extras;
+}
+
+function registerUserTools(options: AgentToolkitOptions<readonly AnyTool[], OptInToolName> | undefined): Registered {
   const byName = new Map<string, AnyTool>();
+  const extras = enableExtraTools(options?.extraTools);
   for (const tool of options?.tools ?? []) {
     if (!isTool(tool)) throw new TypeError("createAgentToolkit: options.tools must hold tools made by defineTool");
     if (Object.hasOwn(catalog, tool.name)) {
       throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with a built-in tool`);
     }
+    if (extras.has(tool.name)) {
+      throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with an enabled extra tool`);
+    }
     if (byName.has(tool.name)) throw new Error(`createAgentToolkit: the tool name "${tool.name}" is registered twice`);
     byName.set(tool.name, tool);
   }
   const { deps, overrides, logger, now } = options ?? {};
-  return { byName, runtime: { deps, overrides, logger, now } };
+  return { byName, runtime: { deps, overrides, logger, now }, extras };
 }
 
 /**
@@ -570,8 +679,7 @@ function registerUserTools(options: AgentToolkitOptions<readonly AnyTool[]> | un
  * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
  * never throws, so a loop can treat all tools alike.
  */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
-const asTools = function asTools(toolkit: AgentToolkit<any>): Tool[] {
+const asTools = function asTools(toolkit: AnyToolkit): Tool[] {
   const state = toolkitState.get(toolkit);
   if (!state) throw new TypeError("asTools: not a toolkit made by createAgentToolkit");
   const { context, registered } = state;
@@ -588,14 +696,15 @@ const asTools = function asTools(toolkit: AgentToolkit<any>): Tool[] {
       }
       try {
         const runtime = { ...registered.runtime, ...ctx };
-        const out = await invoke(context, name, args, { byName: registered.byName, runtime });
+        const out = await invoke(context, name, args, { ...registered, runtime });
         return toResult(out.content);
       } catch (error) {
         return errorResult(messageOf(error));
       }
     },
   });
-  const builtIns = definitions.map((d) =>
+  const extraDefinitions = [...registered.extras.values()].map((entry) => entry.definition as Definition);
+  const builtIns = [...definitions, ...extraDefinitions].map((d) =>
     make(d.function.name, d.function.description, d as Tool["definition"], (value) => ({ type: "json", value })),
   );
   const own = [...registered.byName.values()].map((t) => make(t.name, t.description, t.definition, toToolResult));
@@ -603,14 +712,13 @@ const asTools = function asTools(toolkit: AgentToolkit<any>): Tool[] {
 };
 
 /** What the tool loop needs of a toolkit. */
-// biome-ignore lint/suspicious/noExplicitAny: a toolkit with any user tools
-function loopRuntime(toolkit: AgentToolkit<any>): LoopRuntime {
+function loopRuntime(toolkit: AnyToolkit): LoopRuntime {
   const state = toolkitState.get(toolkit);
   if (!state) throw new TypeError("runToolLoop: toolkit must be made by createAgentToolkit");
   const { context, registered } = state;
   return {
     definitions: () => toolkit.getAllowedTools(),
-    has: (name) => Object.hasOwn(catalog, name) || registered.byName.has(name),
+    has: (name) => Object.hasOwn(catalog, name) || registered.extras.has(name) || registered.byName.has(name),
     userTool: (name) => {
       const tool = registered.byName.get(name);
       return tool ? { writes: (toolInternals.get(tool) as { writes: boolean }).writes } : undefined;
@@ -621,7 +729,7 @@ function loopRuntime(toolkit: AgentToolkit<any>): LoopRuntime {
     },
     /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
     output: async (name, args, ctx) => {
-      const reg = { byName: registered.byName, runtime: { ...registered.runtime, ...ctx } };
+      const reg = { ...registered, runtime: { ...registered.runtime, ...ctx } };
       if (registered.byName.has(name)) return messageText(toToolResult((await invoke(context, name, args, reg)).content));
       return invoke(context, name, args, reg, true);
     },
@@ -639,7 +747,7 @@ hooks.invokeWithSignal = async (toolkit, name, args, signal) => {
   const state = toolkitState.get(toolkit);
   if (!state) throw new TypeError("not a toolkit made by createAgentToolkit");
   const { context, registered } = state;
-  return (await invoke(context, name, args, { byName: registered.byName, runtime: { ...registered.runtime, signal } })).content;
+  return (await invoke(context, name, args, { ...registered, runtime: { ...registered.runtime, signal } })).content;
 };
 
 const loop = makeToolLoop(loopRuntime);

@@ -4,7 +4,11 @@
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
 import type { AgentToolkit, ExecSandbox } from "./index.cjs";
-import { builtInCatalog, type CatalogEntry } from "./native.cjs";
+import { builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
+
+/** Any toolkit of createAgentToolkit: with any user tools, and any opt-in tools enabled. */
+// biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user or opt-in tools it has
+export type AnyToolkit = AgentToolkit<any> | { tools: object; invoke: (name: any, args: any) => Promise<any>; getAllowedTools: () => unknown[] };
 
 // ---- public types ---------------------------------------------------------------------------------
 
@@ -98,8 +102,7 @@ export type LoopEvent =
 
 export type ToolLoopOptions = {
   session: LlmSession;
-  // biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
-  toolkit: AgentToolkit<any>;
+  toolkit: AnyToolkit;
   prompt: string;
   /** Turns with tool calls before the loop stops (default 10). */
   maxToolTurns?: number;
@@ -131,8 +134,11 @@ type Emit = (event: LoopEvent) => void;
 
 // ---- helpers ----------------------------------------------------------------------------------------
 
-/** Each built-in tool's effect and review fields, from the native registry (the one list). */
-const BUILT_IN = new Map(builtInCatalog().map((tool) => [tool.name, tool]));
+/**
+ * Each built-in tool's effect and review fields, from the native registry (the one list); the
+ * opt-in tools' too (a loop sees them only when its toolkit enabled them).
+ */
+const BUILT_IN = new Map([...builtInCatalog(), ...optInCatalog()].map((tool) => [tool.name, tool]));
 
 /**
  * The effect class of a tool: `read` (parallel), `write` and `exec` (sequential, reviewed) or
@@ -247,8 +253,7 @@ export function bounded<T>(
  * Builds `runToolLoop` / `streamToolLoop` over a toolkit accessor (`runtimeOf(toolkit)`, which
  * throws a TypeError for anything but a toolkit of createAgentToolkit).
  */
-// biome-ignore lint/suspicious/noExplicitAny: any toolkit, whatever user tools it registered
-export function makeToolLoop(runtimeOf: (toolkit: AgentToolkit<any>) => LoopRuntime) {
+export function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime) {
   async function run(options: ToolLoopOptions, emit: Emit): Promise<ToolLoopResult> {
     const { session, toolkit, prompt, maxToolTurns = 10, review, signal, toolTimeoutMs } = (options ?? {}) as Partial<ToolLoopOptions>;
     if (!session || typeof session.sendWithTools !== "function" || typeof session.sendToolResults !== "function") {

@@ -105,12 +105,28 @@ export function loadNative(): NativeBinding {
   }
 }
 
+let allTools: readonly CatalogEntry[] | undefined;
+
+/** Every tool of the native registry (the one list), read once per process. */
+function nativeCatalog(): readonly CatalogEntry[] {
+  allTools ??= JSON.parse(loadNative().catalogJson()) as CatalogEntry[];
+  return allTools;
+}
+
 let builtIns: readonly CatalogEntry[] | undefined;
 
-/** The built-in tools of the native registry (the one list), read once per process. */
+/** The 13 built-in tools of the native registry, in catalog order. */
 export function builtInCatalog(): readonly CatalogEntry[] {
-  builtIns ??= JSON.parse(loadNative().catalogJson()) as CatalogEntry[];
+  builtIns ??= nativeCatalog().filter((entry) => !entry.optIn);
   return builtIns;
+}
+
+let optIns: readonly CatalogEntry[] | undefined;
+
+/** The opt-in tools of the native registry (`extraTools`), each with its definition. */
+export function optInCatalog(): readonly CatalogEntry[] {
+  optIns ??= nativeCatalog().filter((entry) => entry.optIn);
+  return optIns;
 }
 
 /** One built-in tool of the native catalog (`catalogJson()`), in catalog order. */
@@ -123,4 +139,8 @@ export type CatalogEntry = {
   effect: "read" | "write" | "exec" | "state";
   /** `[previewKey, argumentName]` pairs a review shows. */
   reviewFields: Array<[string, string]>;
+  /** An opt-in tool (`createAgentToolkit(context, { extraTools })`), not in `ToolCatalog`. */
+  optIn: boolean;
+  /** An opt-in tool's definition (the shape of `TOOL_DEFINITIONS`' entries). */
+  definition?: unknown;
 };

@@ -4,6 +4,10 @@ export type ApplyPatchInput = { filePath: string, patch: string, };
 
 export type ApplyPatchOutput = { file_path: string, exit_code: number, changed: boolean, stderr: string, };
 
+export type ApplyPatchesInput = { patch: string, };
+
+export type ApplyPatchesOutput = { format: string, files: Array<PatchedFile>, };
+
 export type AstGrepJsonMatch = { text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown };
 
 export type AstGrepJsonPosition = { line: number; column: number; offset?: number; [key: string]: unknown };
@@ -18,6 +22,12 @@ export type AstGrepSearchQuery = { language: string, rule: Record<string, unknow
 
 export type DirectoryKind = "directory";
 
+export type EditFileInput = { path: string, old_string: string, new_string: string, replace_all?: boolean, dry_run?: boolean, };
+
+export type EditFileOptions = { old_string: string, new_string: string, replace_all?: boolean, dry_run?: boolean, };
+
+export type EditFileOutput = { path: string, stage: MatchStage, replacements: number, lines: Array<number>, dry_run: boolean, diff: string, };
+
 export type ExecCommandInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, stdin?: string, timeout_ms?: number, max_output_chars?: number, };
 
 export type ExecCommandOutput = { cwd: string, command: Array<string>, exit_code: number, stdout: string, stderr: string, stdout_truncated: boolean, stderr_truncated: boolean, timed_out: boolean, duration_ms: number, sandbox?: ExecSandbox, };
@@ -26,11 +36,23 @@ export type ExecSandbox = { "kind": "landlock", abi: number, write: WriteReach, 
 
 export type FileKind = "file";
 
+export type FindFilesInput = { pattern: string, root_path?: string, include_hidden?: boolean, max_results?: number, };
+
+export type FindFilesItem = { path: string, size: number, mtime_ms: number, };
+
+export type FindFilesOutput = { pattern: string, root_path: string, items: Array<FindFilesItem>, total_matches: number, truncated: boolean, };
+
 export type GitStatusSummaryInput = { cwd?: string, };
 
 export type GitStatusSummaryOutput = { repository_root: string, branch: string | null, raw: string, };
 
+export type MatchStage = "exact" | "line_endings" | "trailing_whitespace" | "indentation";
+
 export type NetworkReach = "denied" | "allowed";
+
+export type PatchAction = "added" | "updated" | "deleted" | "moved";
+
+export type PatchedFile = { path: string, action: PatchAction, moved_to?: string, };
 
 export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
 
@@ -536,4 +558,105 @@ export type ToolCatalogMetadata = {
   readonly task_update: { readonly name: "task_update"; readonly isWriteOp: false; readonly description: string };
   readonly task_update_status: { readonly name: "task_update_status"; readonly isWriteOp: false; readonly description: string };
   readonly task_validate_completion: { readonly name: "task_validate_completion"; readonly isWriteOp: false; readonly description: string };
+};
+
+/** The opt-in tools: `createAgentToolkit(context, { extraTools: [...] })`. */
+export type OptInToolName = "edit_file" | "find_files" | "apply_patches";
+
+export interface OptInToolArgsByName extends Record<OptInToolName, unknown> {
+  edit_file: EditFileInput;
+  find_files: FindFilesInput;
+  apply_patches: ApplyPatchesInput;
+}
+
+export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
+  edit_file: EditFileOutput;
+  find_files: FindFilesOutput;
+  apply_patches: ApplyPatchesOutput;
+}
+
+export type OptInToolDefinitions = {
+  readonly "edit_file": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "edit_file";
+      readonly "description": "Replaces old_string with new_string in a text file of the workspace. old_string must identify one place (include a few surrounding lines); set replace_all to replace every occurrence. Matching is exact first, then ignores line endings, then trailing whitespace, then indentation (the replacement is re-indented to fit). Fails with NOT_FOUND (with the closest region), AMBIGUOUS (with every candidate's line) or STALE_READ (the file changed since you last read it: read it again).";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "path": {
+            readonly "type": "string";
+            readonly "description": "Workspace-root-relative path of the file to edit (e.g., \"src/main.ts\").";
+          };
+          readonly "old_string": {
+            readonly "type": "string";
+            readonly "description": "The text to replace, copied from the file (not empty).";
+          };
+          readonly "new_string": {
+            readonly "type": "string";
+            readonly "description": "The text to put in its place (must differ from old_string).";
+          };
+          readonly "replace_all": {
+            readonly "type": "boolean";
+            readonly "default": false;
+            readonly "description": "Replace every occurrence instead of requiring a unique match (default: false).";
+          };
+          readonly "dry_run": {
+            readonly "type": "boolean";
+            readonly "default": false;
+            readonly "description": "Return the diff without writing the file (default: false).";
+          };
+        };
+        readonly "required": readonly ["path", "old_string", "new_string"];
+      };
+    };
+  };
+  readonly "find_files": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "find_files";
+      readonly "description": "Finds files in the workspace whose path matches a glob pattern, newest (most recently modified) first. A pattern without \"/\" matches file names at any depth (\"*.ts\"); with \"/\" it matches the path under root_path (\"src/**/*.test.ts\"). Honours .gitignore; skips .git, node_modules, dist, build, target and .vscode; hidden files only with include_hidden.";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "pattern": {
+            readonly "type": "string";
+            readonly "description": "Glob pattern: *, ?, **, [abc], {a,b} (e.g., \"*.rs\" or \"src/**/*.ts\").";
+          };
+          readonly "root_path": {
+            readonly "type": "string";
+            readonly "description": "Workspace-root-relative directory to search (default: the workspace root).";
+          };
+          readonly "include_hidden": {
+            readonly "type": "boolean";
+            readonly "default": false;
+            readonly "description": "Include hidden files and directories (default: false).";
+          };
+          readonly "max_results": {
+            readonly "type": "number";
+            readonly "default": 100;
+            readonly "description": "Maximum number of files to return, 1-1000 (default: 100).";
+          };
+        };
+        readonly "required": readonly ["pattern"];
+      };
+    };
+  };
+  readonly "apply_patches": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "apply_patches";
+      readonly "description": "Applies one patch that may touch several files, all or nothing: either a git-style unified diff (several files; new, deleted and renamed files) or the Codex patch format (*** Begin Patch, *** Add File:, *** Update File:, *** Delete File:, *** Move to:, @@ context lines, *** End Patch). Returns each file and what happened to it.";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "patch": {
+            readonly "type": "string";
+            readonly "description": "The patch text, paths relative to the workspace root.";
+          };
+        };
+        readonly "required": readonly ["patch"];
+      };
+    };
+  };
 };

@@ -186,6 +186,7 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
         registered: true,
         is_write_op: spec.effect.is_write_op(),
         bypass: false,
+        opt_in: spec.opt_in,
     };
     let positional = if u.arbitrary()? {
         let args = if u.ratio(7, 8)? {

@@ -11,7 +11,7 @@ use std::panic::AssertUnwindSafe;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use agent_tools_core::context::ToolContext;
+use agent_tools_core::context::{ReadLedger, ToolContext};
 use agent_tools_core::invoke::{self, CallSite, Denial, Rejection};
 use agent_tools_core::registry;
 use agent_tools_core::tools::todo;
@@ -179,22 +179,29 @@ pub fn tool_definitions_json() -> &'static str {
     registry::DEFINITIONS_JSON
 }
 
-/// `ToolCatalog` metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
-/// session, effect, reviewFields }]` (`reviewFields`: `[previewKey, argumentName]` pairs).
+/// Every tool's metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
+/// session, effect, reviewFields, optIn, definition? }]` (`reviewFields`: `[previewKey,
+/// argumentName]` pairs): the 13 built-ins of `ToolCatalog`, then the opt-in tools (`optIn`,
+/// with their `definition`).
 #[napi(catch_unwind)]
 pub fn catalog_json() -> String {
     let entries: Vec<serde_json::Value> = registry::CATALOG
         .iter()
         .map(|t| {
             let session = matches!(t.handler, registry::Handler::Session(_));
-            serde_json::json!({
+            let mut entry = serde_json::json!({
                 "name": t.name,
                 "isWriteOp": t.effect.is_write_op(),
                 "description": t.description,
                 "session": session,
                 "effect": t.effect.as_str(),
                 "reviewFields": t.review_fields,
-            })
+                "optIn": t.opt_in,
+            });
+            if t.opt_in {
+                entry["definition"] = registry::opt_in_definition(t.name).unwrap_or_default();
+            }
+            entry
         })
         .collect();
     serde_json::Value::Array(entries).to_string()
@@ -217,13 +224,27 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
 
 /// The context of calls: the fields of a `ToolContext` object read once. The JavaScript side keeps
 /// one per context and makes a new one whenever a field changes, so edits apply to the next call.
+/// `reads` is the context's read ledger (`newReadLedger()`), when a toolkit over it enabled
+/// edit_file: the calls then record what they read and write, and edit_file checks it.
 #[napi(
     catch_unwind,
-    ts_args_type = "context: object",
+    ts_args_type = "context: object, reads?: ExternalObject<'ReadLedger'>",
     ts_return_type = "ExternalObject<'ToolContext'>"
 )]
-pub fn context_handle(context: Unknown) -> Result<External<ToolContext>> {
-    Ok(External::new(read_context(&context)?))
+pub fn context_handle(
+    context: Unknown,
+    reads: Option<&External<std::sync::Arc<ReadLedger>>>,
+) -> Result<External<ToolContext>> {
+    let mut ctx = read_context(&context)?;
+    ctx.reads = reads.map(|r| std::sync::Arc::clone(r));
+    Ok(External::new(ctx))
+}
+
+/// A new, empty read ledger: one per context object whose toolkit enables edit_file (see
+/// `ReadLedger` in the core's context module).
+#[napi(catch_unwind, ts_return_type = "ExternalObject<'ReadLedger'>")]
+pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
+    External::new(std::sync::Arc::new(ReadLedger::default()))
 }
 
 /// Calls a tool through one of its front doors. `args` is the input object (`invoke`) or the
@@ -252,7 +273,10 @@ pub fn call_tool<'env>(
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
     let args = to_arg(&args)?;
     let (name, door) = request.into_door();
-    let spec = registry::find(&name);
+    let spec = match &door {
+        Door::Checked { call, .. } => registry::find_enabled(&name, call.opt_in),
+        Door::Raw => registry::find(&name),
+    };
     let session = spec.is_some_and(|s| matches!(s.handler, registry::Handler::Session(_)));
     if spec.is_none() || session {
         // No path argument to resolve beyond a string check: the whole call is bounded.
@@ -322,11 +346,15 @@ impl CallRequest {
     /// The tool's name and how the call is checked.
     fn into_door(self) -> (String, Door) {
         let checked = |name: String, registered, is_write_op, bypass, secure, run_built_in| {
+            // A call that runs a built-in handler of an opt-in tool's name comes from a toolkit
+            // that enabled it (user tools never run a built-in handler).
+            let opt_in = run_built_in && registry::find_opt_in(&name).is_some();
             let call = CallSite {
                 name: name.clone(),
                 registered,
                 is_write_op,
                 bypass,
+                opt_in,
             };
             (
                 name,

@@ -31,6 +31,9 @@ pub struct ToolContext {
     pub process_env: Option<Vec<(String, String)>>,
     /// Set when the caller can abort the call (the tool loop's `AbortSignal`).
     pub cancellation: Option<std::sync::Arc<super::cancel::Cancellation>>,
+    /// What this context read or wrote through the toolkit, for edit_file's stale-read guard;
+    /// `None` (nothing is recorded) unless a toolkit over this context enabled edit_file.
+    pub reads: Option<std::sync::Arc<ReadLedger>>,
     /// The real (symlink-free) workspace root, resolved once per call and shared by every path
     /// check and the confinement of the call.
     real_root: std::sync::OnceLock<Result<std::path::PathBuf, String>>,
@@ -47,6 +50,7 @@ impl Clone for ToolContext {
             exec: self.exec.clone(),
             process_env: self.process_env.clone(),
             cancellation: self.cancellation.clone(),
+            reads: self.reads.clone(),
             real_root: std::sync::OnceLock::new(),
         }
     }
@@ -63,6 +67,7 @@ impl ToolContext {
             exec: ctx.get("exec").clone(),
             process_env: None,
             cancellation: None,
+            reads: None,
             real_root: std::sync::OnceLock::new(),
         }
     }
@@ -80,6 +85,7 @@ impl ToolContext {
             exec: ArgValue::Undefined,
             process_env: None,
             cancellation: None,
+            reads: None,
             real_root: std::sync::OnceLock::new(),
         }
     }
@@ -134,6 +140,46 @@ impl ToolContext {
             "The \"paths[0]\" argument must be of type string. Received a non-string workspaceRoot"
                 .to_string()
         })
+    }
+}
+
+/// The fingerprint of every file's content as this context last read or wrote it through the
+/// toolkit, by real path: read_file and write_file record, edit_file checks and records. It lives
+/// natively, one per JavaScript context object (kept beside it by the JavaScript layer, never on
+/// it, so the context's shape does not change), and is shared by every call's copy of the context.
+#[derive(Debug, Default)]
+pub struct ReadLedger {
+    seen: std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, u64>>,
+}
+
+impl ReadLedger {
+    /// The fingerprint of a content (64-bit SipHash; the keys are fixed, so it is stable).
+    pub fn fingerprint(bytes: &[u8]) -> u64 {
+        use std::hash::Hasher;
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        hasher.write(bytes);
+        hasher.finish()
+    }
+
+    /// Records `bytes` as the content of `path` this context has seen.
+    pub fn record(&self, path: &std::path::Path, bytes: &[u8]) {
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let fingerprint = Self::fingerprint(bytes);
+        if let Ok(mut seen) = self.seen.lock() {
+            seen.insert(key, fingerprint);
+        }
+    }
+
+    /// False when this context saw `path` with another content than `bytes`; true when it saw
+    /// this content or never saw the file.
+    pub fn is_current(&self, path: &std::path::Path, bytes: &[u8]) -> bool {
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        match self.seen.lock() {
+            Ok(seen) => seen
+                .get(&key)
+                .is_none_or(|&seen| seen == Self::fingerprint(bytes)),
+            Err(_) => true,
+        }
     }
 }
 

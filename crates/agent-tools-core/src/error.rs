@@ -25,6 +25,8 @@ pub enum ErrorCode {
     NotGitRepository,
     /// exec_command with `context.exec.sandbox: "required"` where the OS cannot enforce it.
     SandboxUnavailable,
+    Ambiguous,
+    StaleRead,
     // `InvokeToolError`s (`InvokeToolErrorCode` in the typings)
     ToolNotFound,
     ToolNotAllowed,
@@ -51,6 +53,8 @@ impl ErrorCode {
             ErrorCode::CommandNotFound => "COMMAND_NOT_FOUND",
             ErrorCode::NotGitRepository => "NOT_GIT_REPOSITORY",
             ErrorCode::SandboxUnavailable => "SANDBOX_UNAVAILABLE",
+            ErrorCode::Ambiguous => "AMBIGUOUS",
+            ErrorCode::StaleRead => "STALE_READ",
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolNotAllowed => "TOOL_NOT_ALLOWED",
             ErrorCode::InvalidToolArgumentsType => "INVALID_TOOL_ARGUMENTS_TYPE",

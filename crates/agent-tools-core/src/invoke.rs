@@ -22,6 +22,9 @@ pub struct CallSite {
     pub is_write_op: bool,
     /// `SecurityBypass.isEnabled()` at call time.
     pub bypass: bool,
+    /// The call is of an opt-in tool its toolkit enabled (`extraTools`); otherwise an opt-in
+    /// tool's name is only a user tool's, and the opt-in tool's argument mapping does not apply.
+    pub opt_in: bool,
 }
 
 /// Why `invoke` rejects.
@@ -71,7 +74,7 @@ pub fn prepare_invoke(
     policy::check_write_scope(ctx, call.is_write_op)
         .map_err(|m| invoke_error(ErrorCode::ToolNotAllowed, m))?;
 
-    let mapping = registry::find(&call.name)
+    let mapping = registry::find_enabled(&call.name, call.opt_in)
         .map(|t| t.invoke_args)
         .unwrap_or(InvokeArgs::Object(None));
     let sandboxed = |v: &ArgValue| -> Result<ArgValue, Rejection> {
@@ -99,8 +102,8 @@ pub fn prepare_invoke(
 /// The path field the secure wrapper sandboxes in a tool's object argument: the one the tool
 /// takes (`cwd` for exec_command, `root_path` for the search tools). Keys a tool does not take
 /// never reach it and are not checked, as upstream ignores them.
-fn object_path_field(tool: &str) -> Option<&'static str> {
-    match registry::find(tool)?.invoke_args {
+fn object_path_field(tool: &str, opt_in: bool) -> Option<&'static str> {
+    match registry::find_enabled(tool, opt_in)?.invoke_args {
         InvokeArgs::Object(field) => field,
         _ => None,
     }
@@ -133,7 +136,7 @@ pub fn prepare_secure(
         match first {
             ArgValue::String(p) => *p = resolve(ctx, p).map_err(Denial::Sandbox)?,
             ArgValue::Object(_) => {
-                if let Some(field) = object_path_field(&call.name) {
+                if let Some(field) = object_path_field(&call.name, call.opt_in) {
                     if let ArgValue::String(p) = first.get(field) {
                         let resolved = resolve(ctx, p).map_err(Denial::Sandbox)?;
                         *first = first.with_field(field, ArgValue::String(resolved));
@@ -192,7 +195,8 @@ pub fn run_inline(
 
 /// True when `name` may finish on the caller's thread (see `run_inline`).
 pub fn is_bounded(name: &str) -> bool {
-    registry::find(name).is_some_and(|spec| matches!(spec.handler, Handler::Bounded(_)))
+    registry::find_enabled(name, true)
+        .is_some_and(|spec| matches!(spec.handler, Handler::Bounded(_)))
 }
 
 /// The tool's spec and run context; every run of a built-in handler (on the pool or inline)
@@ -203,7 +207,9 @@ fn run_context<'c>(
     confined: bool,
 ) -> Result<(&'static registry::ToolSpec, RunContext<'c>), ToolError> {
     fault::before_handler(name);
-    let spec = registry::find(name).ok_or_else(|| {
+    // Opt-in tools too: their calls reach a handler only through the checks of a toolkit that
+    // enabled them (no `ToolCatalog` handler exists for them).
+    let spec = registry::find_enabled(name, true).ok_or_else(|| {
         ErrorClass("Error").internal(format!("no built-in handler for tool: {name}"))
     })?;
     let confinement = match (confined, ctx.workspace_root.is_some()) {
@@ -251,6 +257,7 @@ mod tests {
             registered: spec.is_some(),
             is_write_op: spec.is_some_and(|s| s.effect.is_write_op()),
             bypass: false,
+            opt_in: false,
         }
     }
 

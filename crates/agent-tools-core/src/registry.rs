@@ -8,8 +8,8 @@ use super::tools::todo;
 use super::tools::todo::TodoOp;
 #[cfg(feature = "typegen")]
 use super::tools::{
-    apply_patch, ast_grep_search, exec_command, git_status_summary, read_file, regexp_search, tree,
-    write_file,
+    apply_patch, apply_patches, ast_grep_search, edit_file, exec_command, find_files,
+    git_status_summary, read_file, regexp_search, tree, write_file,
 };
 #[cfg(feature = "typegen")]
 use super::typegen::{ts, TsType};
@@ -89,6 +89,10 @@ pub struct ToolSpec {
     pub error_class: ErrorClass,
     pub invoke_args: InvokeArgs,
     pub handler: Handler,
+    /// An opt-in tool (`createAgentToolkit(context, { extraTools: [name] })`): not part of the
+    /// drop-in contract, so not in `ToolCatalog`, `TOOL_DEFINITIONS` or the 13 tools'
+    /// typings; a toolkit that enables it serves it through the same checks as the built-ins.
+    pub opt_in: bool,
     /// The TypeScript types of `ToolArgsByName[name]` and `ToolResultByName[name]`.
     #[cfg(feature = "typegen")]
     pub ts_args: TsType,
@@ -96,8 +100,9 @@ pub struct ToolSpec {
     pub ts_result: TsType,
 }
 
-/// The tools in `ToolCatalog` / `toolkit.tools` key order.
-pub static CATALOG: [ToolSpec; 13] = [
+/// Every tool: the 13 built-ins in `ToolCatalog` / `toolkit.tools` key order, then the opt-in
+/// tools (`opt_in: true`) in the order `getAllowedTools()` lists them when enabled.
+pub static CATALOG: [ToolSpec; 16] = [
     ToolSpec {
         name: "apply_patch",
         effect: Effect::Write,
@@ -106,6 +111,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Applies a unified diff patch to a file within the workspace.",
         error_class: tools::apply_patch::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
+        opt_in: false,
         handler: Handler::Worker(tools::apply_patch::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<apply_patch::ApplyPatchInput>(),
@@ -120,6 +126,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
         error_class: tools::exec_command::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(Some("cwd")),
+        opt_in: false,
         handler: Handler::Worker(tools::exec_command::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<exec_command::ExecCommandInput>(),
@@ -134,6 +141,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
         error_class: tools::write_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndField("path", "content"),
+        opt_in: false,
         handler: Handler::Worker(tools::write_file::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<write_file::WriteFileInput>(),
@@ -151,6 +159,7 @@ pub static CATALOG: [ToolSpec; 13] = [
             "path",
             &["entry_kind", "max_depth", "max_entries", "include_hidden", "exclude"],
         ),
+        opt_in: false,
         handler: Handler::Worker(tools::tree::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<tree::TreeInput>(),
@@ -165,6 +174,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
         error_class: tools::read_file::ERROR_CLASS,
         invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
+        opt_in: false,
         handler: Handler::Bounded(tools::read_file::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<read_file::ReadFileInput>(),
@@ -179,6 +189,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
         error_class: tools::regexp_search::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(Some("root_path")),
+        opt_in: false,
         handler: Handler::Worker(tools::regexp_search::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<regexp_search::RegexpSearchInput>(),
@@ -193,6 +204,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Searches source files with ast-grep and returns raw structured matches.",
         error_class: tools::ast_grep_search::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(Some("root_path")),
+        opt_in: false,
         handler: Handler::Worker(tools::ast_grep_search::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<ast_grep_search::AstGrepSearchInput>(),
@@ -207,6 +219,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Returns current git branch and raw porcelain status output for a workspace directory.",
         error_class: tools::git_status_summary::ERROR_CLASS,
         invoke_args: InvokeArgs::OptionalPath("cwd"),
+        opt_in: false,
         handler: Handler::Worker(tools::git_status_summary::run),
         #[cfg(feature = "typegen")]
         ts_args: ts::<git_status_summary::GitStatusSummaryInput>(),
@@ -221,6 +234,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Creates initial task list for the current execution session.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
+        opt_in: false,
         handler: Handler::Session(TodoOp::CreateMany),
         #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskCreateManyInput>(),
@@ -235,6 +249,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Returns all tasks in creation order for this session.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
+        opt_in: false,
         handler: Handler::Session(TodoOp::List),
         #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskListInput>(),
@@ -249,6 +264,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Updates title or description of an existing session task.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
+        opt_in: false,
         handler: Handler::Session(TodoOp::Update),
         #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskUpdateInput>(),
@@ -263,6 +279,7 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Updates status of an existing session task.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
+        opt_in: false,
         handler: Handler::Session(TodoOp::UpdateStatus),
         #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskUpdateStatusInput>(),
@@ -277,11 +294,64 @@ pub static CATALOG: [ToolSpec; 13] = [
         description: "Validates whether unfinished todo tasks remain in this session.",
         error_class: todo::ERROR_CLASS,
         invoke_args: InvokeArgs::Object(None),
+        opt_in: false,
         handler: Handler::Session(TodoOp::ValidateCompletion),
         #[cfg(feature = "typegen")]
         ts_args: ts::<todo::TaskValidateCompletionInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskValidateCompletionOutput>(),
+    },
+    ToolSpec {
+        name: "edit_file",
+        effect: Effect::Write,
+        review_fields: &[
+            ("path", "path"),
+            ("old_string", "old_string"),
+            ("new_string", "new_string"),
+        ],
+        spawns_processes: false,
+        description: "Replaces a unique string in a text file of the workspace (search/replace), tolerant of line endings, trailing whitespace and indentation.",
+        error_class: tools::edit_file::ERROR_CLASS,
+        invoke_args: InvokeArgs::PathAndOptions(
+            "path",
+            &["old_string", "new_string", "replace_all", "dry_run"],
+        ),
+        opt_in: true,
+        handler: Handler::Worker(tools::edit_file::run),
+        #[cfg(feature = "typegen")]
+        ts_args: ts::<edit_file::EditFileInput>(),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<edit_file::EditFileOutput>(),
+    },
+    ToolSpec {
+        name: "find_files",
+        effect: Effect::Read,
+        review_fields: &[],
+        spawns_processes: false,
+        description: "Finds workspace files whose path matches a glob, newest first, honouring .gitignore.",
+        error_class: tools::find_files::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(Some("root_path")),
+        opt_in: true,
+        handler: Handler::Worker(tools::find_files::run),
+        #[cfg(feature = "typegen")]
+        ts_args: ts::<find_files::FindFilesInput>(),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<find_files::FindFilesOutput>(),
+    },
+    ToolSpec {
+        name: "apply_patches",
+        effect: Effect::Write,
+        review_fields: &[("patch", "patch")],
+        spawns_processes: false,
+        description: "Applies one patch over several files (git-style unified diff or the Codex patch format), all or nothing.",
+        error_class: tools::apply_patches::ERROR_CLASS,
+        invoke_args: InvokeArgs::Object(None),
+        opt_in: true,
+        handler: Handler::Worker(tools::apply_patches::run),
+        #[cfg(feature = "typegen")]
+        ts_args: ts::<apply_patches::ApplyPatchesInput>(),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<apply_patches::ApplyPatchesOutput>(),
     },
 ];
 
@@ -289,8 +359,43 @@ pub static CATALOG: [ToolSpec; 13] = [
 /// Kept as data, byte-identical to upstream's blocks.
 pub const DEFINITIONS_JSON: &str = include_str!("definitions.json");
 
+/// The opt-in tools' definitions (the shape of `TOOL_DEFINITIONS`' entries), in catalog order.
+pub const OPT_IN_DEFINITIONS_JSON: &str = include_str!("opt_in_definitions.json");
+
+/// A built-in tool (one of the 13) by name; opt-in tools are not found here.
 pub fn find(name: &str) -> Option<&'static ToolSpec> {
-    CATALOG.iter().find(|t| t.name == name)
+    CATALOG.iter().find(|t| t.name == name && !t.opt_in)
+}
+
+/// An opt-in tool by name.
+pub fn find_opt_in(name: &str) -> Option<&'static ToolSpec> {
+    CATALOG.iter().find(|t| t.name == name && t.opt_in)
+}
+
+/// A built-in tool, or also an opt-in one when `opt_in` (the call is of an enabled opt-in tool).
+pub fn find_enabled(name: &str, opt_in: bool) -> Option<&'static ToolSpec> {
+    CATALOG
+        .iter()
+        .find(|t| t.name == name && (!t.opt_in || opt_in))
+}
+
+/// The 13 built-in tools, in catalog order.
+pub fn built_ins() -> impl Iterator<Item = &'static ToolSpec> {
+    CATALOG.iter().filter(|t| !t.opt_in)
+}
+
+/// The opt-in tools, in catalog order.
+pub fn opt_ins() -> impl Iterator<Item = &'static ToolSpec> {
+    CATALOG.iter().filter(|t| t.opt_in)
+}
+
+/// The definition of the opt-in tool `name` (JSON), from `OPT_IN_DEFINITIONS_JSON`.
+pub fn opt_in_definition(name: &str) -> Option<serde_json::Value> {
+    let defs: serde_json::Value = serde_json::from_str(OPT_IN_DEFINITIONS_JSON).ok()?;
+    defs.as_array()?
+        .iter()
+        .find(|d| d["function"]["name"] == name)
+        .cloned()
 }
 
 /// Tool names in definition (declaration) order.
@@ -328,7 +433,7 @@ mod tests {
         assert_eq!(defined[0], "git_status_summary");
         assert_eq!(defined[12], "ast_grep_search");
         defined.sort();
-        let mut catalog: Vec<String> = CATALOG.iter().map(|t| t.name.to_string()).collect();
+        let mut catalog: Vec<String> = built_ins().map(|t| t.name.to_string()).collect();
         catalog.sort();
         assert_eq!(defined, catalog);
     }
@@ -340,12 +445,20 @@ mod tests {
             .filter(|t| t.effect.is_write_op())
             .map(|t| t.name)
             .collect();
-        assert_eq!(writers, ["apply_patch", "write_file"]);
+        assert_eq!(
+            writers,
+            ["apply_patch", "write_file", "edit_file", "apply_patches"]
+        );
     }
 
     #[test]
     fn effects_and_review_fields_agree() {
-        let definitions: serde_json::Value = serde_json::from_str(DEFINITIONS_JSON).unwrap();
+        let mut definitions: serde_json::Value = serde_json::from_str(DEFINITIONS_JSON).unwrap();
+        let opt_in: serde_json::Value = serde_json::from_str(OPT_IN_DEFINITIONS_JSON).unwrap();
+        definitions
+            .as_array_mut()
+            .unwrap()
+            .extend(opt_in.as_array().unwrap().iter().cloned());
         for t in &CATALOG {
             let reviewed = matches!(t.effect, Effect::Write | Effect::Exec);
             assert_eq!(reviewed, !t.review_fields.is_empty(), "{}", t.name);
@@ -366,5 +479,27 @@ mod tests {
             .map(|t| t.name)
             .collect();
         assert_eq!(exec, ["exec_command"]);
+    }
+
+    #[test]
+    fn opt_in_tools_have_definitions_and_stay_apart() {
+        let names: Vec<&str> = opt_ins().map(|t| t.name).collect();
+        assert_eq!(names, ["edit_file", "find_files", "apply_patches"]);
+        assert_eq!(built_ins().count(), 13);
+        let defs: serde_json::Value = serde_json::from_str(OPT_IN_DEFINITIONS_JSON).unwrap();
+        let defined: Vec<&str> = defs
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["function"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(defined, names);
+        for name in names {
+            assert!(find(name).is_none(), "{name} is not a built-in");
+            assert!(find_opt_in(name).is_some());
+            assert!(find_enabled(name, true).is_some());
+            assert!(find_enabled(name, false).is_none());
+            assert!(!definition_order().iter().any(|n| n == name));
+        }
     }
 }

@@ -40,6 +40,8 @@ impl From<Rejection> for InvokeError {
 pub struct Toolkit {
     context: ToolContext,
     todo: TodoState,
+    /// The opt-in tools enabled (`enable`).
+    opt_in: Vec<&'static str>,
 }
 
 impl Toolkit {
@@ -51,7 +53,23 @@ impl Toolkit {
                 tasks: Vec::new(),
                 order: Vec::new(),
             },
+            opt_in: Vec::new(),
         }
+    }
+
+    /// Enables the opt-in tool `name` (e.g. `edit_file`), as `extraTools` does in JavaScript.
+    /// Its edits are checked against what this toolkit read (the context's read ledger, created
+    /// here when the context has none).
+    pub fn enable(&mut self, name: &str) -> Result<(), String> {
+        let spec =
+            registry::find_opt_in(name).ok_or_else(|| format!("not an opt-in tool: {name}"))?;
+        if !self.opt_in.contains(&spec.name) {
+            self.opt_in.push(spec.name);
+        }
+        if self.context.reads.is_none() {
+            self.context.reads = Some(std::sync::Arc::new(crate::context::ReadLedger::default()));
+        }
+        Ok(())
     }
 
     pub fn context(&self) -> &ToolContext {
@@ -64,12 +82,14 @@ impl Toolkit {
         name: &str,
         args: &serde_json::Value,
     ) -> Result<serde_json::Value, InvokeError> {
-        let spec = registry::find(name);
+        let opt_in = self.opt_in.contains(&name);
+        let spec = registry::find_enabled(name, opt_in);
         let call = CallSite {
             name: name.to_string(),
             registered: spec.is_some(),
             is_write_op: spec.is_some_and(|s| s.effect.is_write_op()),
             bypass: false,
+            opt_in,
         };
         let positional = invoke::prepare_invoke(&self.context, &call, &ArgValue::from(args))?;
         let text = match spec.map(|s| s.handler) {
@@ -160,5 +180,36 @@ mod tests {
             Err(InvokeError::Tool(e)) => assert_eq!(e.code, ErrorCode::NotFound),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn opt_in_tools_run_only_when_enabled() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "x\n").unwrap();
+        let mut toolkit = Toolkit::new(ToolContext::allow_all(root.to_str().unwrap()));
+        let args = json!({"path": "a.txt", "old_string": "x", "new_string": "y"});
+        match toolkit.invoke("edit_file", &args) {
+            Err(InvokeError::Refused { code, .. }) => assert_eq!(code, ErrorCode::ToolNotFound),
+            other => panic!("{other:?}"),
+        }
+        assert!(toolkit.enable("edit_files").is_err());
+        toolkit.enable("edit_file").unwrap();
+        let out = toolkit.invoke("edit_file", &args).unwrap();
+        assert_eq!(out["stage"], "exact");
+        assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "y\n");
+        // the read ledger is on: a change behind the toolkit's back is refused
+        std::fs::write(root.join("a.txt"), "y\nz\n").unwrap();
+        let again = json!({"path": "a.txt", "old_string": "y", "new_string": "w"});
+        match toolkit.invoke("edit_file", &again) {
+            Err(InvokeError::Tool(e)) => assert_eq!(e.code, ErrorCode::StaleRead),
+            other => panic!("{other:?}"),
+        }
+        // the sandbox applies
+        let outside = json!({"path": "../x", "old_string": "y", "new_string": "w"});
+        assert!(matches!(
+            toolkit.invoke("edit_file", &outside),
+            Err(InvokeError::Sandbox(_))
+        ));
     }
 }

@@ -9,6 +9,9 @@ use ts_rs::{Config, TypeVisitor, TS};
 
 use super::registry::{self, CATALOG};
 
+/// The opt-in tools' extra types (their positional `tools.*` options).
+const OPT_IN_TYPES: [TsType; 1] = [ts::<super::tools::edit_file::EditFileOptions>()];
+
 /// A Rust type seen from TypeScript: its name and a way to collect its declarations.
 #[derive(Clone, Copy)]
 pub struct TsType {
@@ -70,7 +73,7 @@ pub fn declarations() -> String {
         (tool.ts_args.collect)(&mut c);
         (tool.ts_result.collect)(&mut c);
     }
-    for extra in EXTRA_TYPES {
+    for extra in EXTRA_TYPES.iter().chain(OPT_IN_TYPES.iter()) {
         (extra.collect)(&mut c);
     }
     let order = registry::definition_order();
@@ -92,7 +95,7 @@ pub fn declarations() -> String {
         out.push_str(&format!(
             "export interface {map} extends Record<AllowedToolName, unknown> {{\n"
         ));
-        for tool in CATALOG.iter() {
+        for tool in registry::built_ins() {
             let ty = if pick { tool.ts_args } else { tool.ts_result };
             out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(&cfg)));
         }
@@ -120,14 +123,59 @@ pub fn declarations() -> String {
         0,
     ));
     out.push_str(";\n\nexport type ToolCatalogMetadata = {\n");
-    for tool in CATALOG.iter() {
+    for tool in registry::built_ins() {
         out.push_str(&format!(
             "  readonly {}: {{ readonly name: \"{}\"; readonly isWriteOp: {}; readonly description: string }};\n",
             tool.name, tool.name, tool.effect.is_write_op()
         ));
     }
     out.push_str("};\n");
+    opt_in_declarations(&cfg, &mut out);
     out
+}
+
+/// The opt-in tools (`extraTools`): their names, argument and result maps and definitions, apart
+/// from the built-ins' so that a toolkit without them is typed exactly as before.
+fn opt_in_declarations(cfg: &Config, out: &mut String) {
+    let names: Vec<String> = registry::opt_ins()
+        .map(|t| format!("\"{}\"", t.name))
+        .collect();
+    out.push_str(&format!(
+        "\n/** The opt-in tools: `createAgentToolkit(context, {{ extraTools: [...] }})`. */\nexport type OptInToolName = {};\n\n",
+        names.join(" | ")
+    ));
+    for (map, pick) in [
+        ("OptInToolArgsByName", true),
+        ("OptInToolResultByName", false),
+    ] {
+        out.push_str(&format!(
+            "export interface {map} extends Record<OptInToolName, unknown> {{\n"
+        ));
+        for tool in registry::opt_ins() {
+            let ty = if pick { tool.ts_args } else { tool.ts_result };
+            out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(cfg)));
+        }
+        out.push_str("}\n\n");
+    }
+    let defs: serde_json::Value = serde_json::from_str(registry::OPT_IN_DEFINITIONS_JSON)
+        .expect("opt_in_definitions.json is valid");
+    let by_name: serde_json::Map<String, serde_json::Value> = defs
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|d| {
+            (
+                d["function"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                d.clone(),
+            )
+        })
+        .collect();
+    out.push_str("export type OptInToolDefinitions = ");
+    out.push_str(&literal_type(&serde_json::Value::Object(by_name), 0));
+    out.push_str(";\n");
 }
 
 /// A deeply readonly literal type of a JSON value (what `as const` gives in TypeScript).

@@ -242,8 +242,13 @@ fn write_target(
     permissions: u32,
 ) -> Result<(), ToolError> {
     let (dir, name) = target_dir(rc, file_path, abs)?;
-    replace_atomically(&dir, &name, content, Some(permissions))
-        .map_err(|e| ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path)))
+    replace_atomically(&dir, &name, content, Some(permissions)).map_err(|e| {
+        ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
+    })?;
+    if let Some(reads) = &rc.ctx.reads {
+        reads.record(Path::new(abs), content);
+    }
+    Ok(())
 }
 
 fn delete_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(), ToolError> {

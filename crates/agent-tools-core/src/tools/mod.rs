@@ -2,8 +2,11 @@
 //! handler does), validates them in upstream's order and returns its output as JSON text.
 
 pub mod apply_patch;
+pub mod apply_patches;
 pub mod ast_grep_search;
+pub mod edit_file;
 pub mod exec_command;
+pub mod find_files;
 pub mod git_status_summary;
 pub mod read_file;
 pub mod regexp_search;

@@ -88,6 +88,9 @@ pub fn run(
     let Some((bytes, meta)) = read_checked(rc, path, inline_limit)? else {
         return Ok(None);
     };
+    if let Some(reads) = &rc.ctx.reads {
+        reads.record(std::path::Path::new(path), &bytes);
+    }
     let text = match std::str::from_utf8(&bytes) {
         Ok(valid) => Cow::Borrowed(valid),
         Err(_) => String::from_utf8_lossy(&bytes),

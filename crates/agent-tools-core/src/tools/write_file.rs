@@ -108,6 +108,9 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         .map(|m| m.permissions().mode() & 0o7777);
     replace_atomically(&dir, file_name, content.as_bytes(), mode)
         .map_err(|e| internal(&e, "open", path))?;
+    if let Some(reads) = &rc.ctx.reads {
+        reads.record(&target, content.as_bytes());
+    }
 
     to_json(
         &WriteFileOutput {
