@@ -91,3 +91,22 @@ fn balanced(pattern: &str, open: char, close: char) -> bool {
     }
     depth == 0
 }
+
+/// The search tools' `root_path` check: an existing directory (`NOT_FOUND`, `NOT_DIRECTORY`
+/// otherwise, with upstream's messages).
+pub(crate) fn require_root_directory(
+    root_path: &str,
+    error_class: ErrorClass,
+) -> Result<(), ToolError> {
+    match std::fs::metadata(root_path) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(error_class.coded(
+            ErrorCode::NotDirectory,
+            format!("root_path is not a directory: {root_path}"),
+        )),
+        Err(_) => Err(error_class.coded(
+            ErrorCode::NotFound,
+            format!("root_path does not exist: {root_path}"),
+        )),
+    }
+}

@@ -13,7 +13,7 @@ use ts_rs::TS;
 
 use super::{glob_pattern_problem, integer_option, to_json, workspace_root};
 use crate::context::RunContext;
-use crate::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
+use crate::error::{node_io_message, ErrorClass, ToolError};
 use crate::glob::Glob;
 use crate::paths::workspace_relative;
 use crate::value::{js_trim, ArgValue};
@@ -85,21 +85,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 1000"))?
         as usize;
 
-    match std::fs::metadata(&root_path) {
-        Err(_) => {
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::NotFound,
-                format!("root_path does not exist: {root_path}"),
-            ))
-        }
-        Ok(meta) if !meta.is_dir() => {
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::NotDirectory,
-                format!("root_path is not a directory: {root_path}"),
-            ))
-        }
-        Ok(_) => {}
-    }
+    super::args::require_root_directory(&root_path, ERROR_CLASS)?;
     let root_dir = rustix::fs::open(
         root_path.as_str(),
         OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,

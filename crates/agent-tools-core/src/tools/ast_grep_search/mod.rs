@@ -339,17 +339,8 @@ fn checked_root_path(raw: &str) -> Result<String, ToolError> {
     if normalised.is_empty() {
         normalised.push('.');
     }
-    match fs::metadata(&normalised) {
-        Ok(meta) if meta.is_dir() => Ok(paths::absolute(&normalised)),
-        Ok(_) => Err(ERROR_CLASS.coded(
-            ErrorCode::NotDirectory,
-            format!("root_path is not a directory: {normalised}"),
-        )),
-        Err(_) => Err(ERROR_CLASS.coded(
-            ErrorCode::NotFound,
-            format!("root_path does not exist: {normalised}"),
-        )),
-    }
+    crate::tools::args::require_root_directory(&normalised, ERROR_CLASS)?;
+    Ok(paths::absolute(&normalised))
 }
 
 /// The CLI's error layout for a rule it cannot read: headline, help, then the cause chain.

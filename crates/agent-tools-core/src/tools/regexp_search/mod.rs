@@ -106,21 +106,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<String, ToolError> {
     let query = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
     let root_path = query.root_path.as_str();
-    match std::fs::metadata(root_path) {
-        Err(_) => {
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::NotFound,
-                format!("root_path does not exist: {root_path}"),
-            ))
-        }
-        Ok(meta) if !meta.is_dir() => {
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::NotDirectory,
-                format!("root_path is not a directory: {root_path}"),
-            ))
-        }
-        Ok(_) => {}
-    }
+    crate::tools::args::require_root_directory(root_path, ERROR_CLASS)?;
     // The directory actually opened (a symlinked root is followed, as upstream's `stat` does)
     // must be inside the workspace; files are opened beneath it without following symlinks.
     let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
