@@ -91,37 +91,9 @@ pub fn declarations() -> String {
         "export type AllowedToolName = {};\n\n",
         names.join(" | ")
     ));
-    for (map, pick) in [("ToolArgsByName", true), ("ToolResultByName", false)] {
-        out.push_str(&format!(
-            "export interface {map} extends Record<AllowedToolName, unknown> {{\n"
-        ));
-        for tool in registry::built_ins() {
-            let ty = if pick { tool.ts_args } else { tool.ts_result };
-            out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(&cfg)));
-        }
-        out.push_str("}\n\n");
-    }
+    by_name_maps(&cfg, &mut out, "", "AllowedToolName", registry::built_ins);
     out.push_str("export type ToolDefinitions = ");
-    let defs: serde_json::Value =
-        serde_json::from_str(registry::DEFINITIONS_JSON).expect("definitions.json is valid");
-    let by_name: Vec<(String, serde_json::Value)> = defs
-        .as_array()
-        .expect("an array")
-        .iter()
-        .map(|d| {
-            (
-                d["function"]["name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                d.clone(),
-            )
-        })
-        .collect();
-    out.push_str(&literal_type(
-        &serde_json::Value::Object(by_name.into_iter().collect()),
-        0,
-    ));
+    out.push_str(&definitions_type(registry::DEFINITIONS_JSON));
     out.push_str(";\n\nexport type ToolCatalogMetadata = {\n");
     for tool in registry::built_ins() {
         out.push_str(&format!(
@@ -144,38 +116,47 @@ fn opt_in_declarations(cfg: &Config, out: &mut String) {
         "\n/** The opt-in tools: `createAgentToolkit(context, {{ extraTools: [...] }})`. */\nexport type OptInToolName = {};\n\n",
         names.join(" | ")
     ));
-    for (map, pick) in [
-        ("OptInToolArgsByName", true),
-        ("OptInToolResultByName", false),
-    ] {
+    by_name_maps(cfg, out, "OptIn", "OptInToolName", registry::opt_ins);
+    out.push_str("export type OptInToolDefinitions = ");
+    out.push_str(&definitions_type(registry::OPT_IN_DEFINITIONS_JSON));
+    out.push_str(";\n");
+}
+
+/// The interfaces `{prefix}ToolArgsByName` and `{prefix}ToolResultByName` of `tools`, keyed by
+/// `key_type`.
+fn by_name_maps<I: Iterator<Item = &'static registry::ToolSpec>>(
+    cfg: &Config,
+    out: &mut String,
+    prefix: &str,
+    key_type: &str,
+    tools: impl Fn() -> I,
+) {
+    for (map, pick) in [("ToolArgsByName", true), ("ToolResultByName", false)] {
         out.push_str(&format!(
-            "export interface {map} extends Record<OptInToolName, unknown> {{\n"
+            "export interface {prefix}{map} extends Record<{key_type}, unknown> {{\n"
         ));
-        for tool in registry::opt_ins() {
+        for tool in tools() {
             let ty = if pick { tool.ts_args } else { tool.ts_result };
             out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(cfg)));
         }
         out.push_str("}\n\n");
     }
-    let defs: serde_json::Value = serde_json::from_str(registry::OPT_IN_DEFINITIONS_JSON)
-        .expect("opt_in_definitions.json is valid");
+}
+
+/// A definitions list (JSON text, `[{ type, function: { name, ... } }]`) as a literal type keyed
+/// by tool name.
+fn definitions_type(json: &str) -> String {
+    let defs: serde_json::Value = serde_json::from_str(json).expect("tool definitions are JSON");
     let by_name: serde_json::Map<String, serde_json::Value> = defs
         .as_array()
         .expect("an array")
         .iter()
         .map(|d| {
-            (
-                d["function"]["name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                d.clone(),
-            )
+            let name = d["function"]["name"].as_str().unwrap_or_default();
+            (name.to_string(), d.clone())
         })
         .collect();
-    out.push_str("export type OptInToolDefinitions = ");
-    out.push_str(&literal_type(&serde_json::Value::Object(by_name), 0));
-    out.push_str(";\n");
+    literal_type(&serde_json::Value::Object(by_name), 0)
 }
 
 /// A deeply readonly literal type of a JSON value (what `as const` gives in TypeScript).
