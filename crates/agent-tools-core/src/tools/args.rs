@@ -110,3 +110,31 @@ pub(crate) fn require_root_directory(
         )),
     }
 }
+
+/// The search tools' `include` / `exclude`: absent → none; otherwise an array of strings, each a
+/// plausible glob (`{key} must be a string array`, `{key}[i] must be a string`,
+/// `{key} <problem>` otherwise).
+pub(crate) fn glob_patterns<'a>(
+    value: &'a ArgValue,
+    key: &str,
+    error_class: ErrorClass,
+) -> Result<Vec<&'a str>, ToolError> {
+    let items = match value {
+        ArgValue::Undefined => return Ok(Vec::new()),
+        ArgValue::Array(items) => items,
+        _ => return Err(error_class.invalid(format!("{key} must be a string array"))),
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let pattern = item
+                .as_str()
+                .ok_or_else(|| error_class.invalid(format!("{key}[{index}] must be a string")))?;
+            match glob_pattern_problem(pattern) {
+                Some(problem) => Err(error_class.invalid(format!("{key} {problem}"))),
+                None => Ok(pattern),
+            }
+        })
+        .collect()
+}

@@ -305,23 +305,11 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Request, ToolError> {
 /// `include` / `exclude`: a string array (default `[]`, `null` refused) of plausible globs, with
 /// `\` turned into `/`.
 fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<String>, ToolError> {
-    let items = match value {
-        ArgValue::Undefined => return Ok(Vec::new()),
-        ArgValue::Array(items) => items,
-        _ => return Err(ERROR_CLASS.invalid(format!("{key} must be a string array"))),
-    };
-    let mut globs = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        let Some(pattern) = item.as_str() else {
-            return Err(ERROR_CLASS.invalid(format!("{key}[{index}] must be a string")));
-        };
-        let problem = super::glob_pattern_problem(pattern).map(|tail| format!("{key} {tail}"));
-        if let Some(text) = problem {
-            return Err(ERROR_CLASS.invalid(text));
-        }
-        globs.push(pattern.replace('\\', "/"));
-    }
-    Ok(globs)
+    let patterns = crate::tools::args::glob_patterns(value, key, ERROR_CLASS)?;
+    Ok(patterns
+        .into_iter()
+        .map(|pattern| pattern.replace('\\', "/"))
+        .collect())
 }
 
 /// Step 9: `\` → `/`, runs of `/` collapsed, one trailing `/` dropped, `""` → `"."`; then the

@@ -249,23 +249,8 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
 
 /// `include` / `exclude`: absent → none; otherwise an array of valid glob strings.
 fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<Glob>, ToolError> {
-    let items = match value {
-        ArgValue::Undefined => return Ok(Vec::new()),
-        ArgValue::Array(items) => items,
-        _ => return Err(ERROR_CLASS.invalid(format!("{key} must be a string array"))),
-    };
-    let mut globs = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        let Some(pattern) = item.as_str() else {
-            return Err(ERROR_CLASS.invalid(format!("{key}[{index}] must be a string")));
-        };
-        let problem = super::glob_pattern_problem(pattern);
-        if let Some(problem) = problem {
-            return Err(ERROR_CLASS.invalid(format!("{key} {problem}")));
-        }
-        globs.push(Glob::new(pattern));
-    }
-    Ok(globs)
+    let patterns = crate::tools::args::glob_patterns(value, key, ERROR_CLASS)?;
+    Ok(patterns.into_iter().map(Glob::new).collect())
 }
 
 /// Validation step 10: `\` → `/`, runs of `/` collapsed, one trailing `/` removed, `""` → `"."`.
