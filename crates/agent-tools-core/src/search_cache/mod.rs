@@ -32,7 +32,7 @@ use std::collections::{HashMap, VecDeque};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, LazyLock, Mutex, Weak};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, RwLock, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::context::RunContext;
@@ -143,9 +143,9 @@ impl Listing {
 
 /// The cache of one workspace root.
 pub struct WorkspaceCache {
-    entries: Mutex<HashMap<PathBuf, Arc<Entry>>>,
+    entries: RwLock<HashMap<PathBuf, Arc<Entry>>>,
     /// Directory listings (regexp_search's walk), keyed like `entries`.
-    listings: Mutex<HashMap<PathBuf, Arc<Listing>>>,
+    listings: RwLock<HashMap<PathBuf, Arc<Listing>>>,
     /// Sum of the entries' costs.
     bytes: AtomicUsize,
     /// The budget of the latest call.
@@ -220,7 +220,7 @@ pub fn for_call(rc: &RunContext, budget: usize) -> Option<Arc<WorkspaceCache>> {
 pub fn stats(root: &Path) -> Option<Stats> {
     let workspaces = WORKSPACES.lock().ok()?;
     let (_, cache) = workspaces.iter().find(|(r, _)| r == root)?;
-    let entries = cache.entries.lock().ok()?;
+    let entries = cache.entries.read().ok()?;
     Some(Stats {
         files: entries.len(),
         indexed: entries.values().filter(|e| e.index.is_some()).count(),
@@ -240,8 +240,8 @@ pub fn wait_idle() {
 impl WorkspaceCache {
     fn new() -> WorkspaceCache {
         WorkspaceCache {
-            entries: Mutex::new(HashMap::new()),
-            listings: Mutex::new(HashMap::new()),
+            entries: RwLock::new(HashMap::new()),
+            listings: RwLock::new(HashMap::new()),
             bytes: AtomicUsize::new(0),
             budget: AtomicUsize::new(DEFAULT_BUDGET),
             clock: AtomicU64::new(0),
@@ -271,7 +271,7 @@ impl WorkspaceCache {
                 entries: Vec::new(),
             }));
         }
-        let cached = self.listings.lock().ok().and_then(|l| l.get(dir).cloned());
+        let cached = self.listings.read().ok().and_then(|l| l.get(dir).cloned());
         if let Some(listing) = cached.filter(|l| l.id == id) {
             return Ok(listing);
         }
@@ -287,7 +287,7 @@ impl WorkspaceCache {
         }
         let listing = Arc::new(Listing { id, entries });
         if id.ctime_ns + RACY_WINDOW_NS < call_start_ns {
-            if let Ok(mut listings) = self.listings.lock() {
+            if let Ok(mut listings) = self.listings.write() {
                 let cost = listing.cost(dir);
                 if let Some(old) = listings.remove(dir) {
                     self.bytes.fetch_sub(old.cost(dir), Ordering::Relaxed);
@@ -307,7 +307,7 @@ impl WorkspaceCache {
     /// The entry of `path` if the file there still has the identity it was cached with (one
     /// `lstat`; no entry, no syscall).
     pub fn fresh(&self, path: &Path) -> Option<Arc<Entry>> {
-        let entry = self.entries.lock().ok()?.get(path).cloned()?;
+        let entry = self.entries.read().ok()?.get(path).cloned()?;
         let meta = std::fs::symlink_metadata(path).ok()?;
         if !meta.is_file() || FileId::of(&meta) != entry.id {
             return None;
@@ -334,7 +334,7 @@ impl WorkspaceCache {
         call_start_ns: i128,
         bytes: Arc<Vec<u8>>,
     ) {
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut entries) = self.entries.write() else {
             return;
         };
         let previous = entries.remove(path);
@@ -375,7 +375,7 @@ impl WorkspaceCache {
 
     /// Builds the index of one entry (background).
     fn index(&self, path: &Path) {
-        let Some(entry) = self.entries.lock().ok().and_then(|e| e.get(path).cloned()) else {
+        let Some(entry) = self.entries.read().ok().and_then(|e| e.get(path).cloned()) else {
             return;
         };
         if entry.index.is_some() || entry.has_nul || !entry.utf8 {
@@ -388,7 +388,7 @@ impl WorkspaceCache {
                 None => return,
             },
         };
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut entries) = self.entries.write() else {
             return;
         };
         // Only if the entry is still the one indexed.
@@ -424,7 +424,7 @@ impl WorkspaceCache {
         if self.bytes.load(Ordering::Relaxed) <= target {
             return;
         }
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut entries) = self.entries.write() else {
             return;
         };
         let mut order: Vec<(u64, PathBuf)> = entries
@@ -445,7 +445,7 @@ impl WorkspaceCache {
                 }
             }
         }
-        if let Ok(mut listings) = self.listings.lock() {
+        if let Ok(mut listings) = self.listings.write() {
             for (path, listing) in listings.drain() {
                 self.bytes.fetch_sub(listing.cost(&path), Ordering::Relaxed);
             }

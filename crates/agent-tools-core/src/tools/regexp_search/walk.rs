@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
@@ -276,18 +276,19 @@ fn enters(shared: &Shared, name: &std::ffi::OsStr, path: &Path) -> bool {
 }
 
 /// The same walk over the search cache's directory listings (`WorkspaceCache::listing`): one
-/// `lstat` per unchanged directory instead of reading it. Directories are shared out to one
-/// thread per core from a common stack; what each thread finds goes through the same `Visitor`.
+/// `lstat` per unchanged directory instead of reading it. One thread per core walks depth-first
+/// from its own stack and hands half of it to the common stack when another thread waits.
 fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>) {
     struct Work {
         pending: Vec<PathBuf>,
-        /// Directories being listed: the walk ends when none are pending or busy.
+        /// Threads holding directories: the walk ends when none do and none are pending.
         busy: usize,
     }
     let work = Mutex::new(Work {
         pending: vec![shared.root.clone()],
         busy: 0,
     });
+    let waiting = AtomicUsize::new(0);
     let changed = std::sync::Condvar::new();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let worker = || {
@@ -298,56 +299,65 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
             priority: HelperThreadPriority::new(),
         };
         visitor.priority.on_visit();
+        let mut local: Vec<PathBuf> = Vec::new();
+        let mut holding = false;
         loop {
-            let dir = {
+            if local.is_empty() {
                 let Ok(mut w) = work.lock() else { return };
+                if holding {
+                    w.busy -= 1;
+                }
                 loop {
                     if let Some(dir) = w.pending.pop() {
                         w.busy += 1;
-                        break dir;
+                        holding = true;
+                        local.push(dir);
+                        break;
                     }
                     if w.busy == 0 {
                         changed.notify_all();
                         return;
                     }
+                    waiting.fetch_add(1, AtomicOrdering::SeqCst);
                     w = match changed.wait(w) {
                         Ok(w) => w,
                         Err(_) => return,
                     };
-                }
-            };
-            let mut found = Vec::new();
-            if !shared.past_deadline() {
-                match cache.listing(&dir, dir == shared.root, spec.call_start_ns) {
-                    Ok(listing) => {
-                        for (name, kind) in &listing.entries {
-                            if shared.past_deadline() {
-                                break;
-                            }
-                            let path = dir.join(name);
-                            match kind {
-                                EntryKind::File => visitor.visit_file(&path),
-                                EntryKind::Directory if enters(shared, name, &path) => {
-                                    found.push(path)
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    Err(e) => visitor.records.push(Record {
-                        rel: shared.rel(&dir),
-                        outcome: Outcome::Failed(node_io_message(
-                            &e,
-                            "scandir",
-                            &dir.to_string_lossy(),
-                        )),
-                    }),
+                    waiting.fetch_sub(1, AtomicOrdering::SeqCst);
                 }
             }
-            let Ok(mut w) = work.lock() else { return };
-            w.busy -= 1;
-            w.pending.append(&mut found);
-            changed.notify_all();
+            let Some(dir) = local.pop() else { continue };
+            if shared.past_deadline() {
+                local.clear();
+                continue;
+            }
+            match cache.listing(&dir, dir == shared.root, spec.call_start_ns) {
+                Ok(listing) => {
+                    for (name, kind) in &listing.entries {
+                        let path = dir.join(name);
+                        match kind {
+                            EntryKind::File => visitor.visit_file(&path),
+                            EntryKind::Directory if enters(shared, name, &path) => local.push(path),
+                            _ => {}
+                        }
+                    }
+                }
+                Err(e) => visitor.records.push(Record {
+                    rel: shared.rel(&dir),
+                    outcome: Outcome::Failed(node_io_message(
+                        &e,
+                        "scandir",
+                        &dir.to_string_lossy(),
+                    )),
+                }),
+            }
+            if local.len() > 1 && waiting.load(AtomicOrdering::SeqCst) > 0 {
+                if let Ok(mut w) = work.lock() {
+                    let half = local.len() / 2;
+                    w.pending.extend(local.drain(..half));
+                    changed.notify_all();
+                }
+            }
         }
     };
     std::thread::scope(|scope| {
