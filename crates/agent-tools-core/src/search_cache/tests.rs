@@ -106,7 +106,7 @@ fn the_budget_bounds_what_is_held_and_eviction_keeps_the_recently_used() {
     cache.evict();
     let held = cache.bytes.load(Ordering::Relaxed);
     assert!(held <= 30 * 1024, "evicted to three quarters: {held}");
-    let entries = cache.entries.lock().unwrap();
+    let entries = cache.entries.read().unwrap();
     let total: usize = entries.iter().map(|(p, e)| e.cost(p)).sum();
     assert_eq!(total, held, "the count matches what is held");
     for path in &used {
