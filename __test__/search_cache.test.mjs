@@ -23,14 +23,14 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import { createToolContext, createAgentToolkit } from "agent-tools-native";
 import { tempDir, ALLOW_ALL } from "./helpers.mjs";
-import { Rng, OPS, pickOp, buildWorkspace, genText, wholeSecondMtimes, aged, AGED_MS } from "./search_cache_edits.mjs";
+import { Rng, OPS, pickOp, buildWorkspace, genText, bigText, wholeSecondMtimes, aged, AGED_MS } from "./search_cache_edits.mjs";
 
 const native = createRequire(import.meta.url)("../binding.js");
 
 const SEEDS = process.env.SEARCH_CACHE_SEEDS
   ? process.env.SEARCH_CACHE_SEEDS.split(",").map((s) => Number.parseInt(s, 10) >>> 0)
   : [0x5eed0001, 0x0c0ffee5, 20261125];
-const STEPS = Number.parseInt(process.env.SEARCH_CACHE_STEPS ?? "", 10) || 20;
+const STEPS = Number.parseInt(process.env.SEARCH_CACHE_STEPS ?? "", 10) || 30;
 const DEFAULT_BUDGET = 128 * 1024 * 1024;
 const TINY_BUDGET = 4096;
 const TIMEOUT = { timeout: 180_000 };
@@ -62,6 +62,9 @@ const DIRECTED_WS = prepare(99, (root) => {
   fs.writeFileSync(path.join(root, "src", "stripes.ts"), "const zebra2 = 1;\n");
   fs.writeFileSync(path.join(root, "src", "horse.ts"), "let horse = 2;\n");
   fs.writeFileSync(path.join(root, "lib", "plain.py"), "x = 1234\n");
+  // Over regexp_search's 1 MiB limit, under ast_grep_search's: ast_grep_search reads it (and
+  // caches it), regexp_search must still skip it by size.
+  fs.writeFileSync(path.join(root, "lib", "big.js"), bigText(10));
 });
 const AGED_AT = Date.now() + AGED_MS;
 process.on("exit", () => {
@@ -230,6 +233,7 @@ describe("search cache: warm results are identical to cold results", () => {
       const warm = toolkit("warm", root);
       const zebra = ["regexp_search", { pattern: "zebra\\d" }];
       const queries = [
+        ["ast_grep_search", { language: "javascript", rule: { pattern: "console.log($A)" } }],
         zebra,
         ["regexp_search", { pattern: "ZEBRA1", flags: "i" }],
         ["ast_grep_search", { language: "typescript", rule: { pattern: "console.log($A)" } }],
@@ -273,6 +277,7 @@ describe("search cache: warm results are identical to cold results", () => {
       where = "indexed";
       await check();
       assert.deepEqual(await files(warm, zebra), ["src/stripes.ts"]);
+      assert.match(await outcome(warm, ...zebra), /skipped_size_limit_files=1/);
 
       rewrite("src/zebra.ts", (t) => t.replace("quagga", "zebra1"));
       where = "src/zebra.ts: quagga -> zebra1 in place, same size and mtime";
@@ -282,12 +287,12 @@ describe("search cache: warm results are identical to cold results", () => {
       rewrite("src/horse.ts", (t) => t.replace("let horse = 2;", "console.log(2)"), { renameOver: true });
       where = "src/horse.ts: a console.log call, renamed over it, same size and mtime";
       await check();
-      assert.ok((await files(warm, queries[2])).includes("src/horse.ts"));
+      assert.ok((await files(warm, queries[3])).includes("src/horse.ts"));
 
       rewrite("lib/plain.py", (t) => t.replace("x = 1234", "print(1)"));
       where = "lib/plain.py: a print call in place, same size and mtime";
       await check();
-      assert.ok((await files(warm, queries[3])).includes("lib/plain.py"));
+      assert.ok((await files(warm, queries[4])).includes("lib/plain.py"));
 
       // Right after a search (same second), without touching the mtime: the match disappears.
       rewrite("src/stripes.ts", (t) => t.replace("zebra2", "quagga"), { restoreMtime: false });
@@ -316,12 +321,14 @@ describe("search cache: warm results are identical to cold results", () => {
         let checks = 0;
         // Cold and warm always; the tiny-budget toolkit every third check (its calls shrink the
         // shared cache to its budget, so it evicts), the alias toolkit in the others.
-        // `full`: every query ("all": on every toolkit, "warm": on the cold and the warm one).
+        // `full`: every query ("all": on every toolkit, "warm": on the cold and the warm one);
+        // "core": the core queries on the cold and the warm one.
         const check = (label, full = null) => {
           where = label;
           log.push(`  [queries: ${label}]`);
           if (full === "all") return checkAll(all, context);
           if (full === "warm") return checkAll([cold, warm], context);
+          if (full === "core") return checkAll([cold, warm], context, CORE);
           const n = checks++;
           return checkAll([cold, warm, n % 3 === 1 ? tiny : viaAlias], context, queriesFor(n));
         };

@@ -3,6 +3,7 @@
 // edit operations (each one step of the differential test).
 import fs from "node:fs";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 
 // ---- seeded PRNG -------------------------------------------------------------------------------
 
@@ -208,11 +209,15 @@ export function buildWorkspace(rng, root, outside) {
 
 // ---- reading the workspace ---------------------------------------------------------------------
 
-/** The workspace's entries by kind (lstat, no symlink followed), `.git` and `big.md` left out; relative paths. */
+/**
+ * The workspace's entries by kind (lstat, no symlink followed; `special`: FIFOs), `.git` and
+ * `big.md` left out; relative paths.
+ */
 export function scan(root) {
   const files = [];
   const dirs = [];
   const links = [];
+  const special = [];
   const walk = (rel) => {
     for (const name of fs.readdirSync(path.join(root, rel)).sort()) {
       const r = rel ? `${rel}/${name}` : name;
@@ -222,11 +227,12 @@ export function scan(root) {
       else if (st.isDirectory()) {
         dirs.push(r);
         walk(r);
-      } else files.push(r);
+      } else if (st.isFile()) files.push(r);
+      else special.push(r);
     }
   };
   walk("");
-  return { files, dirs, links };
+  return { files, dirs, links, special };
 }
 
 // ---- timestamps ----------------------------------------------------------------------------------
@@ -295,9 +301,10 @@ const NEW_EXTS = [".ts", ".ts", ".js", ".py", ".md", ".txt", ".log", ".html"];
 const IGNORE_POOL = ["gen/", "*.py", "src/util/", "*.md", "!src/util/keep.ts", "m1*.ts", "lib/sub", "**/deep/**", "*.js", "src/a.ts"];
 
 /**
- * The edit operations. Each takes `(env)` — `{ rng, root, outside, check }`, where `check(label)`
- * runs every query on every toolkit and asserts they agree — and returns a description of what it
- * did, or null when it found nothing to do (the caller then picks another).
+ * The edit operations. Each takes `(env)` — `{ rng, root, outside, check }`, where
+ * `check(label, mode)` runs the queries on the toolkits and asserts they agree (`mode` "core":
+ * only the two core queries, on the cold and the warm toolkit) — and returns a description of
+ * what it did, or null when it found nothing to do (the caller then picks another).
  */
 export const OPS = {
   /** New content of a different size. */
@@ -364,23 +371,72 @@ export const OPS = {
     return `racyRestoredMtime ${rel}: same-size rewrite${replace ? " (renamed over it)" : ""}, mtime restored to ${t}`;
   },
 
-  /** A file renamed inside its directory, the directory's mtime restored exactly afterwards. */
-  async racyDirRename({ rng, root, check }) {
+  /**
+   * A directory's listing changed behind a restored mtime: in an aged directory with a
+   * whole-second mtime (searched, so its listing may be cached), a file is renamed, added,
+   * removed, or swapped for a directory or a symlink of the same name; then the directory's mtime
+   * is set back exactly. Only its ctime tells.
+   */
+  async racyDirChange({ rng, root, check }) {
     const { files } = scan(root);
     if (files.length === 0) return null;
-    const rel = rng.pick(files);
+    const usable = files.filter((f) => !throughSymlink(root, f));
+    const inAged = usable.filter((f) => {
+      const dir = path.dirname(path.join(root, f));
+      return aged(dir) && wholeSecondMtime(dir) !== null;
+    });
+    if (usable.length === 0) return null;
+    const rel = rng.pick(inAged.length > 0 ? inAged : usable);
     const dir = path.dirname(path.join(root, rel));
     let t = wholeSecondMtime(dir);
     if (t === null) {
       t = pastSecond(rng);
       fs.utimesSync(dir, t, t);
     }
-    await check(`racyDirRename ${rel}: searched with directory mtime ${t}`);
-    const to = path.join(path.dirname(rel), `r${rng.int(1000)}${rng.pick(NEW_EXTS)}`);
-    if (fs.existsSync(path.join(root, to))) return null;
-    fs.renameSync(path.join(root, rel), path.join(root, to));
+    await check(`racyDirChange ${rel}: searched with directory mtime ${t}${aged(dir) ? " (aged directory)" : ""}`);
+    const file = path.join(root, rel);
+    const kind = rng.pick(["rename", "add", "remove", "toDir", "toSymlink"]);
+    let what;
+    if (kind === "rename") {
+      const to = path.join(path.dirname(rel), `r${rng.int(1000)}${rng.pick(NEW_EXTS)}`);
+      if (fs.existsSync(path.join(root, to))) return null;
+      fs.renameSync(file, path.join(root, to));
+      what = `renamed to ${to}`;
+    } else if (kind === "add") {
+      const to = path.join(path.dirname(rel), `a${rng.int(1000)}${rng.pick(NEW_EXTS)}`);
+      if (fs.existsSync(path.join(root, to))) return null;
+      fs.writeFileSync(path.join(root, to), "console.log(needle); // added behind a restored directory mtime\nprint(needle)\n");
+      what = `${to} added next to it`;
+    } else if (kind === "remove") {
+      fs.rmSync(file);
+      what = "removed";
+    } else if (kind === "toDir") {
+      fs.rmSync(file);
+      fs.mkdirSync(file);
+      fs.writeFileSync(path.join(file, "inside.ts"), "console.log(needle); // a file turned directory\n");
+      what = "replaced by a directory";
+    } else {
+      fs.rmSync(file);
+      fs.symlinkSync(path.relative(path.dirname(file), path.join(root, rng.pick(files.filter((f) => f !== rel)) ?? "README.md")), file);
+      what = "replaced by a symlink";
+    }
     fs.utimesSync(dir, t, t);
-    return `racyDirRename ${rel} -> ${to}, directory mtime restored to ${t}`;
+    return `racyDirChange ${rel}: ${what}, directory mtime restored to ${t}`;
+  },
+
+  /** A FIFO (never read: neither tool opens special files) added or removed. */
+  fifo({ rng, root }) {
+    const { dirs } = scan(root);
+    const rel = path.join(rng.pick(["", ...dirs]), `pipe${rng.int(3)}.fifo`);
+    const file = path.join(root, rel);
+    if (throughSymlink(root, rel)) return null;
+    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    if (st) {
+      fs.rmSync(file);
+      return `fifo ${rel}: removed`;
+    }
+    execFileSync("mkfifo", [file]);
+    return `fifo ${rel}: created`;
   },
 
   append({ rng, root }) {
@@ -406,8 +462,8 @@ export const OPS = {
   },
 
   remove({ rng, root }) {
-    const { files, links } = scan(root);
-    const all = [...files, ...links];
+    const { files, links, special } = scan(root);
+    const all = [...files, ...links, ...special];
     if (all.length === 0) return null;
     const rel = rng.pick(all);
     fs.rmSync(path.join(root, rel));
@@ -607,19 +663,22 @@ export const OPS = {
   },
 
   /**
-   * big.md written just under, exactly at or just over regexp_search's 1 MiB limit, or removed
-   * (it is there for a few steps only: every regexp_search reads it).
+   * big.md written just under or exactly at regexp_search's 1 MiB limit, then just over it (or
+   * the other way round), then removed; light checks in between (every regexp_search reads it).
    */
-  bigFile({ rng, root }) {
+  async bigFile({ rng, root, check }) {
     const file = path.join(root, "big.md");
-    if (fs.existsSync(file) && rng.chance(0.6)) {
-      fs.rmSync(file, { recursive: true });
-      return "bigFile: big.md removed";
-    }
-    if (fs.existsSync(file) && !fs.lstatSync(file).isFile()) return null;
-    const delta = rng.pick([-1, 0, 1, 7, -300]);
-    fs.writeFileSync(file, bigText(delta));
-    return `bigFile: big.md is 1 MiB ${delta >= 0 ? "+" : ""}${delta} bytes`;
+    if (fs.lstatSync(file, { throwIfNoEntry: false })) return null;
+    const under = rng.pick([-1, 0, -300]);
+    const over = rng.pick([1, 7]);
+    const [first, second] = rng.chance(0.5) ? [under, over] : [over, under];
+    const label = (d) => `1 MiB ${d >= 0 ? "+" : ""}${d} bytes`;
+    fs.writeFileSync(file, bigText(first));
+    await check(`bigFile: big.md is ${label(first)}`, "core");
+    fs.writeFileSync(file, bigText(second));
+    await check(`bigFile: big.md is ${label(second)}`, "core");
+    fs.rmSync(file);
+    return `bigFile: big.md written with ${label(first)}, then ${label(second)}, then removed`;
   },
 
   /** Only the timestamps change: results must not. */
@@ -638,7 +697,8 @@ export const WEIGHTS = {
   modify: 6,
   racySameSecond: 4,
   racyRestoredMtime: 4,
-  racyDirRename: 2,
+  racyDirChange: 4,
+  fifo: 1,
   append: 4,
   add: 3,
   remove: 2,
