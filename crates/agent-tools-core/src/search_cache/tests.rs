@@ -163,3 +163,53 @@ fn budgets() {
         assert_eq!(budget_of(&bad), Err(BUDGET_MESSAGE));
     }
 }
+
+#[test]
+fn results_are_kept_per_query_for_the_file_they_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.ts");
+    std::fs::write(&file, "f(1)").unwrap();
+    let cache = cache(1 << 20);
+    let (one, two): (Arc<str>, Arc<str>) = ("q1".into(), "q2".into());
+    let id = id_of(&file);
+    let start = call_start_after(&file);
+    cache.remember(&file, id, start, &one, Arc::new(vec![1u32]), 10);
+    cache.remember(&file, id, start, &two, Arc::new(vec![2u32]), 10);
+    let got = |q: &str, id| {
+        cache
+            .memo(&file, id, q)
+            .and_then(|m| m.downcast_ref::<Vec<u32>>().cloned())
+    };
+    assert_eq!(got("q1", id), Some(vec![1]));
+    assert_eq!(got("q2", id), Some(vec![2]));
+    assert_eq!(got("q3", id), None);
+    // the file changed: nothing of the old identity is served
+    std::fs::write(&file, "f(2)").unwrap();
+    assert_eq!(got("q1", id_of(&file)), None);
+    // racily clean: not kept
+    let recent = id_of(&file);
+    cache.remember(
+        &file,
+        recent,
+        recent.ctime_ns + 1,
+        &one,
+        Arc::new(vec![3u32]),
+        10,
+    );
+    assert_eq!(got("q1", recent), None);
+    // a new identity replaces the old results
+    cache.remember(
+        &file,
+        recent,
+        call_start_after(&file),
+        &one,
+        Arc::new(vec![4u32]),
+        10,
+    );
+    assert_eq!(got("q1", recent), Some(vec![4]));
+    assert_eq!(
+        got("q2", id),
+        None,
+        "results of the old identity are dropped"
+    );
+}
