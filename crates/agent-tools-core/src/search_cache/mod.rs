@@ -28,6 +28,7 @@
 
 pub mod trigrams;
 
+use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -47,6 +48,8 @@ const RACY_WINDOW_NS: i128 = 2_000_000_000;
 const MAX_WORKSPACES: usize = 8;
 /// What an entry costs besides its path, bytes and index (map slot, `Entry`, `Arc`).
 const ENTRY_OVERHEAD: usize = 128;
+/// Queries whose per-file results are kept for one file.
+const MEMOS_PER_FILE: usize = 4;
 
 /// A file's identity: any change of content moves at least one field (see "racily clean").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,8 +144,14 @@ impl Listing {
     }
 }
 
+/// A query's results in one file with identity `FileId` (ast_grep_search's matches), what it
+/// costs, and the query's text.
+type Memo = (Arc<str>, FileId, Arc<dyn Any + Send + Sync>, usize);
+
 /// The cache of one workspace root.
 pub struct WorkspaceCache {
+    /// Per file, the results of its last `MEMOS_PER_FILE` queries.
+    memos: RwLock<HashMap<PathBuf, Vec<Memo>>>,
     entries: RwLock<HashMap<PathBuf, Arc<Entry>>>,
     /// Directory listings (regexp_search's walk), keyed like `entries`.
     listings: RwLock<HashMap<PathBuf, Arc<Listing>>>,
@@ -242,6 +251,7 @@ impl WorkspaceCache {
         WorkspaceCache {
             entries: RwLock::new(HashMap::new()),
             listings: RwLock::new(HashMap::new()),
+            memos: RwLock::new(HashMap::new()),
             bytes: AtomicUsize::new(0),
             budget: AtomicUsize::new(DEFAULT_BUDGET),
             clock: AtomicU64::new(0),
@@ -302,6 +312,54 @@ impl WorkspaceCache {
             }
         }
         Ok(listing)
+    }
+
+    /// The results `query` gave in the file at `path` while it had identity `id`, if kept.
+    pub fn memo(&self, path: &Path, id: FileId, query: &str) -> Option<Arc<dyn Any + Send + Sync>> {
+        let memos = self.memos.read().ok()?;
+        let found = memos
+            .get(path)?
+            .iter()
+            .find(|m| *m.0 == *query && m.1 == id)?;
+        Some(Arc::clone(&found.2))
+    }
+
+    /// Keeps the results `query` gave in the file at `path` with identity `id` (not for racily
+    /// clean files, nor past the budget); `cost` estimates their size.
+    pub fn remember(
+        self: &Arc<Self>,
+        path: &Path,
+        id: FileId,
+        call_start_ns: i128,
+        query: &Arc<str>,
+        results: Arc<dyn Any + Send + Sync>,
+        cost: usize,
+    ) {
+        if id.ctime_ns + RACY_WINDOW_NS >= call_start_ns {
+            return;
+        }
+        let Ok(mut memos) = self.memos.write() else {
+            return;
+        };
+        let cost = cost + ENTRY_OVERHEAD + path.as_os_str().len();
+        let list = memos.entry(path.to_path_buf()).or_default();
+        list.retain(|m| {
+            let keep = m.1 == id && *m.0 != **query;
+            if !keep {
+                self.bytes.fetch_sub(m.3, Ordering::Relaxed);
+            }
+            keep
+        });
+        if list.len() >= MEMOS_PER_FILE {
+            let oldest = list.remove(0);
+            self.bytes.fetch_sub(oldest.3, Ordering::Relaxed);
+        }
+        if self.bytes.load(Ordering::Relaxed) + cost > self.budget.load(Ordering::Relaxed) {
+            background().request(Job::Evict(Arc::downgrade(self)));
+            return;
+        }
+        self.bytes.fetch_add(cost, Ordering::Relaxed);
+        list.push((Arc::clone(query), id, results, cost));
     }
 
     /// The entry of `path` if the file there still has the identity it was cached with (one
@@ -448,6 +506,11 @@ impl WorkspaceCache {
         if let Ok(mut listings) = self.listings.write() {
             for (path, listing) in listings.drain() {
                 self.bytes.fetch_sub(listing.cost(&path), Ordering::Relaxed);
+            }
+        }
+        if let Ok(mut memos) = self.memos.write() {
+            for memo in memos.drain().flat_map(|(_, list)| list) {
+                self.bytes.fetch_sub(memo.3, Ordering::Relaxed);
             }
         }
         for (_, path) in &order {

@@ -58,7 +58,7 @@ use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
-use crate::search_cache::{self, trigrams::Requirement, FileId, WorkspaceCache};
+use crate::search_cache::{self, trigrams::Requirement, Entry, FileId, WorkspaceCache};
 use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
 use crate::value::{js_trim, ArgValue};
 
@@ -133,27 +133,27 @@ pub struct AstGrepJsonRange {
     pub end: AstGrepJsonPosition,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 pub struct CharCount {
     pub leading: usize,
     pub trailing: usize,
 }
 
 /// A node bound to a meta variable.
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 pub struct MatchedNode {
     pub text: String,
     pub range: AstGrepJsonRange,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 pub struct MetaVariables {
     pub single: std::collections::BTreeMap<String, MatchedNode>,
     pub multi: std::collections::BTreeMap<String, Vec<MatchedNode>>,
     pub transformed: std::collections::BTreeMap<String, String>,
 }
 
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 pub struct MatchLabel {
     pub text: String,
     pub range: AstGrepJsonRange,
@@ -161,7 +161,7 @@ pub struct MatchLabel {
 }
 
 /// One match, field for field (and in the same key order) what `sg scan --json=stream` prints.
-#[derive(Serialize, Debug)]
+#[derive(Serialize, Debug, Clone)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 #[cfg_attr(
     feature = "typegen",
@@ -235,6 +235,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let search = Search {
         types: file_types(lang),
         requirement: Requirement::all_texts(&required_texts),
+        query_key: format!("{}\n{}", request.language, request.rule).into(),
         required_texts,
         cache: search_cache::for_call(rc, budget),
         call_start_ns: search_cache::now_ns(),

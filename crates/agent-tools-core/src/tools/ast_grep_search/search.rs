@@ -16,6 +16,8 @@ pub(super) struct Search {
     pub(super) required_texts: Vec<String>,
     /// `required_texts` for the search cache's indexes.
     pub(super) requirement: Requirement,
+    /// The query (language and rule) as the search cache's key of per-file results.
+    pub(super) query_key: Arc<str>,
     /// The workspace's search cache, when this call uses one.
     pub(super) cache: Option<Arc<WorkspaceCache>>,
     /// When the call started (the search cache's racy check).
@@ -244,7 +246,20 @@ impl Search {
         if !as_host && !embeds(file_lang, self.lang) {
             return Ok(Vec::new());
         }
-        let Some(bytes) = self.read_source(candidate) else {
+        let cached = self
+            .cache
+            .as_ref()
+            .and_then(|cache| Some((cache, cache.fresh(&candidate.path)?)));
+        if let Some((cache, entry)) = &cached {
+            let memo = cache.memo(&candidate.path, entry.id, &self.query_key);
+            if let Some(items) = memo
+                .as_ref()
+                .and_then(|m| m.downcast_ref::<Vec<AstGrepJsonMatch>>())
+            {
+                return Ok(items.clone());
+            }
+        }
+        let Some((bytes, id)) = self.read_source(candidate, cached.map(|(_, entry)| entry)) else {
             return Ok(Vec::new());
         };
         let lacks = |text: &String| memchr::memmem::find(&bytes, text.as_bytes()).is_none();
@@ -269,17 +284,30 @@ impl Search {
             }
         }
         items.sort_by_key(|item| (item.range.start, item.range.end));
+        if let (Some(cache), Some(id)) = (&self.cache, id) {
+            let cost = items.iter().map(|i| 256 + 2 * i.text.len()).sum();
+            let kept = Arc::new(items.clone());
+            cache.remember(
+                &candidate.path,
+                id,
+                self.call_start_ns,
+                &self.query_key,
+                kept,
+                cost,
+            );
+        }
         Ok(items)
     }
 
     /// The file's bytes, UTF-8 as the CLI requires: `None` for files it skips (unreadable, not
     /// UTF-8, empty, too large) and for files the search cache's index rules out.
-    fn read_source(&self, candidate: &Candidate) -> Option<Arc<Vec<u8>>> {
-        let cached = self
-            .cache
-            .as_ref()
-            .and_then(|cache| Some((cache, cache.fresh(&candidate.path)?)));
-        if let Some((cache, entry)) = cached {
+    /// With the file's identity when the search cache may keep what is found in it.
+    fn read_source(
+        &self,
+        candidate: &Candidate,
+        cached: Option<Arc<Entry>>,
+    ) -> Option<(Arc<Vec<u8>>, Option<FileId>)> {
+        if let (Some(cache), Some(entry)) = (&self.cache, cached) {
             if !entry.utf8 {
                 return None;
             }
@@ -289,7 +317,7 @@ impl Search {
                 }
             }
             if let Some(content) = cache.content_of(&entry) {
-                return self.searchable(content);
+                return Some((self.searchable(content)?, Some(entry.id)));
             }
         }
         let opened = fs::OpenOptions::new()
@@ -310,14 +338,21 @@ impl Search {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).ok()?;
         let bytes = Arc::new(bytes);
+        let mut id = None;
         if let Some(cache) = &self.cache {
             if let Ok(meta) = file.metadata() {
-                let id = FileId::of(&meta);
-                cache.store(&candidate.path, id, self.call_start_ns, Arc::clone(&bytes));
+                let file_id = FileId::of(&meta);
+                cache.store(
+                    &candidate.path,
+                    file_id,
+                    self.call_start_ns,
+                    Arc::clone(&bytes),
+                );
+                id = Some(file_id);
             }
         }
         std::str::from_utf8(&bytes).ok()?;
-        self.searchable(bytes)
+        Some((self.searchable(bytes)?, id))
     }
 
     /// `bytes` (UTF-8) unless the CLI skips the file: empty, or over both size limits.
