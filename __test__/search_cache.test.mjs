@@ -21,6 +21,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { execFileSync, spawn } from "node:child_process";
 import { createToolContext, createAgentToolkit } from "agent-tools-native";
 import { tempDir, ALLOW_ALL } from "./helpers.mjs";
 import { Rng, OPS, pickOp, buildWorkspace, genText, bigText, wholeSecondMtimes, aged, AGED_MS } from "./search_cache_edits.mjs";
@@ -30,7 +31,7 @@ const native = createRequire(import.meta.url)("../binding.js");
 const SEEDS = process.env.SEARCH_CACHE_SEEDS
   ? process.env.SEARCH_CACHE_SEEDS.split(",").map((s) => Number.parseInt(s, 10) >>> 0)
   : [0x5eed0001, 0x0c0ffee5, 20261125];
-const STEPS = Number.parseInt(process.env.SEARCH_CACHE_STEPS ?? "", 10) || 30;
+const STEPS = Number.parseInt(process.env.SEARCH_CACHE_STEPS ?? "", 10) || 25;
 const DEFAULT_BUDGET = 128 * 1024 * 1024;
 const TINY_BUDGET = 4096;
 const TIMEOUT = { timeout: 180_000 };
@@ -65,10 +66,67 @@ const DIRECTED_WS = prepare(99, (root) => {
   // Over regexp_search's 1 MiB limit, under ast_grep_search's: ast_grep_search reads it (and
   // caches it), regexp_search must still skip it by size.
   fs.writeFileSync(path.join(root, "lib", "big.js"), bigText(10));
+  fs.mkdirSync(path.join(root, "src", "quiet"));
+  fs.writeFileSync(path.join(root, "src", "quiet", "q.ts"), "const q = 1;\n");
 });
+
+// A writer holding a shared writable mapping of a file (python3's mmap): its first write dirties
+// the page and moves the mtime and ctime; a later write to the still-dirty page moves neither,
+// on ext4 and tmpfs alike. Started here so the file ages with the workspaces.
+const MMAP_WS = prepare(5, (root) => fs.writeFileSync(path.join(root, "src", "mapped.ts"), "console.log(quagga);\n"));
+const MMAP_SCRIPT = `import mmap, sys
+f = open(sys.argv[1], "r+b")
+m = mmap.mmap(f.fileno(), 0)
+m[12:18] = b"zebra1"
+print("first", flush=True)
+sys.stdin.readline()
+m[12:18] = b"zebra2"
+print("second", flush=True)
+sys.stdin.readline()
+m.close()
+f.close()
+`;
+const mmapWriter = (() => {
+  const file = path.join(MMAP_WS.root, "src", "mapped.ts");
+  try {
+    execFileSync("python3", ["-c", "import mmap"], { stdio: "ignore", timeout: 10_000 });
+  } catch {
+    return null; // no python3: the test is skipped
+  }
+  const child = spawn("python3", ["-c", MMAP_SCRIPT, file], { stdio: ["pipe", "pipe", "inherit"] });
+  // Never what keeps the process alive (the test may be filtered out); killed on exit.
+  child.unref();
+  child.stdin.unref?.();
+  child.stdout.unref?.();
+  const lines = [];
+  let waiting = null;
+  let buffered = "";
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    for (let i = buffered.indexOf("\n"); i >= 0; i = buffered.indexOf("\n")) {
+      lines.push(buffered.slice(0, i));
+      buffered = buffered.slice(i + 1);
+    }
+    waiting?.();
+  });
+  const next = async () => {
+    const deadline = Date.now() + 10_000;
+    while (lines.length === 0) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error("the mmap writer did not answer");
+      await new Promise((resolve) => {
+        waiting = resolve;
+        setTimeout(resolve, 100);
+      });
+    }
+    return lines.shift();
+  };
+  return { file, child, next, step: () => child.stdin.write("\n") };
+})();
+
 const AGED_AT = Date.now() + AGED_MS;
 process.on("exit", () => {
-  for (const ws of [...PREPARED.values(), TINY_WS, DIRECTED_WS]) ws.cleanup();
+  mmapWriter?.child.kill();
+  for (const ws of [...PREPARED.values(), TINY_WS, DIRECTED_WS, MMAP_WS]) ws.cleanup();
 });
 
 async function untilAged() {
@@ -105,6 +163,7 @@ const REGEXP_QUERIES = [
   { pattern: "n\\x65edle\\u0073?", exclude: ["big.md"] },
   { pattern: "(?:zz)?need(?=le)" },
   { pattern: "^\\s*console\\.log\\((\\w+)\\);$", flags: "m" },
+  { pattern: "needle", root_path: "src/../src/" },
 ].map((input) => ["regexp_search", input]);
 
 const AST_QUERIES = [
@@ -116,6 +175,11 @@ const AST_QUERIES = [
   { language: "javascript", rule: { pattern: "console.log($A)" } },
   { language: "python", rule: { pattern: "print($A)" } },
   { language: "python", rule: { pattern: "$F($A)" }, max_results: 5 },
+  // Per-file matches are kept per query: the same matches under another metavariable name or
+  // language alias, <script> blocks of HTML files, another spelling of a root_path.
+  { language: "ts", rule: { pattern: "console.log($B)" } },
+  { language: "javascript", rule: { pattern: "$F($A)" }, max_results: 50 },
+  { language: "typescript", rule: { pattern: "console.log($A)" }, root_path: "./src/" },
 ].map((input) => ["ast_grep_search", input]);
 
 const QUERIES = [...REGEXP_QUERIES, ...AST_QUERIES];
@@ -225,7 +289,7 @@ describe("search cache: warm results are identical to cold results", () => {
     assert.equal(typeof native.searchCacheWait, "function");
   });
 
-  test("same-size rewrites of cached, indexed files with the mtime restored are seen", TIMEOUT, async () => {
+  test("edits behind restored mtimes (same-size rewrites, a listing change) of cached, indexed entries are seen", TIMEOUT, async () => {
     const { root, cleanup } = DIRECTED_WS;
     try {
       await untilAged();
@@ -299,7 +363,52 @@ describe("search cache: warm results are identical to cold results", () => {
       where = "src/stripes.ts: zebra2 -> quagga right after a search";
       await check();
       assert.deepEqual(await files(warm, zebra), ["src/zebra.ts"]);
+
+      // A directory listing (cached: aged, searched) gains then loses a file behind its restored mtime.
+      const quiet = path.join(root, "src", "quiet");
+      assert.ok(aged(quiet));
+      const dirMtime = fs.statSync(quiet, { bigint: true }).mtimeNs;
+      assert.equal(dirMtime % 1_000_000_000n, 0n);
+      const restoreDir = () => {
+        const t = Number(dirMtime / 1_000_000_000n);
+        fs.utimesSync(quiet, t, t);
+        assert.equal(fs.statSync(quiet, { bigint: true }).mtimeNs, dirMtime);
+      };
+      fs.writeFileSync(path.join(quiet, "zebra3.ts"), "const zebra3 = 1;\n");
+      restoreDir();
+      where = "src/quiet/zebra3.ts added, directory mtime restored";
+      await check();
+      assert.deepEqual(await files(warm, zebra), ["src/quiet/zebra3.ts", "src/zebra.ts"]);
+      fs.rmSync(path.join(quiet, "zebra3.ts"));
+      restoreDir();
+      where = "src/quiet/zebra3.ts removed, directory mtime restored";
+      await check();
+      assert.deepEqual(await files(warm, zebra), ["src/zebra.ts"]);
     } finally {
+      cleanup();
+    }
+  });
+
+  test("a file changed through a shared writable mapping (no new mtime or ctime) is seen", { ...TIMEOUT, skip: mmapWriter === null && "no python3" }, async () => {
+    const { root, cleanup } = MMAP_WS;
+    try {
+      assert.equal(await mmapWriter.next(), "first");
+      await untilAged();
+      const cold = toolkit("cold", root, 0);
+      const warm = toolkit("warm", root);
+      const queries = [["regexp_search", { pattern: "zebra\\d" }], ["ast_grep_search", { language: "typescript", rule: { pattern: "console.log($A)" } }]];
+      await checkAll([cold, warm], () => "(mmap: zebra1 written through the mapping, aged)", queries);
+      await native.searchCacheWait();
+      await checkAll([cold, warm], () => "(mmap: indexed)", queries);
+      const before = fs.statSync(mmapWriter.file, { bigint: true });
+      mmapWriter.step();
+      assert.equal(await mmapWriter.next(), "second");
+      const after = fs.statSync(mmapWriter.file, { bigint: true });
+      assert.equal(fs.readFileSync(mmapWriter.file, "utf8"), "console.log(zebra2);\n");
+      const same = after.ctimeNs === before.ctimeNs && after.mtimeNs === before.mtimeNs && after.size === before.size;
+      await checkAll([cold, warm], () => `(mmap: zebra2 written through the still-dirty mapping; identity ${same ? "unchanged" : "changed"})`, queries);
+    } finally {
+      mmapWriter?.step();
       cleanup();
     }
   });
