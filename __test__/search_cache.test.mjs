@@ -11,6 +11,11 @@
 // wait for it (native.searchCacheWait), others do not, so both the indexed and the not yet
 // indexed paths are compared. The workspaces are aged past the cache's racy window before the
 // first search, so the racy edits meet cached entries (search_cache_edits.mjs, AGED_MS).
+// Directed tests pin the cases a random run may miss: same-size rewrites with the mtime restored
+// of cached, indexed files (in place and renamed over), a cached directory listing changed behind
+// its restored mtime, a file over regexp_search's 1 MiB limit cached by ast_grep_search, and a
+// file rewritten through a shared writable mapping (python3 mmap; skipped without python3),
+// which moves neither mtime nor ctime.
 //
 // Environment: SEARCH_CACHE_SEEDS=1,2,3 (comma-separated integers) replaces the default seeds,
 // SEARCH_CACHE_STEPS=N sets the edit steps per seed, SEARCH_CACHE_VERBOSE=1 prints the edits. A
