@@ -84,6 +84,22 @@ pub fn now_ns() -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
+/// How a file's bytes decode, as the caller that read them found out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Encoding {
+    pub has_nul: bool,
+    pub utf8: bool,
+}
+
+impl Encoding {
+    pub fn of(bytes: &[u8]) -> Encoding {
+        Encoding {
+            has_nul: memchr::memchr(0, bytes).is_some(),
+            utf8: std::str::from_utf8(bytes).is_ok(),
+        }
+    }
+}
+
 /// What is known of one file with identity `id`. Immutable: changes replace the entry.
 #[derive(Debug)]
 pub struct Entry {
@@ -391,6 +407,7 @@ impl WorkspaceCache {
         id: FileId,
         call_start_ns: i128,
         bytes: Arc<Vec<u8>>,
+        encoding: Encoding,
     ) {
         let Ok(mut entries) = self.entries.write() else {
             return;
@@ -408,8 +425,8 @@ impl WorkspaceCache {
         let needs_index = index.is_none();
         let mut entry = Entry {
             id,
-            has_nul: memchr::memchr(0, &bytes).is_some(),
-            utf8: std::str::from_utf8(&bytes).is_ok(),
+            has_nul: encoding.has_nul,
+            utf8: encoding.utf8,
             content: Some(bytes),
             index,
             last_used: AtomicU64::new(self.clock.load(Ordering::Relaxed)),

@@ -9,6 +9,12 @@ fn call_start_after(path: &Path) -> i128 {
     id_of(path).ctime_ns + 3600 * 1_000_000_000
 }
 
+/// Stores `bytes` as what was read from `path` by a call that started at `start`.
+fn put(cache: &Arc<WorkspaceCache>, path: &Path, start: i128, bytes: Vec<u8>) {
+    let encoding = Encoding::of(&bytes);
+    cache.store(path, id_of(path), start, Arc::new(bytes), encoding);
+}
+
 fn cache(budget: usize) -> Arc<WorkspaceCache> {
     let cache = Arc::new(WorkspaceCache::new());
     cache.budget.store(budget, Ordering::Relaxed);
@@ -22,11 +28,11 @@ fn a_cached_file_is_fresh_until_it_changes() {
     std::fs::write(&file, "hello world").unwrap();
     let cache = cache(1 << 20);
     assert!(cache.fresh(&file).is_none(), "nothing cached yet");
-    cache.store(
+    put(
+        &cache,
         &file,
-        id_of(&file),
         call_start_after(&file),
-        Arc::new(b"hello world".to_vec()),
+        b"hello world".to_vec(),
     );
     let entry = cache.fresh(&file).expect("cached");
     assert!(entry.utf8 && !entry.has_nul);
@@ -59,11 +65,11 @@ fn racily_clean_files_are_not_cached() {
     std::fs::write(&file, "x").unwrap();
     let cache = cache(1 << 20);
     // the call started just after the file changed: a change in the same tick could follow
-    cache.store(
+    put(
+        &cache,
         &file,
-        id_of(&file),
         id_of(&file).ctime_ns + 1_000_000,
-        Arc::new(b"x".to_vec()),
+        b"x".to_vec(),
     );
     assert!(cache.fresh(&file).is_none());
     assert_eq!(cache.bytes.load(Ordering::Relaxed), 0);
@@ -82,7 +88,7 @@ fn the_budget_bounds_what_is_held_and_eviction_keeps_the_recently_used() {
         .collect();
     for path in &paths {
         let bytes = std::fs::read(path).unwrap();
-        cache.store(path, id_of(path), call_start_after(path), Arc::new(bytes));
+        put(&cache, path, call_start_after(path), bytes);
         assert!(
             cache.bytes.load(Ordering::Relaxed) <= 64 * 1024,
             "never past the budget"
@@ -132,12 +138,7 @@ fn the_background_builds_indexes_that_rule_files_out() {
     std::fs::write(&file, "fn main() { println!(\"Hello\"); }").unwrap();
     let cache = cache(1 << 20);
     let bytes = std::fs::read(&file).unwrap();
-    cache.store(
-        &file,
-        id_of(&file),
-        call_start_after(&file),
-        Arc::new(bytes),
-    );
+    put(&cache, &file, call_start_after(&file), bytes);
     wait_idle();
     let entry = cache.fresh(&file).unwrap();
     let index = entry.index.as_ref().expect("indexed");

@@ -58,7 +58,7 @@ use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
-use crate::search_cache::{self, trigrams::Requirement, Entry, FileId, WorkspaceCache};
+use crate::search_cache::{self, trigrams::Requirement, Encoding, Entry, FileId, WorkspaceCache};
 use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
 use crate::value::{js_trim, ArgValue};
 

@@ -337,21 +337,22 @@ impl Search {
         }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).ok()?;
+        let utf8 = std::str::from_utf8(&bytes).is_ok();
         let bytes = Arc::new(bytes);
         let mut id = None;
         if let Some(cache) = &self.cache {
             if let Ok(meta) = file.metadata() {
                 let file_id = FileId::of(&meta);
-                cache.store(
-                    &candidate.path,
-                    file_id,
-                    self.call_start_ns,
-                    Arc::clone(&bytes),
-                );
+                let has_nul = memchr::memchr(0, &bytes).is_some();
+                let encoding = Encoding { has_nul, utf8 };
+                let kept = Arc::clone(&bytes);
+                cache.store(&candidate.path, file_id, self.call_start_ns, kept, encoding);
                 id = Some(file_id);
             }
         }
-        std::str::from_utf8(&bytes).ok()?;
+        if !utf8 {
+            return None;
+        }
         Some((self.searchable(bytes)?, id))
     }
 

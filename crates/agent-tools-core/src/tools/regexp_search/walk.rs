@@ -30,7 +30,7 @@ use crate::error::node_io_message;
 use crate::glob::Glob;
 use crate::sandbox::Confinement;
 use crate::search_cache::trigrams::Requirement;
-use crate::search_cache::{EntryKind, FileId, WorkspaceCache};
+use crate::search_cache::{Encoding, EntryKind, FileId, WorkspaceCache};
 use crate::threads::HelperThreadPriority;
 use crate::tools::read_sized;
 
@@ -571,15 +571,22 @@ impl Visitor<'_> {
             Ok(bytes) => bytes,
             Err(e) => return Some(Outcome::Failed(node_io_message(&e, "read", &display))),
         };
-        let outcome = self.search_bytes(&bytes);
-        if let Some(cache) = self.spec.cache {
-            cache.store(
-                path,
-                FileId::of(&meta),
-                self.spec.call_start_ns,
-                Arc::new(bytes),
-            );
-        }
+        let Some(cache) = self.spec.cache else {
+            return Some(self.search_bytes(&bytes));
+        };
+        // The cache needs to know whether the file is UTF-8 even when it has a NUL byte.
+        let has_nul = memchr::memchr(0, &bytes).is_some();
+        let text = std::str::from_utf8(&bytes);
+        let encoding = Encoding {
+            has_nul,
+            utf8: text.is_ok(),
+        };
+        let outcome = match text {
+            Ok(text) if !has_nul => self.search_str(text),
+            _ => Outcome::Binary,
+        };
+        let id = FileId::of(&meta);
+        cache.store(path, id, self.spec.call_start_ns, Arc::new(bytes), encoding);
         Some(outcome)
     }
 
@@ -588,9 +595,14 @@ impl Visitor<'_> {
         if memchr::memchr(0, bytes).is_some() {
             return Outcome::Binary;
         }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return Outcome::Binary;
-        };
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.search_str(text),
+            Err(_) => Outcome::Binary,
+        }
+    }
+
+    /// Searches a file's text (a leading BOM is not part of it).
+    fn search_str(&self, text: &str) -> Outcome {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         Outcome::Searched(search_text(
             self.spec.regex,
