@@ -36,7 +36,7 @@ const native = createRequire(import.meta.url)("../binding.js");
 const SEEDS = process.env.SEARCH_CACHE_SEEDS
   ? process.env.SEARCH_CACHE_SEEDS.split(",").map((s) => Number.parseInt(s, 10) >>> 0)
   : [0x5eed0001, 0x0c0ffee5, 20261125];
-const STEPS = Number.parseInt(process.env.SEARCH_CACHE_STEPS ?? "", 10) || 25;
+const STEPS = Number.parseInt(process.env.SEARCH_CACHE_STEPS ?? "", 10) || 22;
 const DEFAULT_BUDGET = 128 * 1024 * 1024;
 const TINY_BUDGET = 4096;
 const TIMEOUT = { timeout: 180_000 };
