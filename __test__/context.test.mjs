@@ -38,6 +38,13 @@ describe("createToolContext", () => {
     assert.equal("todo" in ctx, false);
   });
 
+  test("searchCacheBytes is set only when given (the search cache's budget)", () => {
+    assert.equal("searchCacheBytes" in createToolContext({ workspaceRoot: "/ws" }), false);
+    const ctx = createToolContext({ workspaceRoot: "/ws", searchCacheBytes: 0 });
+    assert.deepEqual(Object.keys(ctx), ["workspaceRoot", "writeScope", "policy", "env", "searchCacheBytes"]);
+    assert.equal(ctx.searchCacheBytes, 0);
+  });
+
   test("keeps the given policy object by reference", () => {
     const policy = { tools: { read_file: "allow" }, defaultPolicy: "deny" };
     const ctx = createToolContext({ workspaceRoot: "/ws", writeScope: "read-only", policy });
