@@ -165,10 +165,10 @@ export function buildWorkspace(rng, root, outside) {
   put(".hidden/cfg.py", "print(needle)\n");
   put("src/.dot.ts", "console.log(foo);\n");
   put("README.md", genText(rng, "README.md", 8));
-  put("docs/guide.md", genText(rng, "x.md", 6));
-  put("docs/api/ref.md", genText(rng, "x.md", 6));
+  put("notes/guide.md", genText(rng, "x.md", 6));
+  put("notes/api/ref.md", genText(rng, "x.md", 6));
   // ast_grep_search also searches <script> blocks of HTML files for JavaScript and TypeScript.
-  put("docs/page.html", "<html><body>\n<script>\nconsole.log(needle);\nfoo(bar);\n</script>\n</body></html>\n");
+  put("notes/page.html", "<html><body>\n<script>\nconsole.log(needle);\nfoo(bar);\n</script>\n</body></html>\n");
   put("src/a.ts", "console.log(needle);\nconst value1 = \"héllo 日本\";\nfoo(bar(1));\n");
   put("src/b.ts", genText(rng, "b.ts", 10));
   put("src/c.js", genText(rng, "c.js", 8));
@@ -196,7 +196,7 @@ export function buildWorkspace(rng, root, outside) {
   put("src/sub1/node_modules/n.ts", "console.log(needle);\n");
   put("dist/out.js", "console.log(needle);\n");
   const extra = rng.range(4, 8);
-  const dirs = ["src", "src/util", "src/util/deep", "lib", "lib/sub", "src/sub1", "docs", "pkg/mod"];
+  const dirs = ["src", "src/util", "src/util/deep", "lib", "lib/sub", "src/sub1", "notes", "pkg/mod"];
   const exts = [".ts", ".ts", ".ts", ".js", ".py", ".py", ".md", ".txt"];
   for (let i = 0; i < extra; i++) {
     const rel = `${rng.pick(dirs)}/m${i}${rng.pick(exts)}`;
@@ -296,7 +296,7 @@ function throughSymlink(root, rel) {
   return false;
 }
 
-const NEW_DIRS = ["src", "src/util", "lib", "docs", "src/new", "newdir/deeper", ".cache"];
+const NEW_DIRS = ["src", "src/util", "lib", "notes", "src/new", "newdir/deeper", ".cache"];
 const NEW_EXTS = [".ts", ".ts", ".js", ".py", ".md", ".txt", ".log", ".html"];
 const IGNORE_POOL = ["gen/", "*.py", "src/util/", "*.md", "!src/util/keep.ts", "m1*.ts", "lib/sub", "**/deep/**", "*.js", "src/a.ts"];
 
