@@ -610,41 +610,15 @@ export const OPS = {
   },
 
   /** A NUL byte inserted into a text file, or every NUL removed from a file that has one. */
-  binary({ rng, root }) {
-    const { files } = scan(root);
-    const withNul = files.filter((f) => fs.readFileSync(path.join(root, f)).includes(0));
-    if (withNul.length > 0 && rng.chance(0.5)) {
-      const rel = rng.pick(withNul);
-      const buf = fs.readFileSync(path.join(root, rel));
-      fs.writeFileSync(path.join(root, rel), Buffer.from(buf.filter((b) => b !== 0)));
-      return `binary: NULs removed from ${rel}`;
-    }
-    const plain = files.filter((f) => !withNul.includes(f));
-    if (plain.length === 0) return null;
-    const rel = rng.pick(plain);
-    const buf = fs.readFileSync(path.join(root, rel));
-    const at = buf.indexOf(0x0a) >= 0 && rng.chance(0.7) ? buf.indexOf(0x0a) + 1 : rng.int(buf.length + 1);
-    fs.writeFileSync(path.join(root, rel), Buffer.concat([buf.subarray(0, at), Buffer.from([0]), buf.subarray(at)]));
-    return `binary: NUL inserted into ${rel} at ${at}`;
+  binary(step) {
+    const afterFirstLine = (buf) => (buf.indexOf(0x0a) >= 0 && step.rng.chance(0.7) ? buf.indexOf(0x0a) + 1 : step.rng.int(buf.length + 1));
+    return toggleByte(step, "binary", 0, [0], afterFirstLine);
   },
 
   /** A 0xFF byte (never valid UTF-8) inserted into a text file, or removed again. */
-  nonUtf8({ rng, root }) {
-    const { files } = scan(root);
-    const bad = files.filter((f) => fs.readFileSync(path.join(root, f)).includes(0xff));
-    if (bad.length > 0 && rng.chance(0.5)) {
-      const rel = rng.pick(bad);
-      const buf = fs.readFileSync(path.join(root, rel));
-      fs.writeFileSync(path.join(root, rel), Buffer.from(buf.filter((b) => b !== 0xff)));
-      return `nonUtf8: 0xFF removed from ${rel}`;
-    }
-    const plain = files.filter((f) => !bad.includes(f));
-    if (plain.length === 0) return null;
-    const rel = rng.pick(plain);
-    const buf = fs.readFileSync(path.join(root, rel));
-    const at = buf.lastIndexOf(0x0a) > 0 ? buf.lastIndexOf(0x0a) : buf.length;
-    fs.writeFileSync(path.join(root, rel), Buffer.concat([buf.subarray(0, at), Buffer.from([0x63, 0x61, 0x66, 0xff]), buf.subarray(at)]));
-    return `nonUtf8: 0xFF inserted into ${rel} at ${at}`;
+  nonUtf8(step) {
+    const beforeLastBreak = (buf) => (buf.lastIndexOf(0x0a) > 0 ? buf.lastIndexOf(0x0a) : buf.length);
+    return toggleByte(step, "nonUtf8", 0xff, [0x63, 0x61, 0x66, 0xff], beforeLastBreak);
   },
 
   /** A file emptied, or an empty file filled. */
@@ -727,4 +701,26 @@ export function pickOp(rng) {
     if (n < 0) return k;
   }
   return names[names.length - 1];
+}
+
+/**
+ * Half the time (when some file has one) every `byte` is removed from a file; otherwise `inserted`
+ * goes into a file without it, at `at(buffer)`. Returns what was done, or null.
+ */
+function toggleByte({ rng, root }, name, byte, inserted, at) {
+  const { files } = scan(root);
+  const having = files.filter((f) => fs.readFileSync(path.join(root, f)).includes(byte));
+  if (having.length > 0 && rng.chance(0.5)) {
+    const rel = rng.pick(having);
+    const buf = fs.readFileSync(path.join(root, rel));
+    fs.writeFileSync(path.join(root, rel), Buffer.from(buf.filter((b) => b !== byte)));
+    return `${name}: byte ${byte} removed from ${rel}`;
+  }
+  const plain = files.filter((f) => !having.includes(f));
+  if (plain.length === 0) return null;
+  const rel = rng.pick(plain);
+  const buf = fs.readFileSync(path.join(root, rel));
+  const pos = at(buf);
+  fs.writeFileSync(path.join(root, rel), Buffer.concat([buf.subarray(0, pos), Buffer.from(inserted), buf.subarray(pos)]));
+  return `${name}: byte ${byte} inserted into ${rel} at ${pos}`;
 }

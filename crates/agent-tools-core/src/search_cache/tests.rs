@@ -15,6 +15,14 @@ fn put(cache: &Arc<WorkspaceCache>, path: &Path, start: i128, bytes: Vec<u8>) {
     cache.store(path, id_of(path), start, Arc::new(bytes), encoding);
 }
 
+/// A directory holding one file `name` with `text`, and an empty cache of 1 MiB.
+fn one_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf, Arc<WorkspaceCache>) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    (dir, file, cache(1 << 20))
+}
+
 fn cache(budget: usize) -> Arc<WorkspaceCache> {
     let cache = Arc::new(WorkspaceCache::new());
     cache.budget.store(budget, Ordering::Relaxed);
@@ -23,10 +31,7 @@ fn cache(budget: usize) -> Arc<WorkspaceCache> {
 
 #[test]
 fn a_cached_file_is_fresh_until_it_changes() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("a.txt");
-    std::fs::write(&file, "hello world").unwrap();
-    let cache = cache(1 << 20);
+    let (dir, file, cache) = one_file("a.txt", "hello world");
     assert!(cache.fresh(&file).is_none(), "nothing cached yet");
     put(
         &cache,
@@ -60,10 +65,7 @@ fn a_cached_file_is_fresh_until_it_changes() {
 
 #[test]
 fn racily_clean_files_are_not_cached() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("a.txt");
-    std::fs::write(&file, "x").unwrap();
-    let cache = cache(1 << 20);
+    let (_dir, file, cache) = one_file("a.txt", "x");
     // the call started just after the file changed: a change in the same tick could follow
     put(
         &cache,
@@ -133,10 +135,7 @@ fn the_budget_bounds_what_is_held_and_eviction_keeps_the_recently_used() {
 
 #[test]
 fn the_background_builds_indexes_that_rule_files_out() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("a.rs");
-    std::fs::write(&file, "fn main() { println!(\"Hello\"); }").unwrap();
-    let cache = cache(1 << 20);
+    let (_dir, file, cache) = one_file("a.rs", "fn main() { println!(\"Hello\"); }");
     let bytes = std::fs::read(&file).unwrap();
     put(&cache, &file, call_start_after(&file), bytes);
     wait_idle();
@@ -167,10 +166,7 @@ fn budgets() {
 
 #[test]
 fn results_are_kept_per_query_for_the_file_they_came_from() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("a.ts");
-    std::fs::write(&file, "f(1)").unwrap();
-    let cache = cache(1 << 20);
+    let (_dir, file, cache) = one_file("a.ts", "f(1)");
     let (one, two): (Arc<str>, Arc<str>) = ("q1".into(), "q2".into());
     let id = id_of(&file);
     let start = call_start_after(&file);
