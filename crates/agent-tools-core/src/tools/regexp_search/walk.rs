@@ -260,19 +260,28 @@ pub fn search(root: &str, spec: &SearchSpec) -> Result<SearchResult, SearchError
 /// The walk's prune decision for directories: default names, `exclude`, the cutoff.
 fn keep_directory(shared: &Shared, entry: &DirEntry) -> bool {
     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-    !is_dir || enters(shared, entry.file_name(), entry.path())
+    !is_dir || enters(shared, entry.file_name(), &shared.rel(entry.path()))
 }
 
-/// Whether the walk enters the directory `name` at `path`.
-fn enters(shared: &Shared, name: &std::ffi::OsStr, path: &Path) -> bool {
+/// Whether the walk enters the directory `name` (root-relative path `rel`).
+fn enters(shared: &Shared, name: &std::ffi::OsStr, rel: &str) -> bool {
     if shared.timed_out.load(AtomicOrdering::Relaxed) {
         return false;
     }
     if SKIPPED_DIRECTORIES.contains(&name.to_string_lossy().as_ref()) {
         return false;
     }
-    let rel = shared.rel(path);
-    !shared.excluded(&rel) && !shared.beyond_cutoff(&rel)
+    !shared.excluded(rel) && !shared.beyond_cutoff(rel)
+}
+
+/// The root-relative path of `name` in the directory at `dir_rel` (`""` for the root).
+fn child_rel(dir_rel: &str, name: &std::ffi::OsStr) -> String {
+    let name = name.to_string_lossy();
+    if dir_rel.is_empty() {
+        name.into_owned()
+    } else {
+        format!("{dir_rel}/{name}")
+    }
 }
 
 /// The same walk over the search cache's directory listings (`WorkspaceCache::listing`): one
@@ -280,12 +289,13 @@ fn enters(shared: &Shared, name: &std::ffi::OsStr, path: &Path) -> bool {
 /// from its own stack and hands half of it to the common stack when another thread waits.
 fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>) {
     struct Work {
-        pending: Vec<PathBuf>,
+        /// Directories with their root-relative paths.
+        pending: Vec<(PathBuf, String)>,
         /// Threads holding directories: the walk ends when none do and none are pending.
         busy: usize,
     }
     let work = Mutex::new(Work {
-        pending: vec![shared.root.clone()],
+        pending: vec![(shared.root.clone(), String::new())],
         busy: 0,
     });
     let waiting = AtomicUsize::new(0);
@@ -299,7 +309,7 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
             priority: HelperThreadPriority::new(),
         };
         visitor.priority.on_visit();
-        let mut local: Vec<PathBuf> = Vec::new();
+        let mut local: Vec<(PathBuf, String)> = Vec::new();
         let mut holding = false;
         loop {
             if local.is_empty() {
@@ -326,7 +336,9 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
                     waiting.fetch_sub(1, AtomicOrdering::SeqCst);
                 }
             }
-            let Some(dir) = local.pop() else { continue };
+            let Some((dir, dir_rel)) = local.pop() else {
+                continue;
+            };
             if shared.past_deadline() {
                 local.clear();
                 continue;
@@ -334,16 +346,20 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
             match cache.listing(&dir, dir == shared.root, spec.call_start_ns) {
                 Ok(listing) => {
                     for (name, kind) in &listing.entries {
+                        if *kind == EntryKind::Other {
+                            continue;
+                        }
                         let path = dir.join(name);
+                        let rel = child_rel(&dir_rel, name);
                         match kind {
-                            EntryKind::File => visitor.visit_file(&path),
-                            EntryKind::Directory if enters(shared, name, &path) => local.push(path),
+                            EntryKind::File => visitor.visit_file(&path, rel),
+                            _ if enters(shared, name, &rel) => local.push((path, rel)),
                             _ => {}
                         }
                     }
                 }
                 Err(e) => visitor.records.push(Record {
-                    rel: shared.rel(&dir),
+                    rel: dir_rel,
                     outcome: Outcome::Failed(node_io_message(
                         &e,
                         "scandir",
@@ -484,16 +500,15 @@ impl ParallelVisitor for Visitor<'_> {
         };
         // directories are entered; symlinks and others skipped
         if file_type.is_file() {
-            self.visit_file(entry.path());
+            self.visit_file(entry.path(), self.shared.rel(entry.path()));
         }
         WalkState::Continue
     }
 }
 
 impl Visitor<'_> {
-    /// A regular file the walk found: filtered, searched and recorded.
-    fn visit_file(&mut self, path: &Path) {
-        let rel = self.shared.rel(path);
+    /// A regular file the walk found (root-relative path `rel`): filtered, searched, recorded.
+    fn visit_file(&mut self, path: &Path, rel: String) {
         if self.shared.excluded(&rel) {
             return;
         }
