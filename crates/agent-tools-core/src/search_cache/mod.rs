@@ -2,8 +2,8 @@
 //! between calls inside the process and shared by every toolkit on the same workspace root.
 //!
 //! Per file (keyed by the path the walk found): its identity (device, inode, size, mtime and
-//! ctime in nanoseconds), whether it holds a NUL byte or is UTF-8, its bytes while the memory
-//! budget allows, and a trigram index (`trigrams::Bloom`) built in the background after the call
+//! ctime in nanoseconds), whether it holds a NUL byte or is UTF-8, its bytes from its second
+//! read on while the memory budget allows, and a trigram index (`trigrams::Bloom`) built in the background after the call
 //! that first read it. The walk itself runs on every call as before, so added, removed and
 //! renamed files, `.gitignore` changes and swapped symlinks or directories are seen as by a cold
 //! search; only what is learned per file is reused, and only after the file's identity, taken
@@ -149,6 +149,20 @@ pub enum EntryKind {
 }
 
 impl Listing {
+    /// What something that is no longer a directory lists (never cached).
+    fn empty() -> Listing {
+        Listing {
+            id: FileId {
+                dev: 0,
+                ino: 0,
+                size: 0,
+                mtime_ns: 0,
+                ctime_ns: 0,
+            },
+            entries: Vec::new(),
+        }
+    }
+
     fn cost(&self, path: &Path) -> usize {
         ENTRY_OVERHEAD
             + path.as_os_str().len()
@@ -285,33 +299,25 @@ impl WorkspaceCache {
         is_root: bool,
         call_start_ns: i128,
     ) -> std::io::Result<Arc<Listing>> {
-        let meta = if is_root {
-            std::fs::metadata(dir)?
-        } else {
-            std::fs::symlink_metadata(dir)?
-        };
-        let id = FileId::of(&meta);
-        if !meta.is_dir() {
-            return Ok(Arc::new(Listing {
-                id,
-                entries: Vec::new(),
-            }));
-        }
         let cached = self.listings.read().ok().and_then(|l| l.get(dir).cloned());
-        if let Some(listing) = cached.filter(|l| l.id == id) {
-            return Ok(listing);
-        }
-        let mut entries = Vec::new();
-        for entry in std::fs::read_dir(dir)? {
-            let entry = entry?;
-            let kind = match entry.file_type()? {
-                t if t.is_file() => EntryKind::File,
-                t if t.is_dir() => EntryKind::Directory,
-                _ => EntryKind::Other,
+        if let Some(listing) = cached {
+            let meta = if is_root {
+                std::fs::metadata(dir)?
+            } else {
+                std::fs::symlink_metadata(dir)?
             };
-            entries.push((entry.file_name(), kind));
+            if !meta.is_dir() {
+                return Ok(Arc::new(Listing::empty()));
+            }
+            if FileId::of(&meta) == listing.id {
+                return Ok(listing);
+            }
         }
-        let listing = Arc::new(Listing { id, entries });
+        let Some(listing) = read_directory(dir, is_root)? else {
+            return Ok(Arc::new(Listing::empty()));
+        };
+        let id = listing.id;
+        let listing = Arc::new(listing);
         if id.ctime_ns + RACY_WINDOW_NS < call_start_ns {
             if let Ok(mut listings) = self.listings.write() {
                 let cost = listing.cost(dir);
@@ -419,6 +425,9 @@ impl WorkspaceCache {
         if id.ctime_ns + RACY_WINDOW_NS >= call_start_ns {
             return;
         }
+        // Bytes are kept from a file's second read on: a first (cold) call then costs no more
+        // memory than before, and files read once are never held.
+        let seen_before = previous.is_some();
         let index = previous
             .filter(|old| old.id == id)
             .and_then(|old| old.index.clone());
@@ -427,7 +436,7 @@ impl WorkspaceCache {
             id,
             has_nul: encoding.has_nul,
             utf8: encoding.utf8,
-            content: Some(bytes),
+            content: seen_before.then_some(bytes),
             index,
             last_used: AtomicU64::new(self.clock.load(Ordering::Relaxed)),
         };
@@ -539,6 +548,51 @@ impl WorkspaceCache {
             }
         }
     }
+}
+
+/// Reads a directory through one descriptor: its identity (before its entries, so a change while
+/// reading moves it past what is recorded) and its entries. `None` when it is no longer a
+/// directory (a final symlink is followed only for the walk's root).
+fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    use std::os::unix::ffi::OsStrExt;
+    let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    if !is_root {
+        flags |= OFlags::NOFOLLOW;
+    }
+    let fd = match rustix::fs::open(dir, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) if !is_root => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let file = std::fs::File::from(fd);
+    let id = FileId::of(&file.metadata()?);
+    let mut entries = Vec::new();
+    for entry in rustix::fs::Dir::read_from(&file)? {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let file_type = match entry.file_type() {
+            FileType::Unknown => {
+                let at = rustix::fs::statat(
+                    &file,
+                    entry.file_name(),
+                    rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                )?;
+                FileType::from_raw_mode(at.st_mode)
+            }
+            known => known,
+        };
+        let kind = match file_type {
+            FileType::RegularFile => EntryKind::File,
+            FileType::Directory => EntryKind::Directory,
+            _ => EntryKind::Other,
+        };
+        entries.push((std::ffi::OsStr::from_bytes(name).to_os_string(), kind));
+    }
+    Ok(Some(Listing { id, entries }))
 }
 
 /// The file's bytes if it still has identity `id` (read without following a final symlink).

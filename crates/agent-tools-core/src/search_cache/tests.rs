@@ -33,12 +33,21 @@ fn cache(budget: usize) -> Arc<WorkspaceCache> {
 fn a_cached_file_is_fresh_until_it_changes() {
     let (dir, file, cache) = one_file("a.txt", "hello world");
     assert!(cache.fresh(&file).is_none(), "nothing cached yet");
-    put(
-        &cache,
-        &file,
-        call_start_after(&file),
-        b"hello world".to_vec(),
+    let read = || {
+        put(
+            &cache,
+            &file,
+            call_start_after(&file),
+            b"hello world".to_vec(),
+        )
+    };
+    read();
+    let entry = cache.fresh(&file).expect("cached");
+    assert!(
+        entry.content.is_none(),
+        "bytes are kept from the second read on"
     );
+    read();
     let entry = cache.fresh(&file).expect("cached");
     assert!(entry.utf8 && !entry.has_nul);
     assert_eq!(
@@ -90,6 +99,7 @@ fn the_budget_bounds_what_is_held_and_eviction_keeps_the_recently_used() {
         .collect();
     for path in &paths {
         let bytes = std::fs::read(path).unwrap();
+        put(&cache, path, call_start_after(path), bytes.clone());
         put(&cache, path, call_start_after(path), bytes);
         assert!(
             cache.bytes.load(Ordering::Relaxed) <= 64 * 1024,
