@@ -191,6 +191,9 @@ pub struct WorkspaceCache {
     budget: AtomicUsize,
     /// Counts calls; an entry's `last_used` is the call that last used it.
     clock: AtomicU64,
+    /// Set when a call stored entries without an index / met a full budget (see `call_finished`).
+    unindexed: std::sync::atomic::AtomicBool,
+    evict_wanted: std::sync::atomic::AtomicBool,
 }
 
 /// Counters of one workspace's cache (tests and diagnostics).
@@ -285,6 +288,8 @@ impl WorkspaceCache {
             bytes: AtomicUsize::new(0),
             budget: AtomicUsize::new(DEFAULT_BUDGET),
             clock: AtomicU64::new(0),
+            unindexed: std::sync::atomic::AtomicBool::new(false),
+            evict_wanted: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -329,7 +334,7 @@ impl WorkspaceCache {
                     self.bytes.fetch_add(cost, Ordering::Relaxed);
                     listings.insert(dir.to_path_buf(), Arc::clone(&listing));
                 } else {
-                    background().request(Job::Evict(Arc::downgrade(self)));
+                    self.evict_wanted.store(true, Ordering::Relaxed);
                 }
             }
         }
@@ -377,7 +382,7 @@ impl WorkspaceCache {
             self.bytes.fetch_sub(oldest.3, Ordering::Relaxed);
         }
         if self.bytes.load(Ordering::Relaxed) + cost > self.budget.load(Ordering::Relaxed) {
-            background().request(Job::Evict(Arc::downgrade(self)));
+            self.evict_wanted.store(true, Ordering::Relaxed);
             return;
         }
         self.bytes.fetch_add(cost, Ordering::Relaxed);
@@ -444,7 +449,7 @@ impl WorkspaceCache {
         let used = self.bytes.load(Ordering::Relaxed);
         if used + entry.cost(path) > budget {
             entry.content = None;
-            background().request(Job::Evict(Arc::downgrade(self)));
+            self.evict_wanted.store(true, Ordering::Relaxed);
             if used + entry.cost(path) > budget {
                 return;
             }
@@ -453,7 +458,35 @@ impl WorkspaceCache {
         entries.insert(path.to_path_buf(), Arc::new(entry));
         drop(entries);
         if needs_index {
-            background().request(Job::Index(Arc::downgrade(self), path.to_path_buf()));
+            self.unindexed.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Called when a search call ends: queues the indexing of what it stored (one job for the
+    /// whole call, so reading files costs no wake-up of the background thread).
+    pub fn call_finished(self: &Arc<Self>) {
+        if self.unindexed.swap(false, Ordering::Relaxed) {
+            background().request(Job::IndexAll(Arc::downgrade(self)));
+        }
+        if self.bytes.load(Ordering::Relaxed) > self.budget.load(Ordering::Relaxed) / 4 * 3
+            && self.evict_wanted.swap(false, Ordering::Relaxed)
+        {
+            background().request(Job::Evict(Arc::downgrade(self)));
+        }
+    }
+
+    /// Builds the indexes of every entry without one (background).
+    fn index_all(&self) {
+        let missing: Vec<PathBuf> = match self.entries.read() {
+            Ok(entries) => entries
+                .iter()
+                .filter(|(_, e)| e.index.is_none() && !e.has_nul && e.utf8)
+                .map(|(p, _)| p.clone())
+                .collect(),
+            Err(_) => return,
+        };
+        for path in missing {
+            self.index(&path);
         }
     }
 
@@ -612,7 +645,7 @@ fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
 }
 
 enum Job {
-    Index(Weak<WorkspaceCache>, PathBuf),
+    IndexAll(Weak<WorkspaceCache>),
     Evict(Weak<WorkspaceCache>),
 }
 
@@ -689,9 +722,9 @@ impl Background {
             };
             // A panic here must not end the thread (or reach a caller).
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match job {
-                Job::Index(cache, path) => {
+                Job::IndexAll(cache) => {
                     if let Some(cache) = cache.upgrade() {
-                        cache.index(&path);
+                        cache.index_all();
                     }
                 }
                 Job::Evict(cache) => {

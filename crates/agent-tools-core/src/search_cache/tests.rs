@@ -13,6 +13,7 @@ fn call_start_after(path: &Path) -> i128 {
 fn put(cache: &Arc<WorkspaceCache>, path: &Path, start: i128, bytes: Vec<u8>) {
     let encoding = Encoding::of(&bytes);
     cache.store(path, id_of(path), start, Arc::new(bytes), encoding);
+    cache.call_finished();
 }
 
 /// A directory holding one file `name` with `text`, and an empty cache of 1 MiB.

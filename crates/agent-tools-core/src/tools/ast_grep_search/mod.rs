@@ -250,7 +250,12 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         cancelled: Arc::new(AtomicBool::new(false)),
     };
     let root_rel = search.root_rel.clone();
-    let (items, truncated) = search.run_until_deadline()?;
+    let cache = search.cache.clone();
+    let found = search.run_until_deadline();
+    if let Some(cache) = cache {
+        cache.call_finished();
+    }
+    let (items, truncated) = found?;
     to_json(
         &AstGrepSearchOutput {
             query: AstGrepSearchQuery {

@@ -154,7 +154,11 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
         requirement: &requirement,
         call_start_ns: search_cache::now_ns(),
     };
-    let found = walk::search(root_path, &spec).map_err(|e| match e {
+    let found = walk::search(root_path, &spec);
+    if let Some(cache) = &cache {
+        cache.call_finished();
+    }
+    let found = found.map_err(|e| match e {
         SearchError::Timeout => ERROR_CLASS.coded(ErrorCode::Timeout, "search timed out"),
         SearchError::Io(message) => ERROR_CLASS.coded(ErrorCode::Internal, message),
     })?;
