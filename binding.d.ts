@@ -208,5 +208,26 @@ export interface RecordedOutput {
   evicted: Array<string>
 }
 
+/**
+ * The counters of the search cache of the workspace whose real root is `root`, or null when it
+ * has none.
+ */
+export declare function searchCacheStats(root: string): SearchCacheStats | null
+
+/** Counters of one workspace's search cache. */
+export interface SearchCacheStats {
+  /** Files known. */
+  files: number
+  /** Files whose trigram index is built. */
+  indexed: number
+  /** Bytes of file contents held. */
+  contentBytes: number
+  /** Everything the cache counts against its budget. */
+  bytes: number
+}
+
+/** Resolves when the search cache's background work queued so far (indexing, eviction) is done. */
+export declare function searchCacheWait(): Promise<void>
+
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string

@@ -854,4 +854,6 @@ module.exports.DenialReason = nativeBinding.DenialReason
 module.exports.execSandboxPreview = nativeBinding.execSandboxPreview
 module.exports.newReadLedger = nativeBinding.newReadLedger
 module.exports.providerCall = nativeBinding.providerCall
+module.exports.searchCacheStats = nativeBinding.searchCacheStats
+module.exports.searchCacheWait = nativeBinding.searchCacheWait
 module.exports.toolDefinitionsJson = nativeBinding.toolDefinitionsJson

@@ -179,8 +179,10 @@ function contextHandle(context) {
 }
 /** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
 function contextKey(context) {
-    const { workspaceRoot, writeScope, policy, env, exec } = context;
+    const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context;
     if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env))
+        return null;
+    if (searchCacheBytes !== undefined && !Number.isSafeInteger(searchCacheBytes))
         return null;
     // The key has no `exec` (exec_command's OS sandbox): a context that sets it is read afresh.
     if (exec !== undefined)
@@ -193,7 +195,7 @@ function contextKey(context) {
     for (const entry of entries)
         if (typeof entry[1] !== "string")
             return null;
-    return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries]);
+    return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries, searchCacheBytes ?? null]);
 }
 /**
  * The JSON text of a handler's result: its output, with a session tool's change applied to
@@ -243,6 +245,8 @@ const createToolContext = function createToolContext(params) {
     // Only when given: a context without it has exactly agent-tools-ts's fields.
     if (params.exec !== undefined)
         context.exec = params.exec;
+    if (params.searchCacheBytes !== undefined)
+        context.searchCacheBytes = params.searchCacheBytes;
     return context;
 };
 exports.createToolContext = createToolContext;

@@ -27,6 +27,11 @@ export type ToolContext = {
     };
     /** exec_command's opt-in OS sandbox (absent or `sandbox: "off"`: none). */
     exec?: ExecOptions;
+    /**
+     * The memory budget in bytes of the search cache that regexp_search and ast_grep_search share
+     * per workspace (README, "Warm searches"); absent: 128 MiB; `0`: no cache for this context.
+     */
+    searchCacheBytes?: number;
 };
 /**
  * exec_command's OS sandbox (README, "Reliability"): with `"auto"` or `"required"` each command
@@ -166,6 +171,7 @@ declare const createToolContext: <const TExtraToolName extends string = never>(p
     writeScope?: FileAccessMode;
     policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TExtraToolName>>;
     exec?: ExecOptions;
+    searchCacheBytes?: number;
 }) => ToolContext;
 /**
  * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools

@@ -80,6 +80,11 @@ export type ToolContext = {
   env: { platform: NodeJS.Platform; osRelease: string };
   /** exec_command's opt-in OS sandbox (absent or `sandbox: "off"`: none). */
   exec?: ExecOptions;
+  /**
+   * The memory budget in bytes of the search cache that regexp_search and ast_grep_search share
+   * per workspace (README, "Warm searches"); absent: 128 MiB; `0`: no cache for this context.
+   */
+  searchCacheBytes?: number;
 };
 
 /**
@@ -415,8 +420,9 @@ function contextHandle(context: ToolContext): ContextHandle {
 
 /** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
 function contextKey(context: ToolContext): string | null {
-  const { workspaceRoot, writeScope, policy, env, exec } = context as Record<keyof ToolContext, unknown>;
+  const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context as Record<keyof ToolContext, unknown>;
   if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env)) return null;
+  if (searchCacheBytes !== undefined && !Number.isSafeInteger(searchCacheBytes)) return null;
   // The key has no `exec` (exec_command's OS sandbox): a context that sets it is read afresh.
   if (exec !== undefined) return null;
   const { tools, defaultPolicy } = policy;
@@ -424,7 +430,7 @@ function contextKey(context: ToolContext): string | null {
   if (typeof defaultPolicy !== "string" || typeof platform !== "string" || !isRecord(tools)) return null;
   const entries = Object.entries(tools);
   for (const entry of entries) if (typeof entry[1] !== "string") return null;
-  return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries]);
+  return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries, searchCacheBytes ?? null]);
 }
 
 /**
@@ -471,6 +477,7 @@ const createToolContext = function createToolContext<const TExtraToolName extend
   writeScope?: FileAccessMode;
   policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TExtraToolName>>;
   exec?: ExecOptions;
+  searchCacheBytes?: number;
 }): ToolContext {
   const context: ToolContext = {
     workspaceRoot: params.workspaceRoot,
@@ -480,6 +487,7 @@ const createToolContext = function createToolContext<const TExtraToolName extend
   };
   // Only when given: a context without it has exactly agent-tools-ts's fields.
   if (params.exec !== undefined) context.exec = params.exec;
+  if (params.searchCacheBytes !== undefined) context.searchCacheBytes = params.searchCacheBytes;
   return context;
 };
 

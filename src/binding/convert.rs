@@ -25,7 +25,14 @@ pub fn read_context(value: &Unknown) -> Result<ToolContext> {
     let raw = value.value().value;
     let mut fields = Vec::new();
     if value.get_type()? == ValueType::Object {
-        for key in ["workspaceRoot", "writeScope", "policy", "env", "exec"] {
+        for key in [
+            "workspaceRoot",
+            "writeScope",
+            "policy",
+            "env",
+            "exec",
+            "searchCacheBytes",
+        ] {
             let prop = get_named(env, raw, key)?;
             fields.push((key.to_string(), convert_in(env, prop, &mut vec![raw])?));
         }

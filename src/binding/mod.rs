@@ -5,6 +5,7 @@ mod convert;
 pub mod exec_sandbox;
 pub mod output_cache;
 pub mod providers;
+pub mod search_cache;
 
 use std::panic::AssertUnwindSafe;
 

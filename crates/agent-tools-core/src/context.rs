@@ -24,6 +24,8 @@ pub struct ToolContext {
     pub platform: Option<String>,
     /// `exec` as given (`{ sandbox, network }`, validated by exec_command: `exec_sandbox`).
     pub exec: ArgValue,
+    /// `searchCacheBytes` as given: the search cache's budget (`crate::search_cache`).
+    pub search_cache_bytes: ArgValue,
     /// The host's `process.env` at call time, for tools that start processes (the binding fills
     /// it in for them). Bun does not mirror `process.env` changes into the C environment, so the
     /// inherited environment alone would miss variables set at run time. `None`: this process's
@@ -48,6 +50,7 @@ impl Clone for ToolContext {
             policy: self.policy.clone(),
             platform: self.platform.clone(),
             exec: self.exec.clone(),
+            search_cache_bytes: self.search_cache_bytes.clone(),
             process_env: self.process_env.clone(),
             cancellation: self.cancellation.clone(),
             reads: self.reads.clone(),
@@ -65,6 +68,7 @@ impl ToolContext {
             policy: ctx.get("policy").clone(),
             platform: ctx.get("env").get("platform").as_str().map(str::to_string),
             exec: ctx.get("exec").clone(),
+            search_cache_bytes: ctx.get("searchCacheBytes").clone(),
             process_env: None,
             cancellation: None,
             reads: None,
@@ -83,6 +87,7 @@ impl ToolContext {
             ]),
             platform: Some(std::env::consts::OS.to_string()),
             exec: ArgValue::Undefined,
+            search_cache_bytes: ArgValue::Undefined,
             process_env: None,
             cancellation: None,
             reads: None,

@@ -20,6 +20,7 @@ pub mod process;
 pub mod providers;
 pub mod registry;
 pub mod sandbox;
+pub mod search_cache;
 pub mod threads;
 pub mod toolkit;
 pub mod tools;

@@ -58,6 +58,7 @@ use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
+use crate::search_cache::{self, trigrams::Requirement, FileId, WorkspaceCache};
 use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
 use crate::value::{js_trim, ArgValue};
 
@@ -220,6 +221,8 @@ struct Request {
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let started = Instant::now();
     let request = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
+    let budget = search_cache::budget_of(&rc.ctx.search_cache_bytes)
+        .map_err(|message| ERROR_CLASS.invalid(message))?;
     let root_path = checked_root_path(&request.root_path)?;
     let workspace_root = paths::absolute(workspace_root(rc, ERROR_CLASS)?);
     let lang = parse_language(&request.language)?;
@@ -228,9 +231,13 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     if let Some(confinement) = &rc.confinement {
         check_root_confined(confinement, &root_path)?;
     }
+    let required_texts = required_texts(&request.rule, lang);
     let search = Search {
         types: file_types(lang),
-        required_texts: required_texts(&request.rule, lang),
+        requirement: Requirement::all_texts(&required_texts),
+        required_texts,
+        cache: search_cache::for_call(rc, budget),
+        call_start_ns: search_cache::now_ns(),
         lang,
         rule,
         root_rel: paths::workspace_relative(&workspace_root, &root_path),

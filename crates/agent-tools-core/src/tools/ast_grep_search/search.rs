@@ -14,6 +14,12 @@ pub(super) struct Search {
     pub(super) rule: RuleConfig<SupportLang>,
     /// Texts a file must contain to hold a match (see `required_texts`).
     pub(super) required_texts: Vec<String>,
+    /// `required_texts` for the search cache's indexes.
+    pub(super) requirement: Requirement,
+    /// The workspace's search cache, when this call uses one.
+    pub(super) cache: Option<Arc<WorkspaceCache>>,
+    /// When the call started (the search cache's racy check).
+    pub(super) call_start_ns: i128,
     /// The absolute (lexical) directory walked.
     pub(super) root_abs: String,
     /// `root_abs` relative to the workspace root (`.` for the root).
@@ -238,15 +244,18 @@ impl Search {
         if !as_host && !embeds(file_lang, self.lang) {
             return Ok(Vec::new());
         }
-        let Some(source) = self.read_source(candidate)? else {
+        let Some(bytes) = self.read_source(candidate) else {
             return Ok(Vec::new());
         };
-        let lacks =
-            |text: &String| memchr::memmem::find(source.as_bytes(), text.as_bytes()).is_none();
+        let lacks = |text: &String| memchr::memmem::find(&bytes, text.as_bytes()).is_none();
         if self.required_texts.iter().any(lacks) {
             return Ok(Vec::new());
         }
-        let Some(doc) = self.parse(source, file_lang)? else {
+        // Checked by `read_source`.
+        let Ok(source) = std::str::from_utf8(&bytes) else {
+            return Ok(Vec::new());
+        };
+        let Some(doc) = self.parse(source.to_string(), file_lang)? else {
             return Ok(Vec::new());
         };
         let root = AstGrep::doc(doc);
@@ -263,35 +272,58 @@ impl Search {
         Ok(items)
     }
 
-    /// The file's text as the CLI reads it: `None` for files it skips (unreadable, not UTF-8,
-    /// empty, too large).
-    fn read_source(&self, candidate: &Candidate) -> Result<Option<String>, Abort> {
+    /// The file's bytes, UTF-8 as the CLI requires: `None` for files it skips (unreadable, not
+    /// UTF-8, empty, too large) and for files the search cache's index rules out.
+    fn read_source(&self, candidate: &Candidate) -> Option<Arc<Vec<u8>>> {
+        let cached = self
+            .cache
+            .as_ref()
+            .and_then(|cache| Some((cache, cache.fresh(&candidate.path)?)));
+        if let Some((cache, entry)) = cached {
+            if !entry.utf8 {
+                return None;
+            }
+            if let Some(index) = &entry.index {
+                if !self.requirement.admits(index) {
+                    return None;
+                }
+            }
+            if let Some(content) = cache.content_of(&entry) {
+                return self.searchable(content);
+            }
+        }
         let opened = fs::OpenOptions::new()
             .read(true)
             .custom_flags(
                 (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC).bits() as i32,
             )
             .open(&candidate.path);
-        let Ok(mut file) = opened else {
-            return Ok(None);
-        };
+        let mut file = opened.ok()?;
         // The walk goes by path, so a directory swapped for a symlink while it runs can list
         // files outside: what was opened is checked, and a file outside is skipped without a
         // trace (as regexp_search does), so not even its name reaches the caller.
         if let Some(confinement) = &self.confinement {
             if !confinement.contains_fd(&file) {
-                return Ok(None);
+                return None;
             }
         }
         let mut bytes = Vec::new();
-        if file.read_to_end(&mut bytes).is_err() {
-            return Ok(None);
+        file.read_to_end(&mut bytes).ok()?;
+        let bytes = Arc::new(bytes);
+        if let Some(cache) = &self.cache {
+            if let Ok(meta) = file.metadata() {
+                let id = FileId::of(&meta);
+                cache.store(&candidate.path, id, self.call_start_ns, Arc::clone(&bytes));
+            }
         }
-        let Ok(text) = String::from_utf8(bytes) else {
-            return Ok(None);
-        };
-        let too_large = text.len() > MAX_FILE_BYTES && text.lines().count() > MAX_FILE_LINES;
-        Ok((!text.is_empty() && !too_large).then_some(text))
+        std::str::from_utf8(&bytes).ok()?;
+        self.searchable(bytes)
+    }
+
+    /// `bytes` (UTF-8) unless the CLI skips the file: empty, or over both size limits.
+    fn searchable(&self, bytes: Arc<Vec<u8>>) -> Option<Arc<Vec<u8>>> {
+        let too_large = bytes.len() > MAX_FILE_BYTES && line_count(&bytes) > MAX_FILE_LINES;
+        (!bytes.is_empty() && !too_large).then_some(bytes)
     }
 
     /// Parses with tree-sitter, giving up when the search is cancelled or out of time.
@@ -350,4 +382,10 @@ impl Search {
             out.extend(matches.iter().map(|m| to_item(rule, m, file)));
         }
     }
+}
+
+/// `str::lines().count()` of UTF-8 bytes.
+fn line_count(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(b'\n', bytes).count()
+        + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
 }

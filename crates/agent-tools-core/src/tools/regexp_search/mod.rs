@@ -25,6 +25,7 @@ use crate::context::RunContext;
 use crate::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::glob::Glob;
 use crate::paths::workspace_relative;
+use crate::search_cache::{self, trigrams::Requirement};
 use crate::value::{js_trim, ArgValue};
 use matcher::JsRegex;
 pub use matcher::MatchText;
@@ -105,6 +106,8 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 /// `run` with a configurable per-file size limit (upstream's tests use a tiny one).
 fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<String, ToolError> {
     let query = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
+    let budget = search_cache::budget_of(&rc.ctx.search_cache_bytes)
+        .map_err(|message| ERROR_CLASS.invalid(message))?;
     let root_path = query.root_path.as_str();
     crate::tools::args::require_root_directory(root_path, ERROR_CLASS)?;
     // The directory actually opened (a symlinked root is followed, as upstream's `stat` does)
@@ -130,6 +133,13 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
 
     let start = Instant::now();
     let prefilter = prefilter::build(&query.pattern, &query.flags);
+    let cache = search_cache::for_call(rc, budget);
+    // What a file must contain to hold a match: the prefilter finds every matching line.
+    let requirement = match (&cache, &prefilter) {
+        (Some(_), Some(_)) => prefilter::translate(&query.pattern, &query.flags)
+            .map_or(Requirement::Anything, |t| Requirement::of_regex(&t)),
+        _ => Requirement::Anything,
+    };
     let spec = SearchSpec {
         regex: &query.regex,
         prefilter: prefilter.as_ref(),
@@ -140,6 +150,9 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
         deadline: start + query.timeout,
         root_dir: &root_dir,
         confinement: rc.confinement.as_ref(),
+        cache: cache.as_ref(),
+        requirement: &requirement,
+        call_start_ns: search_cache::now_ns(),
     };
     let found = walk::search(root_path, &spec).map_err(|e| match e {
         SearchError::Timeout => ERROR_CLASS.coded(ErrorCode::Timeout, "search timed out"),

@@ -629,6 +629,9 @@ fn timeout_and_walk_failures() {
         deadline,
         root_dir: &root_dir,
         confinement: None,
+        cache: None,
+        requirement: &crate::search_cache::trigrams::Requirement::Anything,
+        call_start_ns: 0,
     };
     let past = Instant::now()
         .checked_sub(Duration::from_millis(5))

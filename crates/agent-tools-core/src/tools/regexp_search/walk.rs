@@ -29,6 +29,8 @@ use crate::collation::locale_compare_total;
 use crate::error::node_io_message;
 use crate::glob::Glob;
 use crate::sandbox::Confinement;
+use crate::search_cache::trigrams::Requirement;
+use crate::search_cache::{FileId, WorkspaceCache};
 use crate::threads::HelperThreadPriority;
 use crate::tools::read_sized;
 
@@ -51,6 +53,12 @@ pub struct SearchSpec<'a> {
     pub root_dir: &'a OwnedFd,
     /// When set, every file read must lie inside it.
     pub confinement: Option<&'a Confinement>,
+    /// The workspace's search cache, when this call uses one.
+    pub cache: Option<&'a Arc<WorkspaceCache>>,
+    /// What a file must contain to hold a match (checked against cached indexes).
+    pub requirement: &'a Requirement,
+    /// When the call started (the search cache's racy check).
+    pub call_start_ns: i128,
 }
 
 /// The files with matches, in walk order, and the counters of upstream's walk.
@@ -418,6 +426,26 @@ impl Visitor<'_> {
     /// Reads and searches one regular file; `None` when it turns out not to be one we may read
     /// (replaced by a symlink or special file since the listing, or outside the confinement).
     fn search_file(&self, path: &Path) -> Option<Outcome> {
+        if let Some((cache, entry)) = self
+            .spec
+            .cache
+            .and_then(|cache| Some((cache, cache.fresh(path)?)))
+        {
+            if entry.id.size() > self.spec.max_file_size {
+                return Some(Outcome::TooLarge);
+            }
+            if entry.has_nul || !entry.utf8 {
+                return Some(Outcome::Binary);
+            }
+            if let Some(index) = &entry.index {
+                if !self.spec.requirement.admits(index) {
+                    return Some(Outcome::Searched(Vec::new()));
+                }
+            }
+            if let Some(content) = cache.content_of(&entry) {
+                return Some(self.search_bytes(&content));
+            }
+        }
         let display = path.to_string_lossy();
         let file = match self.open_file(path) {
             Ok(Some(file)) => file,
@@ -439,19 +467,33 @@ impl Visitor<'_> {
             Ok(bytes) => bytes,
             Err(e) => return Some(Outcome::Failed(node_io_message(&e, "read", &display))),
         };
-        if memchr::memchr(0, &bytes).is_some() {
-            return Some(Outcome::Binary);
+        let outcome = self.search_bytes(&bytes);
+        if let Some(cache) = self.spec.cache {
+            cache.store(
+                path,
+                FileId::of(&meta),
+                self.spec.call_start_ns,
+                Arc::new(bytes),
+            );
         }
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            return Some(Outcome::Binary);
+        Some(outcome)
+    }
+
+    /// Searches a file's bytes: NUL bytes or invalid UTF-8 make it binary.
+    fn search_bytes(&self, bytes: &[u8]) -> Outcome {
+        if memchr::memchr(0, bytes).is_some() {
+            return Outcome::Binary;
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return Outcome::Binary;
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        Some(Outcome::Searched(search_text(
+        Outcome::Searched(search_text(
             self.spec.regex,
             self.spec.prefilter,
             text,
             self.spec.max_results,
-        )))
+        ))
     }
 
     /// Opens a file without following any symlink on the way: `openat2` beneath the root
@@ -528,6 +570,9 @@ mod tests {
             deadline: Instant::now(),
             root_dir: &root_dir,
             confinement: Some(&confinement),
+            cache: None,
+            requirement: &Requirement::Anything,
+            call_start_ns: 0,
         };
         for without_openat2 in [false, true] {
             let shared = Shared {

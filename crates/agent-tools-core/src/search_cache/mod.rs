@@ -1,0 +1,483 @@
+//! Warm searches: what regexp_search and ast_grep_search learn about a workspace's files, kept
+//! between calls inside the process and shared by every toolkit on the same workspace root.
+//!
+//! Per file (keyed by the path the walk found): its identity (device, inode, size, mtime and
+//! ctime in nanoseconds), whether it holds a NUL byte or is UTF-8, its bytes while the memory
+//! budget allows, and a trigram index (`trigrams::Bloom`) built in the background after the call
+//! that first read it. The walk itself runs on every call as before, so added, removed and
+//! renamed files, `.gitignore` changes and swapped symlinks or directories are seen as by a cold
+//! search; only what is learned per file is reused, and only after the file's identity, taken
+//! again with `lstat` on every call, still matches. Results are therefore byte-identical to a
+//! cold search.
+//!
+//! **Racily clean files.** A change in the same timestamp tick as the read that cached a file
+//! could leave its identity unchanged (git's index has the same problem). Every write moves the
+//! ctime, which user space cannot set back; so a file whose ctime lies less than `RACY_WINDOW`
+//! before the call that read it is not cached, and is read again next time. Coarse filesystem
+//! clocks (one or two seconds) are covered by the window.
+//!
+//! **Memory.** Each workspace's cache is bounded by the budget of the context that calls
+//! (`searchCacheBytes`, default 128 MiB, 0 = no cache for that context): everything held is
+//! counted, and nothing is stored past the budget: a file that does not fit is kept without its
+//! bytes (or not at all), and a background pass then evicts the least recently used bytes (then
+//! entries) down to three quarters of the budget, making room for the next call. At most `MAX_WORKSPACES` caches
+//! live at once (the least recently used is dropped).
+//!
+//! Only sandboxed calls (through `invoke` or `toolkit.tools.*`) use the cache: what it holds was
+//! read beneath the real workspace root.
+
+pub mod trigrams;
+
+use std::collections::{HashMap, VecDeque};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, Weak};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::context::RunContext;
+use crate::value::ArgValue;
+use trigrams::Bloom;
+
+/// The budget of a context that does not set `searchCacheBytes`.
+pub const DEFAULT_BUDGET: usize = 128 << 20;
+/// A file changed less than this long before the call that read it is not cached.
+const RACY_WINDOW_NS: i128 = 2_000_000_000;
+/// Workspaces with a cache at once.
+const MAX_WORKSPACES: usize = 8;
+/// What an entry costs besides its path, bytes and index (map slot, `Entry`, `Arc`).
+const ENTRY_OVERHEAD: usize = 128;
+
+/// A file's identity: any change of content moves at least one field (see "racily clean").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl FileId {
+    pub fn of(meta: &std::fs::Metadata) -> FileId {
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+        }
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+/// Nanoseconds since the epoch, for the racy check.
+pub fn now_ns() -> i128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// What is known of one file with identity `id`. Immutable: changes replace the entry.
+#[derive(Debug)]
+pub struct Entry {
+    pub id: FileId,
+    pub has_nul: bool,
+    pub utf8: bool,
+    /// The file's bytes, unless the budget did not allow them or they were evicted.
+    pub content: Option<Arc<Vec<u8>>>,
+    /// Built in the background after the first read.
+    pub index: Option<Arc<Bloom>>,
+    last_used: AtomicU64,
+}
+
+impl Entry {
+    fn cost(&self, path: &Path) -> usize {
+        ENTRY_OVERHEAD
+            + path.as_os_str().len()
+            + self.content.as_ref().map_or(0, |c| c.len())
+            + self.index.as_ref().map_or(0, |i| i.size())
+    }
+
+    fn with(&self, content: Option<Arc<Vec<u8>>>, index: Option<Arc<Bloom>>) -> Entry {
+        Entry {
+            id: self.id,
+            has_nul: self.has_nul,
+            utf8: self.utf8,
+            content,
+            index,
+            last_used: AtomicU64::new(self.last_used.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+/// The cache of one workspace root.
+pub struct WorkspaceCache {
+    entries: Mutex<HashMap<PathBuf, Arc<Entry>>>,
+    /// Sum of the entries' costs.
+    bytes: AtomicUsize,
+    /// The budget of the latest call.
+    budget: AtomicUsize,
+    /// Counts calls; an entry's `last_used` is the call that last used it.
+    clock: AtomicU64,
+}
+
+/// Counters of one workspace's cache (tests and diagnostics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub files: usize,
+    pub indexed: usize,
+    pub content_bytes: usize,
+    pub bytes: usize,
+}
+
+/// A workspace's real root and its cache.
+type Workspace = (PathBuf, Arc<WorkspaceCache>);
+
+/// The workspaces' caches, most recently used last.
+static WORKSPACES: LazyLock<Mutex<Vec<Workspace>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+
+/// The message for a `searchCacheBytes` that is not a byte count.
+pub const BUDGET_MESSAGE: &str =
+    "searchCacheBytes must be a non-negative integer (bytes; 0 turns the search cache off)";
+
+/// The budget a context asks for: `Ok(0)` for none, `Err` when the value is not a byte count.
+pub fn budget_of(value: &ArgValue) -> Result<usize, &'static str> {
+    match value {
+        ArgValue::Undefined => Ok(DEFAULT_BUDGET),
+        ArgValue::Number(n) if n.is_finite() && *n >= 0.0 && n.fract() == 0.0 => {
+            Ok(if *n >= usize::MAX as f64 {
+                usize::MAX
+            } else {
+                *n as usize
+            })
+        }
+        _ => Err(BUDGET_MESSAGE),
+    }
+}
+
+/// The cache a search call uses: `None` for unsandboxed calls, a zero budget, or a workspace
+/// root that does not resolve. Starts the call's clock tick.
+pub fn for_call(rc: &RunContext, budget: usize) -> Option<Arc<WorkspaceCache>> {
+    if budget == 0 || rc.confinement.is_none() {
+        return None;
+    }
+    let root = rc.ctx.real_root().ok()?.to_path_buf();
+    let cache = {
+        let mut workspaces = WORKSPACES.lock().ok()?;
+        let found = workspaces.iter().position(|(r, _)| *r == root);
+        let (root, cache) = match found {
+            Some(i) => workspaces.remove(i),
+            None => (root, Arc::new(WorkspaceCache::new())),
+        };
+        workspaces.push((root, Arc::clone(&cache)));
+        if workspaces.len() > MAX_WORKSPACES {
+            workspaces.remove(0);
+        }
+        cache
+    };
+    let previous = cache.budget.swap(budget, Ordering::Relaxed);
+    cache.clock.fetch_add(1, Ordering::Relaxed);
+    if budget < previous && cache.bytes.load(Ordering::Relaxed) > budget {
+        background().request(Job::Evict(Arc::downgrade(&cache)));
+    }
+    Some(cache)
+}
+
+/// The counters of the cache of a workspace whose real root is `root`, if it has one.
+pub fn stats(root: &Path) -> Option<Stats> {
+    let workspaces = WORKSPACES.lock().ok()?;
+    let (_, cache) = workspaces.iter().find(|(r, _)| r == root)?;
+    let entries = cache.entries.lock().ok()?;
+    Some(Stats {
+        files: entries.len(),
+        indexed: entries.values().filter(|e| e.index.is_some()).count(),
+        content_bytes: entries
+            .values()
+            .map(|e| e.content.as_ref().map_or(0, |c| c.len()))
+            .sum(),
+        bytes: cache.bytes.load(Ordering::Relaxed),
+    })
+}
+
+/// Blocks until the background work queued so far (indexing, eviction) is done.
+pub fn wait_idle() {
+    background().wait_idle();
+}
+
+impl WorkspaceCache {
+    fn new() -> WorkspaceCache {
+        WorkspaceCache {
+            entries: Mutex::new(HashMap::new()),
+            bytes: AtomicUsize::new(0),
+            budget: AtomicUsize::new(DEFAULT_BUDGET),
+            clock: AtomicU64::new(0),
+        }
+    }
+
+    /// The entry of `path` if the file there still has the identity it was cached with (one
+    /// `lstat`; no entry, no syscall).
+    pub fn fresh(&self, path: &Path) -> Option<Arc<Entry>> {
+        let entry = self.entries.lock().ok()?.get(path).cloned()?;
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        if !meta.is_file() || FileId::of(&meta) != entry.id {
+            return None;
+        }
+        Some(entry)
+    }
+
+    /// The entry's bytes, marked as used by this call (eviction drops the least recently used).
+    pub fn content_of(&self, entry: &Entry) -> Option<Arc<Vec<u8>>> {
+        let content = entry.content.clone()?;
+        entry
+            .last_used
+            .store(self.clock.load(Ordering::Relaxed), Ordering::Relaxed);
+        Some(content)
+    }
+
+    /// Records a file just read by a call that started at `call_start_ns`: its identity (from
+    /// the descriptor it was read through) and bytes. Files changed within the racy window are
+    /// forgotten instead; bytes are kept only while the budget allows.
+    pub fn store(
+        self: &Arc<Self>,
+        path: &Path,
+        id: FileId,
+        call_start_ns: i128,
+        bytes: Arc<Vec<u8>>,
+    ) {
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
+        let previous = entries.remove(path);
+        if let Some(old) = &previous {
+            self.bytes.fetch_sub(old.cost(path), Ordering::Relaxed);
+        }
+        if id.ctime_ns + RACY_WINDOW_NS >= call_start_ns {
+            return;
+        }
+        let index = previous
+            .filter(|old| old.id == id)
+            .and_then(|old| old.index.clone());
+        let needs_index = index.is_none();
+        let mut entry = Entry {
+            id,
+            has_nul: memchr::memchr(0, &bytes).is_some(),
+            utf8: std::str::from_utf8(&bytes).is_ok(),
+            content: Some(bytes),
+            index,
+            last_used: AtomicU64::new(self.clock.load(Ordering::Relaxed)),
+        };
+        let budget = self.budget.load(Ordering::Relaxed);
+        let used = self.bytes.load(Ordering::Relaxed);
+        if used + entry.cost(path) > budget {
+            entry.content = None;
+            background().request(Job::Evict(Arc::downgrade(self)));
+            if used + entry.cost(path) > budget {
+                return;
+            }
+        }
+        self.bytes.fetch_add(entry.cost(path), Ordering::Relaxed);
+        entries.insert(path.to_path_buf(), Arc::new(entry));
+        drop(entries);
+        if needs_index {
+            background().request(Job::Index(Arc::downgrade(self), path.to_path_buf()));
+        }
+    }
+
+    /// Builds the index of one entry (background).
+    fn index(&self, path: &Path) {
+        let Some(entry) = self.entries.lock().ok().and_then(|e| e.get(path).cloned()) else {
+            return;
+        };
+        if entry.index.is_some() || entry.has_nul || !entry.utf8 {
+            return;
+        }
+        let bloom = match &entry.content {
+            Some(content) => Bloom::build(content),
+            None => match read_if_unchanged(path, entry.id) {
+                Some(bytes) => Bloom::build(&bytes),
+                None => return,
+            },
+        };
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
+        // Only if the entry is still the one indexed.
+        let Some(current) = entries.get(path) else {
+            return;
+        };
+        if !Arc::ptr_eq(current, &entry) && current.id != entry.id {
+            return;
+        }
+        let current = Arc::clone(current);
+        let budget = self.budget.load(Ordering::Relaxed);
+        let mut content = current.content.clone();
+        let mut grown = current.with(content.clone(), Some(Arc::new(bloom)));
+        let used = self.bytes.load(Ordering::Relaxed) - current.cost(path);
+        if used + grown.cost(path) > budget {
+            // An index is worth more than bytes: drop this file's bytes first.
+            content = None;
+            grown = grown.with(content, grown.index.clone());
+            if used + grown.cost(path) > budget {
+                return;
+            }
+        }
+        self.bytes.fetch_sub(current.cost(path), Ordering::Relaxed);
+        self.bytes.fetch_add(grown.cost(path), Ordering::Relaxed);
+        entries.insert(path.to_path_buf(), Arc::new(grown));
+    }
+
+    /// Evicts down to three quarters of the budget: the least recently used bytes first, then
+    /// whole entries.
+    fn evict(&self) {
+        let budget = self.budget.load(Ordering::Relaxed);
+        let target = budget / 4 * 3;
+        if self.bytes.load(Ordering::Relaxed) <= target {
+            return;
+        }
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
+        let mut order: Vec<(u64, PathBuf)> = entries
+            .iter()
+            .map(|(p, e)| (e.last_used.load(Ordering::Relaxed), p.clone()))
+            .collect();
+        order.sort_unstable();
+        for (_, path) in &order {
+            if self.bytes.load(Ordering::Relaxed) <= target {
+                return;
+            }
+            if let Some(entry) = entries.get_mut(path) {
+                if entry.content.is_some() {
+                    let lighter = Arc::new(entry.with(None, entry.index.clone()));
+                    self.bytes.fetch_sub(entry.cost(path), Ordering::Relaxed);
+                    self.bytes.fetch_add(lighter.cost(path), Ordering::Relaxed);
+                    *entry = lighter;
+                }
+            }
+        }
+        for (_, path) in &order {
+            if self.bytes.load(Ordering::Relaxed) <= target {
+                return;
+            }
+            if let Some(entry) = entries.remove(path) {
+                self.bytes.fetch_sub(entry.cost(path), Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// The file's bytes if it still has identity `id` (read without following a final symlink).
+fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if FileId::of(&meta) != id {
+        return None;
+    }
+    let bytes = crate::tools::read_sized(&mut file, meta.len()).ok()?;
+    (file.metadata().ok().map(|m| FileId::of(&m)) == Some(id)).then_some(bytes)
+}
+
+enum Job {
+    Index(Weak<WorkspaceCache>, PathBuf),
+    Evict(Weak<WorkspaceCache>),
+}
+
+/// One low-priority thread for the whole process: indexing and eviction.
+struct Background {
+    queue: Mutex<(VecDeque<Job>, bool)>,
+    /// Signalled when a job arrives.
+    work: Condvar,
+    /// Signalled when the queue runs empty.
+    idle: Condvar,
+    started: std::sync::Once,
+}
+
+static BACKGROUND: Background = Background {
+    queue: Mutex::new((VecDeque::new(), false)),
+    work: Condvar::new(),
+    idle: Condvar::new(),
+    started: std::sync::Once::new(),
+};
+
+fn background() -> &'static Background {
+    BACKGROUND.started.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("search-cache".into())
+            .spawn(|| BACKGROUND.run());
+        drop(spawned);
+    });
+    &BACKGROUND
+}
+
+impl Background {
+    fn request(&self, job: Job) {
+        if let Ok(mut queue) = self.queue.lock() {
+            if matches!(job, Job::Evict(_)) && queue.0.iter().any(|j| matches!(j, Job::Evict(_))) {
+                return;
+            }
+            queue.0.push_back(job);
+            self.work.notify_one();
+        }
+    }
+
+    fn wait_idle(&self) {
+        let Ok(mut queue) = self.queue.lock() else {
+            return;
+        };
+        while !queue.0.is_empty() || queue.1 {
+            queue = match self.idle.wait(queue) {
+                Ok(q) => q,
+                Err(_) => return,
+            };
+        }
+    }
+
+    fn run(&self) {
+        #[cfg(target_os = "linux")]
+        let _ = rustix::process::setpriority_process(None, 19);
+        loop {
+            let job = {
+                let Ok(mut queue) = self.queue.lock() else {
+                    return;
+                };
+                queue.1 = false;
+                loop {
+                    if let Some(job) = queue.0.pop_front() {
+                        queue.1 = true;
+                        break job;
+                    }
+                    self.idle.notify_all();
+                    queue = match self.work.wait(queue) {
+                        Ok(q) => q,
+                        Err(_) => return,
+                    };
+                }
+            };
+            // A panic here must not end the thread (or reach a caller).
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match job {
+                Job::Index(cache, path) => {
+                    if let Some(cache) = cache.upgrade() {
+                        cache.index(&path);
+                    }
+                }
+                Job::Evict(cache) => {
+                    if let Some(cache) = cache.upgrade() {
+                        cache.evict();
+                    }
+                }
+            }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
