@@ -8,7 +8,8 @@
 //   node bench/run.mjs --warm --scale-200k    the same, with the 200 000-file tree too (~2.4 GB
 //                                      under .bench/, written once and kept)
 //     (with --warm: --scales 1000,20000, --runtimes node, --kinds regexp_literal,ast_grep to
-//     run a part; results are merged into .bench/warm-results.json, the README table and
+//     run a part, --keep-fixtures to use the trees already there; results are merged into
+//     .bench/warm-results.json (--fresh-results: start it anew), the README table and
 //     chart.svg are written from all of it)
 //   node bench/run.mjs --case <name> --runtime node|bun --scale N   (one case; prints JSON)
 //
@@ -320,11 +321,14 @@ async function warm(scales, quick, treesMade = false) {
       console.error(`fixture: ${scale} files (kept between runs: ${root})`);
       const start = performance.now();
       if (ensureTree(root, scale, { git: false })) console.error(`  written in ${((performance.now() - start) / 1000).toFixed(1)} s`);
-    } else if (!treesMade) {
+    } else if (!treesMade && !(flag("--keep-fixtures") && fs.existsSync(root))) {
       console.error(`fixture: ${scale} files`);
       makeTree(root, scale);
     }
   }
+  // the cache does not keep a file changed less than 2 s before the call that read it (its
+  // racy-clean window): let the fixtures age first
+  await new Promise((resolve) => setTimeout(resolve, 3000));
   const resultsFile = path.join(work, "warm-results.json");
   if (flag("--fresh-results")) fs.rmSync(resultsFile, { force: true });
   orchestrateWarm({

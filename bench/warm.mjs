@@ -161,6 +161,15 @@ export async function runWarmCase(name, { repo, work, scale, kind, budget, calls
   const first = await call();
   await wait();
   const readyMs = performance.now() - start;
+  // what the cache holds once its background work is done (files known, indexed, bytes)
+  const cacheStats = () => {
+    try {
+      return native.searchCacheStats?.(fs.realpathSync(work)) ?? null;
+    } catch {
+      return null;
+    }
+  };
+  const cacheReady = cacheStats();
   const warm = await repeat(call, { count: WARM_CALLS, budgetMs: big ? 60_000 : 40_000 });
   // the timer during more warm calls: at least 20 calls and 1 s (fewer when a call is slow)
   const loopStart = performance.now();
@@ -201,6 +210,8 @@ export async function runWarmCase(name, { repo, work, scale, kind, budget, calls
     hasWait,
     first,
     readyMs,
+    cacheReady,
+    cacheAfterWarm: cacheStats(),
     warm: summary(warm),
     eventLoop: { worst, calls: loopCalls.length, ms: performance.now() - loopStart },
     edits: { ...summary(edits), editedLines: editor.appended.length, mismatches: checks },
@@ -214,13 +225,54 @@ const median = (xs) => {
   return v.length ? v[Math.floor(v.length / 2)] : undefined;
 };
 
+/** The share of the machine's CPU time busy over `ms` (from /proc/stat; 0 where there is none). */
+function busyShare(ms) {
+  const read = () => {
+    try {
+      const [, ...v] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+      const idle = v[3] + (v[4] ?? 0);
+      return { idle, total: v.reduce((a, b) => a + b, 0) };
+    } catch {
+      return null;
+    }
+  };
+  const a = read();
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+  const b = read();
+  if (!a || !b || b.total === a.total) return 0;
+  return 1 - (b.idle - a.idle) / (b.total - a.total);
+}
+
+/**
+ * Waits (up to `maxMs`) until the machine is quiet: less than `share` of its CPU time busy over
+ * half a second, so a measurement does not share the cores with someone else's build. Returns
+ * whether it was quiet.
+ */
+export function waitQuiet({ share = 0.15, maxMs = 90_000 } = {}) {
+  const start = Date.now();
+  while (Date.now() - start < maxMs) if (busyShare(500) < share) return true;
+  return false;
+}
+
 /**
  * Runs the warm cases for `kinds` × `scales` × `runtimes` through `runChild(runtime, name,
  * scale, extraArgs)`, merging each record into `resultsFile` as it comes.
  */
-export function orchestrateWarm({ runChild, work, scales, runtimes, kinds, resultsFile, log }) {
+export function orchestrateWarm({ runChild: runChildGiven, work, scales, runtimes, kinds, resultsFile, log }) {
   const results = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, "utf8")) : {};
   const references = {};
+  // every process waits for a quiet machine first (counted when it waited in vain)
+  // (20 s at most, 3 s while the last three waits were in vain)
+  let contended = 0;
+  let inVain = 0;
+  const runChild = (...a) => {
+    if (waitQuiet({ maxMs: inVain >= 3 ? 3000 : 20_000 })) inVain = 0;
+    else {
+      contended++;
+      inVain++;
+    }
+    return runChildGiven(...a);
+  };
   for (const scale of scales) {
     restoreTreeEdits(path.join(work, `tree-${scale}`));
     const big = scale >= 100_000;
@@ -231,6 +283,7 @@ export function orchestrateWarm({ runChild, work, scales, runtimes, kinds, resul
         // the ast-grep CLI takes most of a minute a run there
         const refKey = big ? `${kind}|${scale}` : `${kind}|${scale}|${runtime}`;
         const reps = big ? (kind === "ast_grep_parse" ? 1 : 3) : 5;
+        contended = 0;
         const off = [];
         const on = [];
         for (let r = 0; r < reps; r++) {
@@ -266,6 +319,7 @@ export function orchestrateWarm({ runChild, work, scales, runtimes, kinds, resul
           secondAll: on.map((r) => r.second?.ms),
           seqFirst: seq.first?.ms,
           readyMs: seq.readyMs,
+          cache: seq.cacheAfterWarm ?? seq.cacheReady ?? null,
           warm: seq.warm,
           eventLoop: seq.eventLoop,
           edits: seq.edits,
@@ -277,10 +331,11 @@ export function orchestrateWarm({ runChild, work, scales, runtimes, kinds, resul
           rssWarmMiB: (seq.maxRssKiB ?? 0) / 1024,
           itemsSeen: [...new Set([...off, ...on].flatMap((r) => [r.first?.items, r.second?.items]).filter((x) => x !== undefined))],
           errors: [...new Set([...errs, ...callErrors])],
+          contended,
         };
         results[`${kind}|${scale}|${runtime}`] = record;
         fs.writeFileSync(resultsFile, JSON.stringify(results, null, 1));
-        log(`${kind} ${scale} ${runtime}: first on ${fmt(record.firstOn)} off ${fmt(record.firstOff)}, second ${fmt(record.second)}, warm ${fmt(record.warm?.median)}, edits ${fmt(record.edits?.median)}, ref ${fmt(record.reference)}, timer ${fmt(record.eventLoop?.worst)}, ready ${fmt(record.readyMs)}, rss ${Math.round(record.rssWarmMiB)} MiB${record.errors.length ? `, errors: ${record.errors.join("; ")}` : ""}${record.edits?.mismatches?.length ? `, edit check: ${record.edits.mismatches.join("; ")}` : ""}`);
+        log(`${kind} ${scale} ${runtime}: first on ${fmt(record.firstOn)} off ${fmt(record.firstOff)}, second ${fmt(record.second)}, warm ${fmt(record.warm?.median)}, edits ${fmt(record.edits?.median)}, ref ${fmt(record.reference)}, timer ${fmt(record.eventLoop?.worst)}, ready ${fmt(record.readyMs)}, rss ${Math.round(record.rssWarmMiB)} MiB${record.contended ? `, ${record.contended} processes started on a busy machine` : ""}${record.errors.length ? `, errors: ${record.errors.join("; ")}` : ""}${record.edits?.mismatches?.length ? `, edit check: ${record.edits.mismatches.join("; ")}` : ""}`);
       }
     }
   }
@@ -310,16 +365,17 @@ export function warmTable(results) {
     (a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || a.scale - b.scale || a.runtime.localeCompare(b.runtime),
   );
   const lines = [
-    "| case | files | runtime | first call, cache off | first call, cache on | on / off (≤ 1.05x) | second call | warm (median of n) | after 10 edits (median of n) | reference | warm / reference | edits / reference | timer worst (≤ 5 ms) | index ready | peak RSS off / first / warm |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| case | files | runtime | first call, cache off | first call, cache on | on / off (≤ 1.05x) | second call | warm (median of n) | after 10 edits (median of n) | reference | warm / reference | edits / reference | timer worst (≤ 5 ms) | index ready | cache: indexed / files, MiB held | peak RSS off / first / warm |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
     const def = WARM_KINDS[r.kind];
-    const errNote = "";
+    // † : some of its processes started while something else kept the machine busy
+    const errNote = r.contended ? " †" : "";
     const editNote = r.edits?.mismatches?.length ? ` **wrong results**: ${r.edits.mismatches.length} calls` : "";
     const timer = r.eventLoop ? `${fmt(r.eventLoop.worst)} ${r.eventLoop.worst <= 5 ? "met" : "**missed**"}` : "—";
     lines.push(
-      `| ${def.label}${errNote} | ${r.scale} | ${r.runtime} | ${cell(r.firstOff, r.firstOffErrors)} | ${cell(r.firstOn, r.firstOnErrors)} | ${ratio(r.firstOn, r.firstOff, 1.05, [...(r.firstOffErrors ?? []), ...(r.firstOnErrors ?? [])])} | ${cell(r.second, r.secondErrors)} | ${cell(r.warm?.median, r.warm?.errors)} (${r.warm?.n ?? 0}) | ${cell(r.edits?.median, r.edits?.errors)} (${r.edits?.n ?? 0})${editNote} | ${def.referenceName} ${fmt(r.reference)}${r.referenceRuntime !== r.runtime ? ` (from ${r.referenceRuntime})` : ""} | ${ratio(r.warm?.median, r.reference, def.warmTarget, r.warm?.errors)} | ${ratio(r.edits?.median, r.reference, def.editTarget, r.edits?.errors)} | ${timer} | ${fmt(r.readyMs)} | ${Math.round(r.rssOffMiB)} / ${Math.round(r.rssFirstMiB)} / ${Math.round(r.rssWarmMiB)} MiB |`,
+      `| ${def.label}${errNote} | ${r.scale} | ${r.runtime} | ${cell(r.firstOff, r.firstOffErrors)} | ${cell(r.firstOn, r.firstOnErrors)} | ${ratio(r.firstOn, r.firstOff, 1.05, [...(r.firstOffErrors ?? []), ...(r.firstOnErrors ?? [])])} | ${cell(r.second, r.secondErrors)} | ${cell(r.warm?.median, r.warm?.errors)} (${r.warm?.n ?? 0}) | ${cell(r.edits?.median, r.edits?.errors)} (${r.edits?.n ?? 0})${editNote} | ${def.referenceName} ${fmt(r.reference)}${r.referenceRuntime !== r.runtime ? ` (from ${r.referenceRuntime})` : ""} | ${ratio(r.warm?.median, r.reference, def.warmTarget, r.warm?.errors)} | ${ratio(r.edits?.median, r.reference, def.editTarget, r.edits?.errors)} | ${timer} | ${fmt(r.readyMs)} | ${r.cache ? `${r.cache.indexed} / ${r.cache.files}, ${(r.cache.bytes / 2 ** 20).toFixed(0)} MiB` : "—"} | ${Math.round(r.rssOffMiB)} / ${Math.round(r.rssFirstMiB)} / ${Math.round(r.rssWarmMiB)} MiB |`,
     );
   }
   return lines.join("\n");
