@@ -32,7 +32,7 @@ use std::collections::{HashMap, VecDeque};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, LazyLock, Mutex, Weak};
+use std::sync::{Arc, Condvar, LazyLock, Mutex, RwLock, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::context::RunContext;
@@ -114,9 +114,38 @@ impl Entry {
     }
 }
 
+/// What a directory held, as a cold walk reads it.
+#[derive(Debug)]
+pub struct Listing {
+    id: FileId,
+    pub entries: Vec<(std::ffi::OsString, EntryKind)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Directory,
+    /// A symlink, socket, FIFO or device: never entered or read.
+    Other,
+}
+
+impl Listing {
+    fn cost(&self, path: &Path) -> usize {
+        ENTRY_OVERHEAD
+            + path.as_os_str().len()
+            + self
+                .entries
+                .iter()
+                .map(|(name, _)| name.len() + 32)
+                .sum::<usize>()
+    }
+}
+
 /// The cache of one workspace root.
 pub struct WorkspaceCache {
-    entries: Mutex<HashMap<PathBuf, Arc<Entry>>>,
+    entries: RwLock<HashMap<PathBuf, Arc<Entry>>>,
+    /// Directory listings (regexp_search's walk), keyed like `entries`.
+    listings: RwLock<HashMap<PathBuf, Arc<Listing>>>,
     /// Sum of the entries' costs.
     bytes: AtomicUsize,
     /// The budget of the latest call.
@@ -191,7 +220,7 @@ pub fn for_call(rc: &RunContext, budget: usize) -> Option<Arc<WorkspaceCache>> {
 pub fn stats(root: &Path) -> Option<Stats> {
     let workspaces = WORKSPACES.lock().ok()?;
     let (_, cache) = workspaces.iter().find(|(r, _)| r == root)?;
-    let entries = cache.entries.lock().ok()?;
+    let entries = cache.entries.read().ok()?;
     Some(Stats {
         files: entries.len(),
         indexed: entries.values().filter(|e| e.index.is_some()).count(),
@@ -211,17 +240,74 @@ pub fn wait_idle() {
 impl WorkspaceCache {
     fn new() -> WorkspaceCache {
         WorkspaceCache {
-            entries: Mutex::new(HashMap::new()),
+            entries: RwLock::new(HashMap::new()),
+            listings: RwLock::new(HashMap::new()),
             bytes: AtomicUsize::new(0),
             budget: AtomicUsize::new(DEFAULT_BUDGET),
             clock: AtomicU64::new(0),
         }
     }
 
+    /// The entries of directory `dir`: the cached listing while the directory keeps its identity
+    /// (one `lstat`: creating, removing or renaming an entry moves its mtime and ctime), else read
+    /// afresh and cached unless racily clean. Something that is no longer a directory (swapped
+    /// for a symlink since its parent was listed) lists nothing. The walk's root is followed
+    /// when it is a symlink (`is_root`), as a cold walk follows it.
+    pub fn listing(
+        self: &Arc<Self>,
+        dir: &Path,
+        is_root: bool,
+        call_start_ns: i128,
+    ) -> std::io::Result<Arc<Listing>> {
+        let meta = if is_root {
+            std::fs::metadata(dir)?
+        } else {
+            std::fs::symlink_metadata(dir)?
+        };
+        let id = FileId::of(&meta);
+        if !meta.is_dir() {
+            return Ok(Arc::new(Listing {
+                id,
+                entries: Vec::new(),
+            }));
+        }
+        let cached = self.listings.read().ok().and_then(|l| l.get(dir).cloned());
+        if let Some(listing) = cached.filter(|l| l.id == id) {
+            return Ok(listing);
+        }
+        let mut entries = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let kind = match entry.file_type()? {
+                t if t.is_file() => EntryKind::File,
+                t if t.is_dir() => EntryKind::Directory,
+                _ => EntryKind::Other,
+            };
+            entries.push((entry.file_name(), kind));
+        }
+        let listing = Arc::new(Listing { id, entries });
+        if id.ctime_ns + RACY_WINDOW_NS < call_start_ns {
+            if let Ok(mut listings) = self.listings.write() {
+                let cost = listing.cost(dir);
+                if let Some(old) = listings.remove(dir) {
+                    self.bytes.fetch_sub(old.cost(dir), Ordering::Relaxed);
+                }
+                if self.bytes.load(Ordering::Relaxed) + cost <= self.budget.load(Ordering::Relaxed)
+                {
+                    self.bytes.fetch_add(cost, Ordering::Relaxed);
+                    listings.insert(dir.to_path_buf(), Arc::clone(&listing));
+                } else {
+                    background().request(Job::Evict(Arc::downgrade(self)));
+                }
+            }
+        }
+        Ok(listing)
+    }
+
     /// The entry of `path` if the file there still has the identity it was cached with (one
     /// `lstat`; no entry, no syscall).
     pub fn fresh(&self, path: &Path) -> Option<Arc<Entry>> {
-        let entry = self.entries.lock().ok()?.get(path).cloned()?;
+        let entry = self.entries.read().ok()?.get(path).cloned()?;
         let meta = std::fs::symlink_metadata(path).ok()?;
         if !meta.is_file() || FileId::of(&meta) != entry.id {
             return None;
@@ -248,7 +334,7 @@ impl WorkspaceCache {
         call_start_ns: i128,
         bytes: Arc<Vec<u8>>,
     ) {
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut entries) = self.entries.write() else {
             return;
         };
         let previous = entries.remove(path);
@@ -289,7 +375,7 @@ impl WorkspaceCache {
 
     /// Builds the index of one entry (background).
     fn index(&self, path: &Path) {
-        let Some(entry) = self.entries.lock().ok().and_then(|e| e.get(path).cloned()) else {
+        let Some(entry) = self.entries.read().ok().and_then(|e| e.get(path).cloned()) else {
             return;
         };
         if entry.index.is_some() || entry.has_nul || !entry.utf8 {
@@ -302,7 +388,7 @@ impl WorkspaceCache {
                 None => return,
             },
         };
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut entries) = self.entries.write() else {
             return;
         };
         // Only if the entry is still the one indexed.
@@ -338,7 +424,7 @@ impl WorkspaceCache {
         if self.bytes.load(Ordering::Relaxed) <= target {
             return;
         }
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut entries) = self.entries.write() else {
             return;
         };
         let mut order: Vec<(u64, PathBuf)> = entries
@@ -357,6 +443,11 @@ impl WorkspaceCache {
                     self.bytes.fetch_add(lighter.cost(path), Ordering::Relaxed);
                     *entry = lighter;
                 }
+            }
+        }
+        if let Ok(mut listings) = self.listings.write() {
+            for (path, listing) in listings.drain() {
+                self.bytes.fetch_sub(listing.cost(&path), Ordering::Relaxed);
             }
         }
         for (_, path) in &order {

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
@@ -30,7 +30,7 @@ use crate::error::node_io_message;
 use crate::glob::Glob;
 use crate::sandbox::Confinement;
 use crate::search_cache::trigrams::Requirement;
-use crate::search_cache::{FileId, WorkspaceCache};
+use crate::search_cache::{EntryKind, FileId, WorkspaceCache};
 use crate::threads::HelperThreadPriority;
 use crate::tools::read_sized;
 
@@ -228,18 +228,23 @@ pub fn search(root: &str, spec: &SearchSpec) -> Result<SearchResult, SearchError
         records: Mutex::new(Vec::new()),
         no_openat2: AtomicBool::new(false),
     });
-    let filter_state = Arc::clone(&shared);
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .standard_filters(false)
-        .follow_links(false)
-        .skip_stdout(false)
-        .filter_entry(move |entry| keep_directory(&filter_state, entry));
-    let mut visitors = VisitorBuilder {
-        shared: &shared,
-        spec,
-    };
-    builder.build_parallel().visit(&mut visitors);
+    match spec.cache {
+        Some(cache) => walk_listings(&shared, spec, cache),
+        None => {
+            let filter_state = Arc::clone(&shared);
+            let mut builder = WalkBuilder::new(root);
+            builder
+                .standard_filters(false)
+                .follow_links(false)
+                .skip_stdout(false)
+                .filter_entry(move |entry| keep_directory(&filter_state, entry));
+            let mut visitors = VisitorBuilder {
+                shared: &shared,
+                spec,
+            };
+            builder.build_parallel().visit(&mut visitors);
+        }
+    }
 
     if shared.past_deadline() {
         return Err(SearchError::Timeout);
@@ -255,18 +260,112 @@ pub fn search(root: &str, spec: &SearchSpec) -> Result<SearchResult, SearchError
 /// The walk's prune decision for directories: default names, `exclude`, the cutoff.
 fn keep_directory(shared: &Shared, entry: &DirEntry) -> bool {
     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-    if !is_dir {
-        return true;
-    }
+    !is_dir || enters(shared, entry.file_name(), entry.path())
+}
+
+/// Whether the walk enters the directory `name` at `path`.
+fn enters(shared: &Shared, name: &std::ffi::OsStr, path: &Path) -> bool {
     if shared.timed_out.load(AtomicOrdering::Relaxed) {
         return false;
     }
-    let name = entry.file_name().to_string_lossy();
-    if SKIPPED_DIRECTORIES.contains(&name.as_ref()) {
+    if SKIPPED_DIRECTORIES.contains(&name.to_string_lossy().as_ref()) {
         return false;
     }
-    let rel = shared.rel(entry.path());
+    let rel = shared.rel(path);
     !shared.excluded(&rel) && !shared.beyond_cutoff(&rel)
+}
+
+/// The same walk over the search cache's directory listings (`WorkspaceCache::listing`): one
+/// `lstat` per unchanged directory instead of reading it. One thread per core walks depth-first
+/// from its own stack and hands half of it to the common stack when another thread waits.
+fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>) {
+    struct Work {
+        pending: Vec<PathBuf>,
+        /// Threads holding directories: the walk ends when none do and none are pending.
+        busy: usize,
+    }
+    let work = Mutex::new(Work {
+        pending: vec![shared.root.clone()],
+        busy: 0,
+    });
+    let waiting = AtomicUsize::new(0);
+    let changed = std::sync::Condvar::new();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let worker = || {
+        let mut visitor = Visitor {
+            shared,
+            spec,
+            records: Vec::new(),
+            priority: HelperThreadPriority::new(),
+        };
+        visitor.priority.on_visit();
+        let mut local: Vec<PathBuf> = Vec::new();
+        let mut holding = false;
+        loop {
+            if local.is_empty() {
+                let Ok(mut w) = work.lock() else { return };
+                if holding {
+                    w.busy -= 1;
+                }
+                loop {
+                    if let Some(dir) = w.pending.pop() {
+                        w.busy += 1;
+                        holding = true;
+                        local.push(dir);
+                        break;
+                    }
+                    if w.busy == 0 {
+                        changed.notify_all();
+                        return;
+                    }
+                    waiting.fetch_add(1, AtomicOrdering::SeqCst);
+                    w = match changed.wait(w) {
+                        Ok(w) => w,
+                        Err(_) => return,
+                    };
+                    waiting.fetch_sub(1, AtomicOrdering::SeqCst);
+                }
+            }
+            let Some(dir) = local.pop() else { continue };
+            if shared.past_deadline() {
+                local.clear();
+                continue;
+            }
+            match cache.listing(&dir, dir == shared.root, spec.call_start_ns) {
+                Ok(listing) => {
+                    for (name, kind) in &listing.entries {
+                        let path = dir.join(name);
+                        match kind {
+                            EntryKind::File => visitor.visit_file(&path),
+                            EntryKind::Directory if enters(shared, name, &path) => local.push(path),
+                            _ => {}
+                        }
+                    }
+                }
+                Err(e) => visitor.records.push(Record {
+                    rel: shared.rel(&dir),
+                    outcome: Outcome::Failed(node_io_message(
+                        &e,
+                        "scandir",
+                        &dir.to_string_lossy(),
+                    )),
+                }),
+            }
+            if local.len() > 1 && waiting.load(AtomicOrdering::SeqCst) > 0 {
+                if let Ok(mut w) = work.lock() {
+                    let half = local.len() / 2;
+                    w.pending.extend(local.drain(..half));
+                    changed.notify_all();
+                }
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(worker);
+        }
+        worker();
+    });
 }
 
 /// Replays upstream's sequential walk over the recorded outcomes.
@@ -383,21 +482,29 @@ impl ParallelVisitor for Visitor<'_> {
         let Some(file_type) = entry.file_type() else {
             return WalkState::Continue;
         };
-        if !file_type.is_file() {
-            return WalkState::Continue; // directories are entered; symlinks and others skipped
+        // directories are entered; symlinks and others skipped
+        if file_type.is_file() {
+            self.visit_file(entry.path());
         }
-        let rel = self.shared.rel(entry.path());
+        WalkState::Continue
+    }
+}
+
+impl Visitor<'_> {
+    /// A regular file the walk found: filtered, searched and recorded.
+    fn visit_file(&mut self, path: &Path) {
+        let rel = self.shared.rel(path);
         if self.shared.excluded(&rel) {
-            return WalkState::Continue;
+            return;
         }
         if !self.spec.include.is_empty() && !self.spec.include.iter().any(|g| g.is_match(&rel)) {
-            return WalkState::Continue;
+            return;
         }
         if self.shared.beyond_cutoff(&rel) {
-            return WalkState::Continue;
+            return;
         }
-        let Some(outcome) = self.search_file(entry.path()) else {
-            return WalkState::Continue;
+        let Some(outcome) = self.search_file(path) else {
+            return;
         };
         if let Outcome::Searched(hits) = &outcome {
             if !hits.is_empty() {
@@ -405,11 +512,8 @@ impl ParallelVisitor for Visitor<'_> {
             }
         }
         self.records.push(Record { rel, outcome });
-        WalkState::Continue
     }
-}
 
-impl Visitor<'_> {
     /// A walk error (an unreadable directory), placed where upstream's walk meets it.
     fn failure(&self, err: &ignore::Error) -> Record {
         let path = error_path(err);
