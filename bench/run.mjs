@@ -92,7 +92,7 @@ async function runCase(name, scale, quick) {
   // the runtime alone, for the memory baseline (nothing imported)
   if (name === "baseline_runtime") return { median: 0, p95: 0, n: 1, maxRssKiB: process.resourceUsage().maxRSS };
   if (name.startsWith("warm_")) {
-    const result = await runWarmCase(name, { repo, work, scale, kind: option("--kind"), budget: option("--budget", "default"), calls: Number(option("--calls", "1")) });
+    const result = await runWarmCase(name, { repo, work, scale, kind: option("--kind"), budget: option("--budget", "default"), calls: Number(option("--calls", "1")), refRuns: Number(option("--ref-runs", "0")) });
     return { ...result, maxRssKiB: process.resourceUsage().maxRSS };
   }
   const { createAgentToolkit, createToolContext } = await import("agent-tools-native");

@@ -14,6 +14,7 @@
 //   - the reference tool (rg / ast-grep CLI), the same commands as the cold rows.
 import fs from "node:fs";
 import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { restoreTreeEdits, treeEditor, treeFileExt } from "./fixture.mjs";
 
@@ -100,16 +101,31 @@ function timedCall(tk, kind, root) {
   };
 }
 
-/** Calls `call` `count` times, but stops after `budgetMs` once `min` calls are done. */
-async function repeat(call, { count, min = 3, budgetMs = 60_000, before }) {
+/** Calls `call` `count` times, but stops after `budgetMs` (of its own time) once `min` calls are done. */
+async function repeat(call, { count, min = 3, budgetMs = 60_000, before, after }) {
   const out = [];
-  const start = performance.now();
+  let spent = 0;
   for (let i = 0; i < count; i++) {
-    if (i >= min && performance.now() - start > budgetMs) break;
+    if (i >= min && spent > budgetMs) break;
     if (before) await before(i);
+    const start = performance.now();
     out.push(await call());
+    spent += performance.now() - start;
+    if (after) await after(i);
   }
   return out;
+}
+
+/** The reference tool's command for a search: the same as run.mjs's reference cases. */
+function referenceCommand(kind, repo, tree) {
+  const rg = (...a) => ["rg", ["--hidden", "--no-ignore", "--glob", "!.git", "-n", "--column", ...a, tree]];
+  const astGrep = (pattern) => [path.join(repo, "node_modules/.bin/ast-grep"), ["run", "--pattern", pattern, "--lang", "ts", "--json=stream", tree]];
+  return {
+    regexp_literal: () => rg("-F", "no_such_identifier"),
+    regexp_regex: () => rg("fn \\w+_9\\d{4}\\b"),
+    ast_grep: () => astGrep("const $A = nonexistent($B)"),
+    ast_grep_parse: () => astGrep(AST_GREP_PARSE_PATTERN),
+  }[kind]();
 }
 
 const summary = (calls) => ({
@@ -138,7 +154,7 @@ async function worstTimerDelay(during) {
  * The child-process side: `warm_first` (one call, or the first two, in a fresh process, with
  * the budget given) and `warm_seq` (first call, wait, warm calls, timer, calls after edits).
  */
-export async function runWarmCase(name, { repo, work, scale, kind, budget, calls }) {
+export async function runWarmCase(name, { repo, work, scale, kind, budget, calls, refRuns = 0 }) {
   const { createAgentToolkit, createToolContext } = await import("agent-tools-native");
   const native = nativeBinding(repo);
   const hasWait = typeof native.searchCacheWait === "function";
@@ -170,7 +186,25 @@ export async function runWarmCase(name, { repo, work, scale, kind, budget, calls
     }
   };
   const cacheReady = cacheStats();
-  const warm = await repeat(call, { count: WARM_CALLS, budgetMs: big ? 60_000 : 40_000 });
+  // the reference tool, run between the warm calls (so both share whatever else the machine
+  // does at the time): `refRuns` runs after one unmeasured run (none for the CLI at 200 000)
+  const [refCmd, refArgs] = referenceCommand(kind, repo, tree);
+  const refSamples = [];
+  const runRef = () => {
+    const t = performance.now();
+    const r = spawnSync(refCmd, refArgs, { stdio: ["ignore", "ignore", "ignore"] });
+    if (r.error) throw r.error;
+    return performance.now() - t;
+  };
+  if (refRuns > 0 && !(big && kind.startsWith("ast_grep"))) runRef();
+  const warm = await repeat(call, {
+    count: WARM_CALLS,
+    budgetMs: big ? 60_000 : 40_000,
+    after: (i) => {
+      if (i < refRuns) refSamples.push(runRef());
+    },
+  });
+  while (refSamples.length < refRuns) refSamples.push(runRef());
   // the timer during more warm calls: at least 20 calls and 1 s (fewer when a call is slow)
   const loopStart = performance.now();
   const { value: loopCalls, worst } = await worstTimerDelay(async () => {
@@ -212,6 +246,7 @@ export async function runWarmCase(name, { repo, work, scale, kind, budget, calls
     readyMs,
     cacheReady,
     cacheAfterWarm: cacheStats(),
+    reference: refSamples.length ? stats(refSamples) : undefined,
     warm: summary(warm),
     eventLoop: { worst, calls: loopCalls.length, ms: performance.now() - loopStart },
     edits: { ...summary(edits), editedLines: editor.appended.length, mismatches: checks },
@@ -262,11 +297,11 @@ export function orchestrateWarm({ runChild: runChildGiven, work, scales, runtime
   const results = fs.existsSync(resultsFile) ? JSON.parse(fs.readFileSync(resultsFile, "utf8")) : {};
   const references = {};
   // every process waits for a quiet machine first (counted when it waited in vain)
-  // (20 s at most, 3 s while the last three waits were in vain)
+  // (5 s at most, 1 s while the last three waits were in vain)
   let contended = 0;
   let inVain = 0;
   const runChild = (...a) => {
-    if (waitQuiet({ maxMs: inVain >= 3 ? 3000 : 20_000 })) inVain = 0;
+    if (waitQuiet({ maxMs: inVain >= 3 ? 1000 : 5000 })) inVain = 0;
     else {
       contended++;
       inVain++;
@@ -290,9 +325,11 @@ export function orchestrateWarm({ runChild: runChildGiven, work, scales, runtime
           off.push(runChild(runtime, "warm_first", scale, ["--kind", kind, "--budget", "0", "--calls", "1"]));
           on.push(runChild(runtime, "warm_first", scale, ["--kind", kind, "--budget", "default", "--calls", "2"]));
         }
-        const seq = runChild(runtime, "warm_seq", scale, ["--kind", kind, "--budget", "default"]);
-        references[refKey] ??= { ...runChild(runtime, def.reference, scale, []), runtime };
-        const ref = references[refKey];
+        // the reference runs inside the warm process, between its warm calls
+        const refRuns = references[refKey] ? 0 : big ? (kind.startsWith("ast_grep") ? 2 : 5) : kind.startsWith("ast_grep") ? 5 : 10;
+        const seq = runChild(runtime, "warm_seq", scale, ["--kind", kind, "--budget", "default", "--ref-runs", String(refRuns)]);
+        if (seq.reference) references[refKey] = { ...seq.reference, runtime };
+        const ref = references[refKey] ?? { error: "no reference" };
         const errs = [...off, ...on, seq, ref].map((r) => r.error).filter(Boolean);
         const callErrors = [
           ...off.map((r) => r.first?.error),
