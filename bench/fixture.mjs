@@ -44,18 +44,27 @@ function sourceFile(rand, ext) {
  * Writes `files` files under `root` (dirs of ~20 files, nested 3 deep), a .gitignore, a few
  * binaries, a git repository with one commit and some modified and untracked files.
  */
+const EXTS = ["ts", "ts", "rs", "py", "md"];
+
+/** Whether file `i` of a tree is one of its binaries. */
+export const isBinary = (i) => i % 97 === 0;
+/** The extension of text file `i` of a tree ("bin" for a binary). */
+export const treeFileExt = (i) => (isBinary(i) ? "bin" : EXTS[i % EXTS.length]);
+/** The path of file `i` of the tree at `root` (the layout makeTree writes). */
+export function treeFilePath(root, i) {
+  const dir = path.join(root, `pkg${i % 10}`, `mod${Math.floor(i / 10) % 10}`, `part${Math.floor(i / 100)}`);
+  return path.join(dir, isBinary(i) ? `blob${i}.bin` : `file${i}.${treeFileExt(i)}`);
+}
+
 export function makeTree(root, files, { git = true } = {}) {
   const rand = prng(files);
   fs.rmSync(root, { recursive: true, force: true });
   fs.mkdirSync(root, { recursive: true });
-  const exts = ["ts", "ts", "rs", "py", "md"];
   const written = [];
   for (let i = 0; i < files; i++) {
-    const dir = path.join(root, `pkg${i % 10}`, `mod${Math.floor(i / 10) % 10}`, `part${Math.floor(i / 100)}`);
-    fs.mkdirSync(dir, { recursive: true });
-    const ext = exts[i % exts.length];
-    const file = path.join(dir, i % 97 === 0 ? `blob${i}.bin` : `file${i}.${ext}`);
-    fs.writeFileSync(file, i % 97 === 0 ? Buffer.from(Array.from({ length: 4096 }, () => Math.floor(rand() * 256))) : sourceFile(rand, ext));
+    const file = treeFilePath(root, i);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, isBinary(i) ? Buffer.from(Array.from({ length: 4096 }, () => Math.floor(rand() * 256))) : sourceFile(rand, treeFileExt(i)));
     written.push(file);
   }
   fs.writeFileSync(path.join(root, ".gitignore"), "*.log\nbuild/\n");
@@ -97,4 +106,64 @@ export function makePatchCase(dir) {
   fs.writeFileSync(path.join(dir, "big.patch"), patch);
   fs.rmSync(path.join(dir, "big.new"));
   return patch;
+}
+
+/**
+ * The tree of `files` files at `root`, generated only when its stamp (`<root>.stamp`, next to
+ * it, so no search sees it) is missing or from another generator version: for the 200 000-file
+ * tree (about 2.4 GB on disk, a minute or two to write), which is made without git.
+ */
+export function ensureTree(root, files, options = {}) {
+  const stamp = `${root}.stamp`;
+  const want = JSON.stringify({ version: 1, files, git: options.git ?? true });
+  if (fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === want && fs.existsSync(root)) return false;
+  fs.rmSync(stamp, { force: true });
+  makeTree(root, files, options);
+  fs.writeFileSync(stamp, want);
+  return true;
+}
+
+/**
+ * Edits of a tree that can be undone: `edit(count, line)` appends `line(n)` to `count` random
+ * text files (a seeded PRNG: the same files on every run) and records each file's size before
+ * its first edit in a journal (`<root>.edits.json`); `restore()` truncates them back and removes
+ * the journal. A journal left by a run that died is undone by `restoreTreeEdits(root)`.
+ */
+export function treeEditor(root, files, seed) {
+  const rand = prng(seed);
+  const journalFile = `${root}.edits.json`;
+  const journal = fs.existsSync(journalFile) ? JSON.parse(fs.readFileSync(journalFile, "utf8")) : {};
+  const appended = []; // [file index, line number n] of every line appended
+  let n = 0;
+  return {
+    appended,
+    edit(count, line) {
+      const picked = [];
+      while (picked.length < count) {
+        const i = Math.floor(rand() * files);
+        if (!isBinary(i)) picked.push(i);
+      }
+      for (const i of picked) {
+        const file = treeFilePath(root, i);
+        if (!(file in journal)) {
+          journal[file] = fs.statSync(file).size;
+          fs.writeFileSync(journalFile, JSON.stringify(journal));
+        }
+        n++;
+        fs.appendFileSync(file, `${line(n)}\n`);
+        appended.push([i, n]);
+      }
+      return picked;
+    },
+    restore: () => restoreTreeEdits(root),
+  };
+}
+
+export function restoreTreeEdits(root) {
+  const journalFile = `${root}.edits.json`;
+  if (!fs.existsSync(journalFile)) return 0;
+  const journal = JSON.parse(fs.readFileSync(journalFile, "utf8"));
+  for (const [file, size] of Object.entries(journal)) fs.truncateSync(file, size);
+  fs.rmSync(journalFile);
+  return Object.keys(journal).length;
 }

@@ -2,12 +2,21 @@
 // GC), with the size of the data returned:
 //   node --expose-gc bench/memory.mjs   |   bun bench/memory.mjs
 // Needs the fixtures of `npm run bench` (.bench/).
+//
+// The one-call cases run with the search cache off (`searchCacheBytes: 0`, the cold path);
+// `regexp_search_warm` is the cache at its default budget: a cold call, `searchCacheWait()`
+// (the background index built), then 10 warm calls, over 20 000 files.
 import path from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const work = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", ".bench");
 const { createAgentToolkit, createToolContext } = await import("agent-tools-native");
-const tk = createAgentToolkit(createToolContext({ workspaceRoot: work, policy: { tools: {}, defaultPolicy: "allow" } }));
+const native = createRequire(import.meta.url)("../binding.js");
+const policy = { tools: {}, defaultPolicy: "allow" };
+const tk = createAgentToolkit(createToolContext({ workspaceRoot: work, policy, searchCacheBytes: 0 }));
+// the default budget (no searchCacheBytes)
+const tkWarm = createAgentToolkit(createToolContext({ workspaceRoot: work, policy }));
 const gc = globalThis.gc ?? globalThis.Bun?.gc;
 const peakMiB = () => process.resourceUsage().maxRSS / 1024;
 const calls = {
@@ -16,6 +25,14 @@ const calls = {
   ast_grep_search: () => tk.invoke("ast_grep_search", { language: "typescript", rule: { pattern: "$F($A, $B, $C, $D, $E)" }, root_path: "tree-1000", max_results: 500, timeout_ms: 30000 }),
   git_status_summary: () => tk.invoke("git_status_summary", { cwd: "tree-20000" }),
   read_file_mib: () => tk.invoke("read_file", { path: "mib.txt", max_lines: 500 }),
+  regexp_search_warm: async () => {
+    const search = () => tkWarm.invoke("regexp_search", { pattern: "no_such_identifier", root_path: "tree-20000", max_results: 500, timeout_ms: 30000 });
+    let result = await search();
+    if (typeof native.searchCacheWait === "function") await native.searchCacheWait();
+    else console.error("(no searchCacheWait in this build: the search cache is not there)");
+    for (let i = 0; i < 10; i++) result = await search();
+    return result;
+  },
 };
 const which = process.argv[2];
 if (!which) {

@@ -4,13 +4,25 @@
 //
 //   node bench/run.mjs                 all cases, scales 1000 5000 20000
 //   node bench/run.mjs --quick         scale 1000 only, fewer iterations
+//   node bench/run.mjs --warm          only the warm/cold search cases (bench/warm.mjs)
+//   node bench/run.mjs --warm --scale-200k    the same, with the 200 000-file tree too (~2.4 GB
+//                                      under .bench/, written once and kept)
+//     (with --warm: --scales 1000,20000, --runtimes node, --kinds regexp_literal,ast_grep to
+//     run a part, --keep-fixtures to use the trees already there; results are merged into
+//     .bench/warm-results.json (--fresh-results: start it anew), the README table and
+//     chart.svg are written from all of it)
 //   node bench/run.mjs --case <name> --runtime node|bun --scale N   (one case; prints JSON)
+//
+// The cold rows of regexp_search and ast_grep_search (and every other case here) run with the
+// search cache off (`searchCacheBytes: 0`): they repeat one call, which the cache would make
+// warm. The warm and first-call figures are the cases of bench/warm.mjs.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { makeMiB, makePatchCase, makeTree } from "./fixture.mjs";
+import { ensureTree, makeMiB, makePatchCase, makeTree } from "./fixture.mjs";
+import { WARM_KINDS, orchestrateWarm, runWarmCase, warmChart, warmTable } from "./warm.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.dirname(here);
@@ -79,11 +91,21 @@ async function worstTimerDelay(during) {
 async function runCase(name, scale, quick) {
   // the runtime alone, for the memory baseline (nothing imported)
   if (name === "baseline_runtime") return { median: 0, p95: 0, n: 1, maxRssKiB: process.resourceUsage().maxRSS };
+  if (name.startsWith("warm_")) {
+    const result = await runWarmCase(name, { repo, work, scale, kind: option("--kind"), budget: option("--budget", "default"), calls: Number(option("--calls", "1")), refRuns: Number(option("--ref-runs", "0")) });
+    return { ...result, maxRssKiB: process.resourceUsage().maxRSS };
+  }
   const { createAgentToolkit, createToolContext } = await import("agent-tools-native");
   const tree = path.join(work, `tree-${scale}`);
-  const ctx = createToolContext({ workspaceRoot: work, policy: { tools: {}, defaultPolicy: "allow" } });
+  // the search cache off: these cases repeat the same call (today's cold path every time)
+  const ctx = createToolContext({ workspaceRoot: work, policy: { tools: {}, defaultPolicy: "allow" }, searchCacheBytes: 0 });
   const tk = createAgentToolkit(ctx);
-  const iters = (n) => ({ warmup: Math.max(1, Math.floor(n / 10)), iterations: quick ? Math.max(3, Math.floor(n / 5)) : n });
+  // at 200 000 files (the reference tools of the warm cases) fewer runs: the ast-grep CLI takes
+  // most of a minute there
+  const iters = (n) =>
+    scale >= 100_000
+      ? { warmup: n <= 5 ? 0 : 1, iterations: n <= 5 ? 2 : 5 }
+      : { warmup: Math.max(1, Math.floor(n / 10)), iterations: quick ? Math.max(3, Math.floor(n / 5)) : n };
   const rel = (p) => path.relative(work, p);
   const search = () => tk.invoke("regexp_search", { pattern: "no_such_identifier", root_path: rel(tree), max_results: 500, timeout_ms: 30000 });
   /** One turn with 8 read-only calls of `tool` (run in parallel), and the same 8 calls one per turn. */
@@ -220,10 +242,10 @@ const PAIRS = [
   ["write_file 1 MiB vs the same write made atomic in JS (temp file + rename)", "write_mib", "write_mib_atomic_floor", null, false],
   ["tree, all entries", "tree_all", "find_all", 1.5, true],
   ["tree, dirs only", "tree_dirs", "find_dirs", 1.5, true],
-  ["regexp_search literal", "regexp_literal", "rg_literal", 1.5, true],
-  ["regexp_search regex", "regexp_regex", "rg_regex", 1.5, true],
-  ["ast_grep_search .ts pattern", "ast_grep", "ast_grep_cli", 1.0, true],
-  ["ast_grep_search .ts pattern without fixed text (every file parsed)", "ast_grep_parse", "ast_grep_parse_cli", 1.0, true],
+  ["regexp_search literal (cold, cache off)", "regexp_literal", "rg_literal", 1.5, true],
+  ["regexp_search regex (cold, cache off)", "regexp_regex", "rg_regex", 1.5, true],
+  ["ast_grep_search .ts pattern (cold, cache off)", "ast_grep", "ast_grep_cli", 1.0, true],
+  ["ast_grep_search .ts pattern without fixed text (every file parsed) (cold, cache off)", "ast_grep_parse", "ast_grep_parse_cli", 1.0, true],
   ["git_status_summary", "git_status", "git_status_cli", 1.1, true],
   ["exec_command true", "exec_true", "spawn_true", 1.2, false],
   ["exec_command true vs an async spawn with piped output (what a JS tool does)", "exec_true", "spawn_true_async", null, false],
@@ -231,15 +253,15 @@ const PAIRS = [
   ["invoke overhead: task_list (µs/call)", "invoke_task_list", null, null, false],
   ["tool loop: 8 git_status_summary calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_git", "loop_sequential8_git", 1 / 1.7, false],
   ["tool loop: 8 tree calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_tree", "loop_sequential8_tree", 1 / 1.7, false],
-  ["tool loop: 8 regexp_search calls in one turn vs one per turn (ratio = 1 / speed-up)", "loop_parallel8_search", "loop_sequential8_search", 1 / 1.7, false],
+  ["tool loop: 8 regexp_search calls in one turn vs one per turn (cold, cache off; ratio = 1 / speed-up)", "loop_parallel8_search", "loop_sequential8_search", 1 / 1.7, false],
   ["tool loop: overhead per turn, excluding tool time", "loop_overhead", null, null, false],
-  ["event loop: worst 1 ms timer delay during a search (ms)", "event_loop", null, null, true],
+  ["event loop: worst 1 ms timer delay during a search (cold, cache off; ms)", "event_loop", null, null, true],
   ["event loop: worst 1 ms timer delay, nothing running, as long as the searches (control, ms)", "event_loop_idle", null, null, true],
 ];
 
-function runChild(runtime, name, scale, quick) {
+function runChild(runtime, name, scale, quick, extra = []) {
   const bin = runtime === "bun" ? path.join(repo, "node_modules/.bin/bun") : process.execPath;
-  const r = spawnSync(bin, [fileURLToPath(import.meta.url), "--case", name, "--scale", String(scale), ...(quick ? ["--quick"] : [])], {
+  const r = spawnSync(bin, [fileURLToPath(import.meta.url), "--case", name, "--scale", String(scale), ...(quick ? ["--quick"] : []), ...extra], {
     cwd: repo, encoding: "utf8", maxBuffer: 1 << 24, env: { ...process.env, RUST_BACKTRACE: "0" },
   });
   const line = r.stdout.trim().split("\n").pop();
@@ -257,8 +279,14 @@ function fmt(ms) {
 
 async function orchestrate() {
   const quick = flag("--quick");
+  const warmOnly = flag("--warm");
   const scales = quick ? [1000] : [1000, 5000, 20000];
+  const warmScales = option("--scales", null)?.split(",").map(Number) ?? [...scales, ...(flag("--scale-200k") ? [200_000] : [])];
   fs.mkdirSync(work, { recursive: true });
+  if (warmOnly) {
+    fs.writeFileSync(path.join(work, "small.txt"), Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n"));
+    return warm(warmScales, quick);
+  }
   fs.writeFileSync(path.join(work, "small.txt"), Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n"));
   makeMiB(path.join(work, "mib.txt"));
   makePatchCase(path.join(work, "patch"));
@@ -282,6 +310,63 @@ async function orchestrate() {
     }
   }
   writeReadme(rows, chart, quick);
+  await warm(warmScales, quick, true);
+}
+
+/** The warm/cold search cases (bench/warm.mjs), their table in the README and chart.svg. */
+async function warm(scales, quick, treesMade = false) {
+  for (const scale of scales) {
+    const root = path.join(work, `tree-${scale}`);
+    if (scale >= 100_000) {
+      console.error(`fixture: ${scale} files (kept between runs: ${root})`);
+      const start = performance.now();
+      if (ensureTree(root, scale, { git: false })) console.error(`  written in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+    } else if (!treesMade && !(flag("--keep-fixtures") && fs.existsSync(root))) {
+      console.error(`fixture: ${scale} files`);
+      makeTree(root, scale);
+    }
+  }
+  // the cache does not keep a file changed less than 2 s before the call that read it (its
+  // racy-clean window): let the fixtures age first
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const resultsFile = path.join(work, "warm-results.json");
+  if (flag("--fresh-results")) fs.rmSync(resultsFile, { force: true });
+  orchestrateWarm({
+    runChild: (runtime, name, scale, extra) => runChild(runtime, name, scale, quick, extra),
+    work,
+    scales,
+    runtimes: option("--runtimes", "node,bun").split(","),
+    kinds: option("--kinds", Object.keys(WARM_KINDS).join(",")).split(","),
+    resultsFile,
+    log: (line) => console.error(line),
+  });
+  writeWarmReadme(JSON.parse(fs.readFileSync(resultsFile, "utf8")), quick);
+}
+
+function runInfo(quick) {
+  const cpu = os.cpus()[0]?.model ?? "unknown";
+  return `${os.cpus().length} cores (${cpu}) · Node ${process.version} · Bun ${execFileSync(path.join(repo, "node_modules/.bin/bun"), ["--version"]).toString().trim()}${quick ? " · --quick" : ""}`;
+}
+
+function writeWarmReadme(results, quick) {
+  fs.writeFileSync(path.join(here, "chart.svg"), warmChart(results));
+  const times = Object.values(results).map((r) => r.at).sort();
+  const table = [
+    `Run: ${times[0]} – ${times.at(-1)} · ${runInfo(quick)} · load average at the end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+    "",
+    warmTable(results),
+    "",
+    "![cold and warm search time against tree size](chart.svg)",
+  ].join("\n");
+  replaceSection("<!-- warm:start -->", "<!-- warm:end -->", table);
+}
+
+function replaceSection(start, end, body) {
+  const readme = fs.readFileSync(path.join(here, "README.md"), "utf8");
+  const next = readme.includes(start)
+    ? readme.slice(0, readme.indexOf(start) + start.length) + "\n" + body + "\n" + readme.slice(readme.indexOf(end))
+    : `${readme}\n${start}\n${body}\n${end}\n`;
+  fs.writeFileSync(path.join(here, "README.md"), next);
 }
 
 const CHARTED = ["tree_all", "regexp_literal", "ast_grep", "ast_grep_parse"];
@@ -313,7 +398,7 @@ function svgChart(chart) {
 }
 
 function writeReadme(rows, chart, quick) {
-  fs.writeFileSync(path.join(here, "chart.svg"), svgChart(chart));
+  fs.writeFileSync(path.join(here, "chart-cases.svg"), svgChart(chart));
   const cpu = os.cpus()[0]?.model ?? "unknown";
   const readme = fs.readFileSync(path.join(here, "README.md"), "utf8");
   const table = [
@@ -323,7 +408,7 @@ function writeReadme(rows, chart, quick) {
     "| --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
     "",
-    "![time against tree size](chart.svg)",
+    "![time against tree size](chart-cases.svg)",
   ].join("\n");
   const start = "<!-- results:start -->";
   const end = "<!-- results:end -->";
