@@ -31,7 +31,7 @@ use crate::glob::Glob;
 use crate::sandbox::Confinement;
 use crate::search_cache::trigrams::Requirement;
 use crate::search_cache::{Encoding, EntryKind, FileId, WorkspaceCache};
-use crate::threads::HelperThreadPriority;
+use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
 use crate::tools::read_sized;
 
 /// Directory names never entered (files with these names are searched).
@@ -308,7 +308,6 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
             records: Vec::new(),
             priority: HelperThreadPriority::new(),
         };
-        visitor.priority.on_visit();
         let mut local: Vec<(PathBuf, String)> = Vec::new();
         let mut holding = false;
         loop {
@@ -376,11 +375,15 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
             }
         }
     };
+    // Every walker is a helper thread at a lower priority (as the `ignore` crate's are); the
+    // calling pool thread only waits.
     std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(worker);
+        for _ in 0..threads {
+            scope.spawn(|| {
+                lower_helper_thread_priority();
+                worker()
+            });
         }
-        worker();
     });
 }
 
