@@ -22,7 +22,7 @@ import path from "node:path";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ensureTree, makeMiB, makePatchCase, makeTree } from "./fixture.mjs";
-import { WARM_KINDS, orchestrateWarm, runWarmCase, warmChart, warmTable } from "./warm.mjs";
+import { AST_GREP_PARSE_PATTERN, WARM_KINDS, orchestrateWarm, runWarmCase, warmChart, warmTable, worstTimerDelay } from "./warm.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.dirname(here);
@@ -68,23 +68,6 @@ function scriptedSession(turns) {
   return { sendWithTools: next, sendToolResults: next };
 }
 
-const AST_GREP_PARSE_PATTERN = "$F($A, $B, $C, $D, $E)";
-
-/** The worst lateness of a 1 ms interval timer while `during()` runs, and its value. */
-async function worstTimerDelay(during) {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 1);
-    last = now;
-  }, 1);
-  try {
-    return { value: await during(), worst };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 // ---- cases (run inside the child) ---------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { restoreTreeEdits, treeEditor, treeFileExt } from "./fixture.mjs";
 
-const AST_GREP_PARSE_PATTERN = "$F($A, $B, $C, $D, $E)";
+export const AST_GREP_PARSE_PATTERN = "$F($A, $B, $C, $D, $E)";
 
 /** The searches: the same inputs as the cold rows of run.mjs. */
 export const WARM_KINDS = {
@@ -134,8 +134,8 @@ const summary = (calls) => ({
   items: [...new Set(calls.map((c) => c.items))],
 });
 
-/** The worst lateness of a 1 ms interval timer while `during()` runs. */
-async function worstTimerDelay(during) {
+/** The worst lateness of a 1 ms interval timer while `during()` runs, and its value. */
+export async function worstTimerDelay(during) {
   let worst = 0;
   let last = performance.now();
   const timer = setInterval(() => {
