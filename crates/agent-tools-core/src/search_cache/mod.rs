@@ -512,18 +512,17 @@ impl WorkspaceCache {
         let Some(current) = entries.get(path) else {
             return;
         };
-        if !Arc::ptr_eq(current, &entry) && current.id != entry.id {
+        if current.id != entry.id {
             return;
         }
         let current = Arc::clone(current);
         let budget = self.budget.load(Ordering::Relaxed);
-        let mut content = current.content.clone();
-        let mut grown = current.with(content.clone(), Some(Arc::new(bloom)));
+        let index = Some(Arc::new(bloom));
+        let mut grown = current.with(current.content.clone(), index.clone());
         let used = self.bytes.load(Ordering::Relaxed) - current.cost(path);
         if used + grown.cost(path) > budget {
             // An index is worth more than bytes: drop this file's bytes first.
-            content = None;
-            grown = grown.with(content, grown.index.clone());
+            grown = current.with(None, index);
             if used + grown.cost(path) > budget {
                 return;
             }
