@@ -62,6 +62,8 @@ function prepare(seed, extra) {
 
 const PREPARED = new Map(SEEDS.map((seed) => [seed, prepare(seed)]));
 const TINY_WS = prepare(11);
+const WATCHED_SEEDS = process.env.SEARCH_CACHE_SEEDS ? SEEDS : [0x77a7c4ed, 5];
+const WATCHED_WS = new Map(WATCHED_SEEDS.map((seed) => [seed, prepare(seed)]));
 const DIRECTED_WS = prepare(99, (root) => {
   fs.writeFileSync(path.join(root, "src", "zebra.ts"), "const quagga = 1;\n");
   fs.writeFileSync(path.join(root, "src", "stripes.ts"), "const zebra2 = 1;\n");
@@ -76,12 +78,22 @@ const DIRECTED_WS = prepare(99, (root) => {
 
 const AGED_AT = Date.now() + AGED_MS;
 process.on("exit", () => {
-  for (const ws of [...PREPARED.values(), TINY_WS, DIRECTED_WS]) ws.cleanup();
+  for (const ws of [...PREPARED.values(), ...WATCHED_WS.values(), TINY_WS, DIRECTED_WS]) ws.cleanup();
 });
 
 async function untilAged() {
   const ms = AGED_AT - Date.now();
   if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Whether the cache's watcher trusts paths on the filesystem of `dir` (Linux; ext2/3/4, XFS,
+ * Btrfs, tmpfs, F2FS, ZFS, ramfs: the superblock magic numbers `statfs` reports).
+ */
+function watchedFilesystem(dir) {
+  if (process.platform !== "linux" || typeof fs.statfsSync !== "function") return false;
+  const magic = fs.statfsSync(dir).type;
+  return [0xef53, 0x58465342, 0x9123683e, 0x01021994, 0xf2f52010, 0x2fc12fc1, 0x858458f6].includes(magic);
 }
 
 // ---- the queries -------------------------------------------------------------------------------
@@ -202,7 +214,7 @@ function toolkit(label, workspaceRoot, searchCacheBytes) {
 function stats(root) {
   const s = native.searchCacheStats(root);
   if (s !== null) {
-    for (const k of ["files", "indexed", "contentBytes", "bytes"]) assert.ok(Number.isInteger(s[k]) && s[k] >= 0, `stats.${k}: ${JSON.stringify(s)}`);
+    for (const k of ["files", "indexed", "contentBytes", "bytes", "trusted"]) assert.ok(Number.isInteger(s[k]) && s[k] >= 0, `stats.${k}: ${JSON.stringify(s)}`);
     assert.ok(s.indexed <= s.files, `indexed > files: ${JSON.stringify(s)}`);
     assert.ok(s.contentBytes <= s.bytes, `contentBytes > bytes: ${JSON.stringify(s)}`);
   }
@@ -338,6 +350,55 @@ describe("search cache: warm results are identical to cold results", () => {
       cleanup();
     }
   });
+
+  // Only a cold and a warm toolkit (no eviction): after every wait the background pass has
+  // watched and checked what the cache holds, so the next calls take those paths without a stat,
+  // and every edit must reach them through the watcher's events.
+  for (const seed of WATCHED_SEEDS) {
+    test(`random edits of a watched, trusted cache, seed ${seed} (${STEPS} steps; rerun: SEARCH_CACHE_SEEDS=${seed})`, TIMEOUT, async () => {
+      const { root, outside, rng } = WATCHED_WS.get(seed);
+      const log = [`seed ${seed} (watched)`];
+      let where = "the initial workspace";
+      try {
+        await untilAged();
+        const realRoot = fs.realpathSync(root);
+        const cold = toolkit("cold", root, 0);
+        const warm = toolkit("warm", root);
+        const context = () => `(seed ${seed}, ${where})\nedits so far:\n  ${log.join("\n  ")}`;
+        let checks = 0;
+        const check = (label, full = null) => {
+          where = label;
+          log.push(`  [queries: ${label}]`);
+          return checkAll([cold, warm], context, full ? CORE : queriesFor(checks++));
+        };
+        await checkAll([cold, warm], context);
+        const watched = watchedFilesystem(realRoot);
+        for (let step = 1; step <= STEPS; step++) {
+          await native.searchCacheWait();
+          const s = stats(realRoot);
+          if (watched) assert.ok(s.trusted > 0, `nothing trusted after the background pass: ${JSON.stringify(s)}`);
+          else assert.equal(s.trusted, 0, `trusted paths on a filesystem the watcher does not trust: ${JSON.stringify(s)}`);
+          const edits = rng.chance(0.3) ? rng.range(2, 4) : 1;
+          for (let e = 0; e < edits; e++) {
+            let desc = null;
+            for (let tries = 0; desc === null && tries < 20; tries++) {
+              const op = pickOp(rng);
+              where = `step ${step}, during ${op}`;
+              desc = await OPS[op]({ rng, root, outside, check });
+            }
+            log.push(`step ${step}: ${desc}`);
+          }
+          await check(`step ${step}, after the edits (trusted before them: ${s.trusted})`);
+        }
+        await native.searchCacheWait();
+        await check("the end");
+        await checkAll([cold, warm], context);
+      } catch (error) {
+        console.error(`search cache watched-cache test failed: seed ${seed} (${where}); rerun with SEARCH_CACHE_SEEDS=${seed}`);
+        throw error;
+      }
+    });
+  }
 
   for (const seed of SEEDS) {
     test(`random edit sequence, seed ${seed} (${STEPS} steps; rerun: SEARCH_CACHE_SEEDS=${seed})`, TIMEOUT, async () => {

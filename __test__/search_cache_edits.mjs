@@ -655,6 +655,31 @@ export const OPS = {
     return `bigFile: big.md written with ${label(first)}, then ${label(second)}, then removed`;
   },
 
+  /**
+   * A hard link to a workspace file made outside the workspace; later (when links exist), a
+   * same-size rewrite through one with its mtime restored: only the inode tells.
+   */
+  hardLinkOutside({ rng, root, outside }) {
+    const links = path.join(outside, "links");
+    fs.mkdirSync(links, { recursive: true });
+    const existing = fs.readdirSync(links);
+    if (existing.length > 0 && rng.chance(0.6)) {
+      const link = path.join(links, rng.pick(existing));
+      const next = sameSizeVariant(rng, fs.readFileSync(link));
+      if (next === null) return null;
+      const { atime, mtime } = fs.statSync(link);
+      fs.writeFileSync(link, next);
+      fs.utimesSync(link, atime, mtime);
+      return `hardLinkOutside: rewritten through ${path.basename(link)} (same size, mtime restored)`;
+    }
+    const { files } = scan(root);
+    if (files.length === 0) return null;
+    const rel = rng.pick(files);
+    const name = `link${rng.int(1_000_000)}`;
+    fs.linkSync(path.join(root, rel), path.join(links, name));
+    return `hardLinkOutside: ${rel} linked from outside as ${name}`;
+  },
+
   /** Only the timestamps change: results must not. */
   touch({ rng, root }) {
     const { files } = scan(root);
@@ -690,6 +715,7 @@ export const WEIGHTS = {
   emptyOrFill: 2,
   bigFile: 1,
   touch: 1,
+  hardLinkOutside: 3,
 };
 
 /** A random operation name, by WEIGHTS. */

@@ -15,6 +15,9 @@ pub struct SearchCacheStats {
     pub content_bytes: f64,
     /// Everything the cache counts against its budget.
     pub bytes: f64,
+    /// Paths (files and directories) that calls take as cached without a stat: watched for
+    /// changes (Linux) and checked since.
+    pub trusted: u32,
 }
 
 /// The counters of the search cache of the workspace whose real root is `root`, or null when it
@@ -26,6 +29,7 @@ pub fn search_cache_stats(root: String) -> Option<SearchCacheStats> {
         indexed: s.indexed as u32,
         content_bytes: s.content_bytes as f64,
         bytes: s.bytes as f64,
+        trusted: s.trusted as u32,
     })
 }
 

@@ -27,6 +27,7 @@
 //! read beneath the real workspace root.
 
 pub mod trigrams;
+mod watch;
 
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
@@ -39,6 +40,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::context::RunContext;
 use crate::value::ArgValue;
 use trigrams::Bloom;
+use watch::{Kind, Watch};
 
 /// The budget of a context that does not set `searchCacheBytes`.
 pub const DEFAULT_BUDGET: usize = 128 << 20;
@@ -194,6 +196,8 @@ pub struct WorkspaceCache {
     /// Set when a call stored entries without an index / met a full budget (see `call_finished`).
     unindexed: std::sync::atomic::AtomicBool,
     evict_wanted: std::sync::atomic::AtomicBool,
+    /// Which paths need no `lstat` (`watch`).
+    watch: Watch,
 }
 
 /// Counters of one workspace's cache (tests and diagnostics).
@@ -203,6 +207,8 @@ pub struct Stats {
     pub indexed: usize,
     pub content_bytes: usize,
     pub bytes: usize,
+    /// Paths (files and directories) a call takes as cached without an `lstat`.
+    pub trusted: usize,
 }
 
 /// A workspace's real root and its cache.
@@ -252,6 +258,7 @@ pub fn for_call(rc: &RunContext, budget: usize) -> Option<Arc<WorkspaceCache>> {
     };
     let previous = cache.budget.swap(budget, Ordering::Relaxed);
     cache.clock.fetch_add(1, Ordering::Relaxed);
+    cache.watch.drain();
     if budget < previous && cache.bytes.load(Ordering::Relaxed) > budget {
         background().request(Job::Evict(Arc::downgrade(&cache)));
     }
@@ -271,6 +278,7 @@ pub fn stats(root: &Path) -> Option<Stats> {
             .map(|e| e.content.as_ref().map_or(0, |c| c.len()))
             .sum(),
         bytes: cache.bytes.load(Ordering::Relaxed),
+        trusted: cache.watch.trusted_count(),
     })
 }
 
@@ -290,6 +298,7 @@ impl WorkspaceCache {
             clock: AtomicU64::new(0),
             unindexed: std::sync::atomic::AtomicBool::new(false),
             evict_wanted: std::sync::atomic::AtomicBool::new(false),
+            watch: Watch::new(),
         }
     }
 
@@ -306,6 +315,9 @@ impl WorkspaceCache {
     ) -> std::io::Result<Arc<Listing>> {
         let cached = self.listings.read().ok().and_then(|l| l.get(dir).cloned());
         if let Some(listing) = cached {
+            if !is_root && self.watch.is_trusted(dir, listing.id) {
+                return Ok(listing);
+            }
             let meta = if is_root {
                 std::fs::metadata(dir)?
             } else {
@@ -314,8 +326,13 @@ impl WorkspaceCache {
             if !meta.is_dir() {
                 return Ok(Arc::new(Listing::empty()));
             }
-            if FileId::of(&meta) == listing.id {
+            let id = FileId::of(&meta);
+            if id == listing.id {
                 return Ok(listing);
+            }
+            if is_root && (id.dev, id.ino) != (listing.id.dev, listing.id.ino) {
+                // Another directory at the walk's root: nothing below it is known.
+                self.watch.forget_below(dir);
             }
         }
         let Some(listing) = read_directory(dir, is_root)? else {
@@ -390,9 +407,12 @@ impl WorkspaceCache {
     }
 
     /// The entry of `path` if the file there still has the identity it was cached with (one
-    /// `lstat`; no entry, no syscall).
+    /// `lstat` unless the path is trusted; no entry, no syscall).
     pub fn fresh(&self, path: &Path) -> Option<Arc<Entry>> {
         let entry = self.entries.read().ok()?.get(path).cloned()?;
+        if self.watch.is_trusted(path, entry.id) {
+            return Some(entry);
+        }
         let meta = std::fs::symlink_metadata(path).ok()?;
         if !meta.is_file() || FileId::of(&meta) != entry.id {
             return None;
@@ -468,6 +488,7 @@ impl WorkspaceCache {
         if self.unindexed.swap(false, Ordering::Relaxed) {
             background().request(Job::IndexAll(Arc::downgrade(self)));
         }
+        background().request(Job::Verify(Arc::downgrade(self)));
         if self.bytes.load(Ordering::Relaxed) > self.budget.load(Ordering::Relaxed) / 4 * 3
             && self.evict_wanted.swap(false, Ordering::Relaxed)
         {
@@ -532,6 +553,30 @@ impl WorkspaceCache {
         entries.insert(path.to_path_buf(), Arc::new(grown));
     }
 
+    /// Watches and checks every cached path not trusted yet (background; `watch`).
+    fn verify(&self) {
+        let mut candidates = Vec::new();
+        if let Ok(listings) = self.listings.read() {
+            candidates.extend(
+                listings
+                    .iter()
+                    .filter(|(path, l)| !self.watch.is_trusted(path, l.id))
+                    .map(|(path, l)| (path.clone(), l.id, Kind::Directory)),
+            );
+        }
+        if let Ok(entries) = self.entries.read() {
+            candidates.extend(
+                entries
+                    .iter()
+                    .filter(|(path, e)| !self.watch.is_trusted(path, e.id))
+                    .map(|(path, e)| (path.clone(), e.id, Kind::File)),
+            );
+        }
+        if !candidates.is_empty() {
+            self.watch.verify(candidates);
+        }
+    }
+
     /// Evicts down to three quarters of the budget: the least recently used bytes first, then
     /// whole entries.
     fn evict(&self) {
@@ -566,6 +611,8 @@ impl WorkspaceCache {
                 self.bytes.fetch_sub(listing.cost(&path), Ordering::Relaxed);
             }
         }
+        // What the watches protected is mostly gone: start them over with the next pass.
+        self.watch.reset();
         if let Ok(mut memos) = self.memos.write() {
             for memo in memos.drain().flat_map(|(_, list)| list) {
                 self.bytes.fetch_sub(memo.3, Ordering::Relaxed);
@@ -646,6 +693,7 @@ fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
 enum Job {
     IndexAll(Weak<WorkspaceCache>),
     Evict(Weak<WorkspaceCache>),
+    Verify(Weak<WorkspaceCache>),
 }
 
 /// One low-priority thread for the whole process: indexing and eviction.
@@ -678,7 +726,11 @@ fn background() -> &'static Background {
 impl Background {
     fn request(&self, job: Job) {
         if let Ok(mut queue) = self.queue.lock() {
-            if matches!(job, Job::Evict(_)) && queue.0.iter().any(|j| matches!(j, Job::Evict(_))) {
+            let queued = |j: &Job| match (j, &job) {
+                (Job::Evict(a), Job::Evict(b)) | (Job::Verify(a), Job::Verify(b)) => a.ptr_eq(b),
+                _ => false,
+            };
+            if queue.0.iter().any(queued) {
                 return;
             }
             queue.0.push_back(job);
@@ -729,6 +781,11 @@ impl Background {
                 Job::Evict(cache) => {
                     if let Some(cache) = cache.upgrade() {
                         cache.evict();
+                    }
+                }
+                Job::Verify(cache) => {
+                    if let Some(cache) = cache.upgrade() {
+                        cache.verify();
                     }
                 }
             }));

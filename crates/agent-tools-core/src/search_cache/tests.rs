@@ -221,3 +221,108 @@ fn results_are_kept_per_query_for_the_file_they_came_from() {
         "results of the old identity are dropped"
     );
 }
+
+/// Whether the filesystem of `path` is one the watcher trusts (`watch`).
+#[cfg(target_os = "linux")]
+#[allow(clippy::unnecessary_cast)] // `f_type`'s width differs between targets
+fn watched_filesystem(path: &Path) -> bool {
+    let magic = rustix::fs::statfs(path).unwrap().f_type as i64;
+    [
+        0xEF53,
+        0x5846_5342,
+        0x9123_683E,
+        0x0102_1994,
+        0xF2F5_2010,
+        0x2FC1_2FC1,
+        0x8584_58F6,
+    ]
+    .contains(&magic)
+}
+
+/// The watcher trusts what it watches and checked, and every change untrusts what it touches:
+/// writes (also through a hard link made outside), renames over a name, a directory's
+/// permissions (everything below), a directory moved away and replaced.
+#[cfg(target_os = "linux")]
+#[test]
+fn watched_paths_are_trusted_until_an_event_names_them() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("ws");
+    let sub = root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let outside = base.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let files: Vec<PathBuf> = ["a.txt", "b.txt", "c.txt", "sub/d.txt", "sub/e.txt"]
+        .iter()
+        .map(|name| {
+            let path = root.join(name);
+            std::fs::write(&path, name.as_bytes()).unwrap();
+            path
+        })
+        .collect();
+    let cache = cache(1 << 20);
+    // What a call would record: the two listings and the files.
+    let cache_all = |cache: &Arc<WorkspaceCache>| {
+        for (dir, is_root) in [(&root, true), (&sub, false)] {
+            cache.listing(dir, is_root, call_start_after(dir)).unwrap();
+        }
+        for file in &files {
+            if let Ok(bytes) = std::fs::read(file) {
+                put(cache, file, call_start_after(file), bytes);
+            }
+        }
+        wait_idle();
+    };
+    cache_all(&cache);
+    let trusted = |path: &Path| {
+        cache.watch.drain();
+        let id = match std::fs::symlink_metadata(path) {
+            Ok(meta) => FileId::of(&meta),
+            Err(_) => return false,
+        };
+        cache.watch.is_trusted(path, id)
+    };
+    if !watched_filesystem(base.path()) {
+        assert_eq!(cache.watch.trusted_count(), 0, "nothing trusted here");
+        return;
+    }
+    assert!(!trusted(&root), "the walk's root is always checked");
+    assert!(trusted(&sub));
+    for file in &files {
+        assert!(trusted(file), "{} is trusted", file.display());
+    }
+    // a write through the path
+    std::fs::write(&files[0], "changed").unwrap();
+    assert!(!trusted(&files[0]));
+    assert!(trusted(&files[1]));
+    // a write through a hard link made outside the workspace
+    let link = outside.join("b-link");
+    std::fs::hard_link(&files[1], &link).unwrap();
+    assert!(!trusted(&files[1]), "the link count moved");
+    cache_all(&cache);
+    assert!(trusted(&files[1]), "trusted again once checked");
+    std::fs::write(&link, "through the link").unwrap();
+    assert!(!trusted(&files[1]), "written through the other name");
+    // a rename over a name: the name and its directory
+    cache_all(&cache);
+    assert!(trusted(&files[2]) && trusted(&sub));
+    std::fs::rename(&files[0], &files[2]).unwrap();
+    assert!(!trusted(&files[2]));
+    // a directory's permissions: everything below it
+    cache_all(&cache);
+    assert!(trusted(&files[3]) && trusted(&files[4]));
+    std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(!trusted(&sub) && !trusted(&files[3]) && !trusted(&files[4]));
+    // a directory moved away and another put in its place
+    cache_all(&cache);
+    assert!(trusted(&files[3]));
+    std::fs::rename(&sub, outside.join("sub")).unwrap();
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(&files[3], "sub/d.txt").unwrap();
+    assert!(!trusted(&sub) && !trusted(&files[3]));
+    // eviction starts over
+    cache_all(&cache);
+    assert!(trusted(&files[3]));
+    cache.watch.reset();
+    assert!(!trusted(&files[3]));
+}
