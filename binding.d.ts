@@ -224,6 +224,11 @@ export interface SearchCacheStats {
   contentBytes: number
   /** Everything the cache counts against its budget. */
   bytes: number
+  /**
+   * Paths (files and directories) that calls take as cached without a stat: watched for
+   * changes (Linux) and checked since.
+   */
+  trusted: number
 }
 
 /** Resolves when the search cache's background work queued so far (indexing, eviction) is done. */
