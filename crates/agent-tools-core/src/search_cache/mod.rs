@@ -30,7 +30,8 @@ pub mod trigrams;
 mod watch;
 
 use std::any::Any;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -52,6 +53,10 @@ const MAX_WORKSPACES: usize = 8;
 const ENTRY_OVERHEAD: usize = 128;
 /// Queries whose per-file results are kept for one file.
 const MEMOS_PER_FILE: usize = 4;
+
+/// A map keyed by paths as bytes: a walk spells each path one way, and a `Path` key would hash
+/// and compare component by component, which dominated warm calls.
+type PathMap<V> = std::collections::HashMap<OsString, V, foldhash::fast::RandomState>;
 
 /// A file's identity: any change of content moves at least one field (see "racily clean").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,9 +121,9 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn cost(&self, path: &Path) -> usize {
+    fn cost(&self, path: impl AsRef<std::ffi::OsStr>) -> usize {
         ENTRY_OVERHEAD
-            + path.as_os_str().len()
+            + path.as_ref().len()
             + self.content.as_ref().map_or(0, |c| c.len())
             + self.index.as_ref().map_or(0, |i| i.size())
     }
@@ -165,9 +170,9 @@ impl Listing {
         }
     }
 
-    fn cost(&self, path: &Path) -> usize {
+    fn cost(&self, path: impl AsRef<std::ffi::OsStr>) -> usize {
         ENTRY_OVERHEAD
-            + path.as_os_str().len()
+            + path.as_ref().len()
             + self
                 .entries
                 .iter()
@@ -183,10 +188,10 @@ type Memo = (Arc<str>, FileId, Arc<dyn Any + Send + Sync>, usize);
 /// The cache of one workspace root.
 pub struct WorkspaceCache {
     /// Per file, the results of its last `MEMOS_PER_FILE` queries.
-    memos: RwLock<HashMap<PathBuf, Vec<Memo>>>,
-    entries: RwLock<HashMap<PathBuf, Arc<Entry>>>,
+    memos: RwLock<PathMap<Vec<Memo>>>,
+    entries: RwLock<PathMap<Arc<Entry>>>,
     /// Directory listings (regexp_search's walk), keyed like `entries`.
-    listings: RwLock<HashMap<PathBuf, Arc<Listing>>>,
+    listings: RwLock<PathMap<Arc<Listing>>>,
     /// Sum of the entries' costs.
     bytes: AtomicUsize,
     /// The budget of the latest call.
@@ -290,9 +295,9 @@ pub fn wait_idle() {
 impl WorkspaceCache {
     fn new() -> WorkspaceCache {
         WorkspaceCache {
-            entries: RwLock::new(HashMap::new()),
-            listings: RwLock::new(HashMap::new()),
-            memos: RwLock::new(HashMap::new()),
+            entries: RwLock::new(PathMap::default()),
+            listings: RwLock::new(PathMap::default()),
+            memos: RwLock::new(PathMap::default()),
             bytes: AtomicUsize::new(0),
             budget: AtomicUsize::new(DEFAULT_BUDGET),
             clock: AtomicU64::new(0),
@@ -313,7 +318,7 @@ impl WorkspaceCache {
         is_root: bool,
         call_start_ns: i128,
     ) -> std::io::Result<Arc<Listing>> {
-        let cached = self.listings.read().ok().and_then(|l| l.get(dir).cloned());
+        let cached = self.listings.read().ok().and_then(|l| l.get(dir.as_os_str()).cloned());
         if let Some(listing) = cached {
             if !is_root && self.watch.is_trusted(dir, listing.id) {
                 return Ok(listing);
@@ -343,13 +348,13 @@ impl WorkspaceCache {
         if id.ctime_ns + RACY_WINDOW_NS < call_start_ns {
             if let Ok(mut listings) = self.listings.write() {
                 let cost = listing.cost(dir);
-                if let Some(old) = listings.remove(dir) {
+                if let Some(old) = listings.remove(dir.as_os_str()) {
                     self.bytes.fetch_sub(old.cost(dir), Ordering::Relaxed);
                 }
                 if self.bytes.load(Ordering::Relaxed) + cost <= self.budget.load(Ordering::Relaxed)
                 {
                     self.bytes.fetch_add(cost, Ordering::Relaxed);
-                    listings.insert(dir.to_path_buf(), Arc::clone(&listing));
+                    listings.insert(dir.as_os_str().to_owned(), Arc::clone(&listing));
                 } else {
                     self.evict_wanted.store(true, Ordering::Relaxed);
                 }
@@ -362,7 +367,7 @@ impl WorkspaceCache {
     pub fn memo(&self, path: &Path, id: FileId, query: &str) -> Option<Arc<dyn Any + Send + Sync>> {
         let memos = self.memos.read().ok()?;
         let found = memos
-            .get(path)?
+            .get(path.as_os_str())?
             .iter()
             .find(|m| *m.0 == *query && m.1 == id)?;
         Some(Arc::clone(&found.2))
@@ -386,7 +391,7 @@ impl WorkspaceCache {
             return;
         };
         let cost = cost + ENTRY_OVERHEAD + path.as_os_str().len();
-        let list = memos.entry(path.to_path_buf()).or_default();
+        let list = memos.entry(path.as_os_str().to_owned()).or_default();
         list.retain(|m| {
             let keep = m.1 == id && *m.0 != **query;
             if !keep {
@@ -409,7 +414,7 @@ impl WorkspaceCache {
     /// The entry of `path` if the file there still has the identity it was cached with (one
     /// `lstat` unless the path is trusted; no entry, no syscall).
     pub fn fresh(&self, path: &Path) -> Option<Arc<Entry>> {
-        let entry = self.entries.read().ok()?.get(path).cloned()?;
+        let entry = self.entries.read().ok()?.get(path.as_os_str()).cloned()?;
         if self.watch.is_trusted(path, entry.id) {
             return Some(entry);
         }
@@ -443,7 +448,7 @@ impl WorkspaceCache {
         let Ok(mut entries) = self.entries.write() else {
             return;
         };
-        let previous = entries.remove(path);
+        let previous = entries.remove(path.as_os_str());
         if let Some(old) = &previous {
             self.bytes.fetch_sub(old.cost(path), Ordering::Relaxed);
         }
@@ -475,7 +480,7 @@ impl WorkspaceCache {
             }
         }
         self.bytes.fetch_add(entry.cost(path), Ordering::Relaxed);
-        entries.insert(path.to_path_buf(), Arc::new(entry));
+        entries.insert(path.as_os_str().to_owned(), Arc::new(entry));
         drop(entries);
         if needs_index {
             self.unindexed.store(true, Ordering::Relaxed);
@@ -498,7 +503,7 @@ impl WorkspaceCache {
 
     /// Builds the indexes of every entry without one (background).
     fn index_all(&self) {
-        let missing: Vec<PathBuf> = match self.entries.read() {
+        let missing: Vec<OsString> = match self.entries.read() {
             Ok(entries) => entries
                 .iter()
                 .filter(|(_, e)| e.index.is_none() && !e.has_nul && e.utf8)
@@ -507,13 +512,13 @@ impl WorkspaceCache {
             Err(_) => return,
         };
         for path in missing {
-            self.index(&path);
+            self.index(Path::new(&path));
         }
     }
 
     /// Builds the index of one entry (background).
     fn index(&self, path: &Path) {
-        let Some(entry) = self.entries.read().ok().and_then(|e| e.get(path).cloned()) else {
+        let Some(entry) = self.entries.read().ok().and_then(|e| e.get(path.as_os_str()).cloned()) else {
             return;
         };
         if entry.index.is_some() || entry.has_nul || !entry.utf8 {
@@ -530,7 +535,7 @@ impl WorkspaceCache {
             return;
         };
         // Only if the entry is still the one indexed.
-        let Some(current) = entries.get(path) else {
+        let Some(current) = entries.get(path.as_os_str()) else {
             return;
         };
         if current.id != entry.id {
@@ -550,7 +555,7 @@ impl WorkspaceCache {
         }
         self.bytes.fetch_sub(current.cost(path), Ordering::Relaxed);
         self.bytes.fetch_add(grown.cost(path), Ordering::Relaxed);
-        entries.insert(path.to_path_buf(), Arc::new(grown));
+        entries.insert(path.as_os_str().to_owned(), Arc::new(grown));
     }
 
     /// Watches and checks every cached path not trusted yet (background; `watch`).
@@ -560,16 +565,16 @@ impl WorkspaceCache {
             candidates.extend(
                 listings
                     .iter()
-                    .filter(|(path, l)| !self.watch.is_trusted(path, l.id))
-                    .map(|(path, l)| (path.clone(), l.id, Kind::Directory)),
+                    .filter(|(path, l)| !self.watch.is_trusted(Path::new(path), l.id))
+                    .map(|(path, l)| (PathBuf::from(path), l.id, Kind::Directory)),
             );
         }
         if let Ok(entries) = self.entries.read() {
             candidates.extend(
                 entries
                     .iter()
-                    .filter(|(path, e)| !self.watch.is_trusted(path, e.id))
-                    .map(|(path, e)| (path.clone(), e.id, Kind::File)),
+                    .filter(|(path, e)| !self.watch.is_trusted(Path::new(path), e.id))
+                    .map(|(path, e)| (PathBuf::from(path), e.id, Kind::File)),
             );
         }
         if !candidates.is_empty() {
@@ -588,7 +593,7 @@ impl WorkspaceCache {
         let Ok(mut entries) = self.entries.write() else {
             return;
         };
-        let mut order: Vec<(u64, PathBuf)> = entries
+        let mut order: Vec<(u64, OsString)> = entries
             .iter()
             .map(|(p, e)| (e.last_used.load(Ordering::Relaxed), p.clone()))
             .collect();
@@ -608,7 +613,7 @@ impl WorkspaceCache {
         }
         if let Ok(mut listings) = self.listings.write() {
             for (path, listing) in listings.drain() {
-                self.bytes.fetch_sub(listing.cost(&path), Ordering::Relaxed);
+                self.bytes.fetch_sub(listing.cost(path), Ordering::Relaxed);
             }
         }
         // What the watches protected is mostly gone: start them over with the next pass.

@@ -23,11 +23,10 @@
 //!
 //! Elsewhere than on Linux nothing is trusted: every call checks every path with `lstat`.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::RwLock;
 
-use super::FileId;
+use super::{FileId, PathMap};
 
 /// What a cached path is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +38,7 @@ pub enum Kind {
 /// The trusted paths of one workspace's cache and the watcher that keeps them honest.
 pub struct Watch {
     /// Paths whose identity is known to be the one recorded, as of the last drain.
-    trusted: RwLock<HashMap<PathBuf, FileId>>,
+    trusted: RwLock<PathMap<FileId>>,
     #[cfg(target_os = "linux")]
     inotify: std::sync::Mutex<Option<linux::Inotify>>,
 }
@@ -47,7 +46,7 @@ pub struct Watch {
 impl Watch {
     pub fn new() -> Watch {
         Watch {
-            trusted: RwLock::new(HashMap::new()),
+            trusted: RwLock::new(PathMap::default()),
             #[cfg(target_os = "linux")]
             inotify: std::sync::Mutex::new(None),
         }
@@ -57,7 +56,7 @@ impl Watch {
     pub fn is_trusted(&self, path: &Path, id: FileId) -> bool {
         self.trusted
             .read()
-            .is_ok_and(|t| t.get(path).is_some_and(|trusted| *trusted == id))
+            .is_ok_and(|t| t.get(path.as_os_str()).is_some_and(|trusted| *trusted == id))
     }
 
     /// How many paths are trusted (diagnostics).
@@ -71,7 +70,7 @@ impl Watch {
         let Ok(mut trusted) = self.trusted.write() else {
             return;
         };
-        trusted.retain(|p, _| !p.starts_with(path));
+        trusted.retain(|p, _| !Path::new(p).starts_with(path));
         #[cfg(target_os = "linux")]
         if let Ok(mut inotify) = self.inotify.lock() {
             if let Some(inotify) = inotify.as_mut() {
@@ -98,7 +97,7 @@ impl Watch {
     /// Nothing is ever trusted here.
     pub fn drain(&self) {}
 
-    pub fn verify(&self, _candidates: Vec<(PathBuf, FileId, Kind)>) {}
+    pub fn verify(&self, _candidates: Vec<(std::path::PathBuf, FileId, Kind)>) {}
 }
 
 #[cfg(target_os = "linux")]
@@ -332,19 +331,19 @@ mod linux {
                         Some(name) => {
                             let child = path.join(name);
                             if mask.intersects(NAME_EVENTS) {
-                                trusted.remove(path);
+                                trusted.remove(path.as_os_str());
                                 gone.insert(child);
                             } else if mask.contains(ReadFlags::ISDIR) {
                                 gone.insert(child);
                             } else {
-                                trusted.remove(&child);
+                                trusted.remove(child.as_os_str());
                             }
                         }
                         None if mask.contains(ReadFlags::ISDIR) || mask.intersects(GONE_EVENTS) => {
                             gone.insert(path.clone());
                         }
                         None => {
-                            trusted.remove(path);
+                            trusted.remove(path.as_os_str());
                         }
                     }
                 }
@@ -356,7 +355,7 @@ mod linux {
             }
             if !gone.is_empty() {
                 let below_gone = |p: &Path| p.ancestors().any(|a| gone.contains(a));
-                trusted.retain(|p, _| !below_gone(p));
+                trusted.retain(|p, _| !below_gone(Path::new(p)));
                 inotify.forget(below_gone);
             }
         }
@@ -408,7 +407,7 @@ mod linux {
                         Kind::File => meta.is_file(),
                     };
                     if right_kind && FileId::of(&meta) == *id {
-                        trusted.insert(path.clone(), *id);
+                        trusted.insert(path.as_os_str().to_owned(), *id);
                     }
                 }
             }
