@@ -203,6 +203,32 @@ pub struct WorkspaceCache {
     evict_wanted: std::sync::atomic::AtomicBool,
     /// Which paths need no `lstat` (`watch`).
     watch: Watch,
+    /// What calls read for the first time, until the background thread records it (`defer`).
+    pending: Mutex<(Vec<FirstRead>, Vec<FreshListing>)>,
+}
+
+/// A file a call read that the cache did not know (`defer`).
+pub struct FirstRead {
+    pub path: OsString,
+    pub id: FileId,
+    pub call_start_ns: i128,
+    pub encoding: Encoding,
+}
+
+/// A directory listing a call read afresh (`defer`).
+pub struct FreshListing {
+    path: OsString,
+    listing: Arc<Listing>,
+    call_start_ns: i128,
+}
+
+/// Why `lookup` found no fresh entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// The cache knows nothing of the path.
+    Unknown,
+    /// The file changed (or is no longer a regular file).
+    Stale,
 }
 
 /// Counters of one workspace's cache (tests and diagnostics).
@@ -304,12 +330,13 @@ impl WorkspaceCache {
             unindexed: std::sync::atomic::AtomicBool::new(false),
             evict_wanted: std::sync::atomic::AtomicBool::new(false),
             watch: Watch::new(),
+            pending: Mutex::new((Vec::new(), Vec::new())),
         }
     }
 
     /// The entries of directory `dir`: the cached listing while the directory keeps its identity
-    /// (one `lstat`: creating, removing or renaming an entry moves its mtime and ctime), else read
-    /// afresh and cached unless racily clean. Something that is no longer a directory (swapped
+    /// (trusted, or one `lstat`: creating, removing or renaming an entry moves its mtime and
+    /// ctime), else read afresh and added to `fresh` (for `defer`). Something that is no longer a directory (swapped
     /// for a symlink since its parent was listed) lists nothing. The walk's root is followed
     /// when it is a symlink (`is_root`), as a cold walk follows it.
     pub fn listing(
@@ -317,8 +344,13 @@ impl WorkspaceCache {
         dir: &Path,
         is_root: bool,
         call_start_ns: i128,
+        fresh: &mut Vec<FreshListing>,
     ) -> std::io::Result<Arc<Listing>> {
-        let cached = self.listings.read().ok().and_then(|l| l.get(dir.as_os_str()).cloned());
+        let cached = self
+            .listings
+            .read()
+            .ok()
+            .and_then(|l| l.get(dir.as_os_str()).cloned());
         if let Some(listing) = cached {
             if !is_root && self.watch.is_trusted(dir, listing.id) {
                 return Ok(listing);
@@ -343,24 +375,35 @@ impl WorkspaceCache {
         let Some(listing) = read_directory(dir, is_root)? else {
             return Ok(Arc::new(Listing::empty()));
         };
-        let id = listing.id;
         let listing = Arc::new(listing);
-        if id.ctime_ns + RACY_WINDOW_NS < call_start_ns {
-            if let Ok(mut listings) = self.listings.write() {
-                let cost = listing.cost(dir);
-                if let Some(old) = listings.remove(dir.as_os_str()) {
-                    self.bytes.fetch_sub(old.cost(dir), Ordering::Relaxed);
-                }
-                if self.bytes.load(Ordering::Relaxed) + cost <= self.budget.load(Ordering::Relaxed)
-                {
-                    self.bytes.fetch_add(cost, Ordering::Relaxed);
-                    listings.insert(dir.as_os_str().to_owned(), Arc::clone(&listing));
-                } else {
-                    self.evict_wanted.store(true, Ordering::Relaxed);
-                }
-            }
-        }
+        fresh.push(FreshListing {
+            path: dir.as_os_str().to_owned(),
+            listing: Arc::clone(&listing),
+            call_start_ns,
+        });
         Ok(listing)
+    }
+
+    /// Keeps a listing read afresh (not when racily clean, nor past the budget).
+    fn insert_listing(&self, listings: &mut PathMap<Arc<Listing>>, fresh: FreshListing) {
+        let FreshListing {
+            path,
+            listing,
+            call_start_ns,
+        } = fresh;
+        if listing.id.ctime_ns + RACY_WINDOW_NS >= call_start_ns {
+            return;
+        }
+        if let Some(old) = listings.remove(&path) {
+            self.bytes.fetch_sub(old.cost(&path), Ordering::Relaxed);
+        }
+        let cost = listing.cost(&path);
+        if self.bytes.load(Ordering::Relaxed) + cost <= self.budget.load(Ordering::Relaxed) {
+            self.bytes.fetch_add(cost, Ordering::Relaxed);
+            listings.insert(path, listing);
+        } else {
+            self.evict_wanted.store(true, Ordering::Relaxed);
+        }
     }
 
     /// The results `query` gave in the file at `path` while it had identity `id`, if kept.
@@ -414,15 +457,24 @@ impl WorkspaceCache {
     /// The entry of `path` if the file there still has the identity it was cached with (one
     /// `lstat` unless the path is trusted; no entry, no syscall).
     pub fn fresh(&self, path: &Path) -> Option<Arc<Entry>> {
-        let entry = self.entries.read().ok()?.get(path.as_os_str()).cloned()?;
+        self.lookup(path).ok()
+    }
+
+    /// `fresh`, telling a stale entry (`Err(Lookup::Stale)`) from none (`Err(Lookup::Unknown)`).
+    pub fn lookup(&self, path: &Path) -> Result<Arc<Entry>, Lookup> {
+        let entry = self
+            .entries
+            .read()
+            .ok()
+            .and_then(|e| e.get(path.as_os_str()).cloned())
+            .ok_or(Lookup::Unknown)?;
         if self.watch.is_trusted(path, entry.id) {
-            return Some(entry);
+            return Ok(entry);
         }
-        let meta = std::fs::symlink_metadata(path).ok()?;
-        if !meta.is_file() || FileId::of(&meta) != entry.id {
-            return None;
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_file() && FileId::of(&meta) == entry.id => Ok(entry),
+            _ => Err(Lookup::Stale),
         }
-        Some(entry)
     }
 
     /// The entry's bytes, marked as used by this call (eviction drops the least recently used).
@@ -448,6 +500,19 @@ impl WorkspaceCache {
         let Ok(mut entries) = self.entries.write() else {
             return;
         };
+        self.insert_entry(&mut entries, path, id, call_start_ns, Some(bytes), encoding);
+    }
+
+    /// `store` with the map locked (`bytes`: `None` when they were not kept).
+    fn insert_entry(
+        &self,
+        entries: &mut PathMap<Arc<Entry>>,
+        path: &Path,
+        id: FileId,
+        call_start_ns: i128,
+        bytes: Option<Arc<Vec<u8>>>,
+        encoding: Encoding,
+    ) {
         let previous = entries.remove(path.as_os_str());
         if let Some(old) = &previous {
             self.bytes.fetch_sub(old.cost(path), Ordering::Relaxed);
@@ -466,7 +531,7 @@ impl WorkspaceCache {
             id,
             has_nul: encoding.has_nul,
             utf8: encoding.utf8,
-            content: seen_before.then_some(bytes),
+            content: bytes.filter(|_| seen_before),
             index,
             last_used: AtomicU64::new(self.clock.load(Ordering::Relaxed)),
         };
@@ -481,15 +546,63 @@ impl WorkspaceCache {
         }
         self.bytes.fetch_add(entry.cost(path), Ordering::Relaxed);
         entries.insert(path.as_os_str().to_owned(), Arc::new(entry));
-        drop(entries);
         if needs_index {
             self.unindexed.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Hands over what a walker thread read for the first time (files the cache did not know,
+    /// directories read afresh): the background thread records them after the call, so that a
+    /// first call does no map work.
+    pub fn defer(&self, files: Vec<FirstRead>, listings: Vec<FreshListing>) {
+        if files.is_empty() && listings.is_empty() {
+            return;
+        }
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.0.extend(files);
+            pending.1.extend(listings);
+        }
+    }
+
+    /// Records what calls deferred (background).
+    fn insert_pending(&self) {
+        let (files, listings) = match self.pending.lock() {
+            Ok(mut pending) => std::mem::take(&mut *pending),
+            Err(_) => return,
+        };
+        if let Ok(mut map) = self.listings.write() {
+            for fresh in listings {
+                self.insert_listing(&mut map, fresh);
+            }
+        }
+        if let Ok(mut entries) = self.entries.write() {
+            for read in files {
+                // A later call may have stored it already.
+                if !entries.contains_key(&read.path) {
+                    let path = PathBuf::from(read.path);
+                    self.insert_entry(
+                        &mut entries,
+                        &path,
+                        read.id,
+                        read.call_start_ns,
+                        None,
+                        read.encoding,
+                    );
+                }
+            }
         }
     }
 
     /// Called when a search call ends: queues the indexing of what it stored (one job for the
     /// whole call, so reading files costs no wake-up of the background thread).
     pub fn call_finished(self: &Arc<Self>) {
+        if self
+            .pending
+            .lock()
+            .is_ok_and(|p| !p.0.is_empty() || !p.1.is_empty())
+        {
+            background().request(Job::InsertPending(Arc::downgrade(self)));
+        }
         if self.unindexed.swap(false, Ordering::Relaxed) {
             background().request(Job::IndexAll(Arc::downgrade(self)));
         }
@@ -518,7 +631,12 @@ impl WorkspaceCache {
 
     /// Builds the index of one entry (background).
     fn index(&self, path: &Path) {
-        let Some(entry) = self.entries.read().ok().and_then(|e| e.get(path.as_os_str()).cloned()) else {
+        let Some(entry) = self
+            .entries
+            .read()
+            .ok()
+            .and_then(|e| e.get(path.as_os_str()).cloned())
+        else {
             return;
         };
         if entry.index.is_some() || entry.has_nul || !entry.utf8 {
@@ -652,7 +770,10 @@ fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>>
     let file = std::fs::File::from(fd);
     let id = FileId::of(&file.metadata()?);
     let mut entries = Vec::new();
-    for entry in rustix::fs::Dir::read_from(&file)? {
+    // Read through this descriptor (`Dir::read_from` would open the directory once more).
+    let mut buffer = [std::mem::MaybeUninit::<u8>::uninit(); 8192];
+    let mut dir = rustix::fs::RawDir::new(&file, &mut buffer);
+    while let Some(entry) = dir.next() {
         let entry = entry?;
         let name = entry.file_name().to_bytes();
         if name == b"." || name == b".." {
@@ -696,6 +817,8 @@ fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
 }
 
 enum Job {
+    /// `insert_pending`, then `index_all`.
+    InsertPending(Weak<WorkspaceCache>),
     IndexAll(Weak<WorkspaceCache>),
     Evict(Weak<WorkspaceCache>),
     Verify(Weak<WorkspaceCache>),
@@ -778,6 +901,12 @@ impl Background {
             };
             // A panic here must not end the thread (or reach a caller).
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match job {
+                Job::InsertPending(cache) => {
+                    if let Some(cache) = cache.upgrade() {
+                        cache.insert_pending();
+                        cache.index_all();
+                    }
+                }
                 Job::IndexAll(cache) => {
                     if let Some(cache) = cache.upgrade() {
                         cache.index_all();

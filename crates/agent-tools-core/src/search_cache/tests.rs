@@ -264,7 +264,11 @@ fn watched_paths_are_trusted_until_an_event_names_them() {
     // What a call would record: the two listings and the files.
     let cache_all = |cache: &Arc<WorkspaceCache>| {
         for (dir, is_root) in [(&root, true), (&sub, false)] {
-            cache.listing(dir, is_root, call_start_after(dir)).unwrap();
+            let mut fresh = Vec::new();
+            cache
+                .listing(dir, is_root, call_start_after(dir), &mut fresh)
+                .unwrap();
+            cache.defer(Vec::new(), fresh);
         }
         for file in &files {
             if let Ok(bytes) = std::fs::read(file) {

@@ -54,9 +54,10 @@ impl Watch {
 
     /// Whether `path` is known to still have identity `id` (no syscall).
     pub fn is_trusted(&self, path: &Path, id: FileId) -> bool {
-        self.trusted
-            .read()
-            .is_ok_and(|t| t.get(path.as_os_str()).is_some_and(|trusted| *trusted == id))
+        self.trusted.read().is_ok_and(|t| {
+            t.get(path.as_os_str())
+                .is_some_and(|trusted| *trusted == id)
+        })
     }
 
     /// How many paths are trusted (diagnostics).

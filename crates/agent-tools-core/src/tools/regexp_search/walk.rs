@@ -30,7 +30,9 @@ use crate::error::node_io_message;
 use crate::glob::Glob;
 use crate::sandbox::Confinement;
 use crate::search_cache::trigrams::Requirement;
-use crate::search_cache::{Encoding, EntryKind, FileId, WorkspaceCache};
+use crate::search_cache::{
+    Encoding, EntryKind, FileId, FirstRead, FreshListing, Lookup, WorkspaceCache,
+};
 use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
 use crate::tools::read_sized;
 
@@ -302,12 +304,7 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
     let changed = std::sync::Condvar::new();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let worker = || {
-        let mut visitor = Visitor {
-            shared,
-            spec,
-            records: Vec::new(),
-            priority: HelperThreadPriority::new(),
-        };
+        let mut visitor = Visitor::new(shared, spec);
         let mut local: Vec<(PathBuf, String)> = Vec::new();
         let mut holding = false;
         loop {
@@ -342,7 +339,13 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
                 local.clear();
                 continue;
             }
-            match cache.listing(&dir, dir == shared.root, spec.call_start_ns) {
+            let is_root = dir == shared.root;
+            match cache.listing(
+                &dir,
+                is_root,
+                spec.call_start_ns,
+                &mut visitor.fresh_listings,
+            ) {
                 Ok(listing) => {
                     for (name, kind) in &listing.entries {
                         if *kind == EntryKind::Other {
@@ -457,27 +460,44 @@ struct VisitorBuilder<'s> {
 
 impl<'s> ParallelVisitorBuilder<'s> for VisitorBuilder<'s> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Visitor {
-            shared: self.shared,
-            spec: self.spec,
-            records: Vec::new(),
-            priority: HelperThreadPriority::new(),
-        })
+        Box::new(Visitor::new(self.shared, self.spec))
     }
 }
 
-/// One walker thread: searches files and keeps its records until it ends.
+/// One walker thread: searches files and keeps its records (and what the search cache learns
+/// for the first time) until it ends.
 struct Visitor<'s> {
     shared: &'s Shared,
     spec: &'s SearchSpec<'s>,
     records: Vec<Record>,
     priority: HelperThreadPriority,
+    first_reads: Vec<FirstRead>,
+    fresh_listings: Vec<FreshListing>,
+}
+
+impl<'s> Visitor<'s> {
+    fn new(shared: &'s Shared, spec: &'s SearchSpec<'s>) -> Visitor<'s> {
+        Visitor {
+            shared,
+            spec,
+            records: Vec::new(),
+            priority: HelperThreadPriority::new(),
+            first_reads: Vec::new(),
+            fresh_listings: Vec::new(),
+        }
+    }
 }
 
 impl Drop for Visitor<'_> {
     fn drop(&mut self) {
         if let Ok(mut all) = self.shared.records.lock() {
             all.append(&mut self.records);
+        }
+        if let Some(cache) = self.spec.cache {
+            cache.defer(
+                std::mem::take(&mut self.first_reads),
+                std::mem::take(&mut self.fresh_listings),
+            );
         }
     }
 }
@@ -547,12 +567,9 @@ impl Visitor<'_> {
 
     /// Reads and searches one regular file; `None` when it turns out not to be one we may read
     /// (replaced by a symlink or special file since the listing, or outside the confinement).
-    fn search_file(&self, path: &Path) -> Option<Outcome> {
-        if let Some((cache, entry)) = self
-            .spec
-            .cache
-            .and_then(|cache| Some((cache, cache.fresh(path)?)))
-        {
+    fn search_file(&mut self, path: &Path) -> Option<Outcome> {
+        let lookup = self.spec.cache.map(|cache| (cache, cache.lookup(path)));
+        if let Some((cache, Ok(entry))) = &lookup {
             if entry.id.size() > self.spec.max_file_size {
                 return Some(Outcome::TooLarge);
             }
@@ -564,7 +581,7 @@ impl Visitor<'_> {
                     return Some(Outcome::Searched(Vec::new()));
                 }
             }
-            if let Some(content) = cache.content_of(&entry) {
+            if let Some(content) = cache.content_of(entry) {
                 return Some(self.search_bytes(&content));
             }
         }
@@ -589,7 +606,7 @@ impl Visitor<'_> {
             Ok(bytes) => bytes,
             Err(e) => return Some(Outcome::Failed(node_io_message(&e, "read", &display))),
         };
-        let Some(cache) = self.spec.cache else {
+        let Some((cache, lookup)) = lookup else {
             return Some(self.search_bytes(&bytes));
         };
         // The cache needs to know whether the file is UTF-8 even when it has a NUL byte.
@@ -604,7 +621,18 @@ impl Visitor<'_> {
             _ => Outcome::Binary,
         };
         let id = FileId::of(&meta);
-        cache.store(path, id, self.spec.call_start_ns, Arc::new(bytes), encoding);
+        let call_start_ns = self.spec.call_start_ns;
+        if matches!(lookup, Err(Lookup::Unknown)) {
+            // Recorded after the call; its bytes are kept only from a second read on anyway.
+            self.first_reads.push(FirstRead {
+                path: path.as_os_str().to_owned(),
+                id,
+                call_start_ns,
+                encoding,
+            });
+        } else {
+            cache.store(path, id, call_start_ns, Arc::new(bytes), encoding);
+        }
         Some(outcome)
     }
 
@@ -721,12 +749,7 @@ mod tests {
                 records: Mutex::new(Vec::new()),
                 no_openat2: AtomicBool::new(without_openat2),
             };
-            let visitor = Visitor {
-                shared: &shared,
-                spec: &spec,
-                records: Vec::new(),
-                priority: HelperThreadPriority::new(),
-            };
+            let visitor = Visitor::new(&shared, &spec);
             assert!(visitor
                 .open_file(&root.join("src/a.txt"))
                 .unwrap()
