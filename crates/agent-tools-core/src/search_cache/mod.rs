@@ -200,7 +200,9 @@ pub struct WorkspaceCache {
     clock: AtomicU64,
     /// Set when a call stored entries without an index / met a full budget (see `call_finished`).
     unindexed: std::sync::atomic::AtomicBool,
-    evict_wanted: std::sync::atomic::AtomicBool,
+    /// What a call could not store: bytes or per-query matches (`Room::Contents`), or entries
+    /// and listings (`Room::Everything`): what the next eviction may drop (`evict`).
+    room_wanted: std::sync::atomic::AtomicU8,
     /// Which paths need no `lstat` (`watch`).
     watch: Watch,
     /// What calls read for the first time, until the background thread records it (`defer`).
@@ -291,7 +293,7 @@ pub fn for_call(rc: &RunContext, budget: usize) -> Option<Arc<WorkspaceCache>> {
     cache.clock.fetch_add(1, Ordering::Relaxed);
     cache.watch.drain();
     if budget < previous && cache.bytes.load(Ordering::Relaxed) > budget {
-        background().request(Job::Evict(Arc::downgrade(&cache)));
+        background().request(Job::Evict(Arc::downgrade(&cache), Room::Everything));
     }
     Some(cache)
 }
@@ -328,7 +330,7 @@ impl WorkspaceCache {
             budget: AtomicUsize::new(DEFAULT_BUDGET),
             clock: AtomicU64::new(0),
             unindexed: std::sync::atomic::AtomicBool::new(false),
-            evict_wanted: std::sync::atomic::AtomicBool::new(false),
+            room_wanted: std::sync::atomic::AtomicU8::new(0),
             watch: Watch::new(),
             pending: Mutex::new((Vec::new(), Vec::new())),
         }
@@ -402,7 +404,7 @@ impl WorkspaceCache {
             self.bytes.fetch_add(cost, Ordering::Relaxed);
             listings.insert(path, listing);
         } else {
-            self.evict_wanted.store(true, Ordering::Relaxed);
+            self.want_room(Room::Everything);
         }
     }
 
@@ -447,7 +449,7 @@ impl WorkspaceCache {
             self.bytes.fetch_sub(oldest.3, Ordering::Relaxed);
         }
         if self.bytes.load(Ordering::Relaxed) + cost > self.budget.load(Ordering::Relaxed) {
-            self.evict_wanted.store(true, Ordering::Relaxed);
+            self.want_room(Room::Contents);
             return;
         }
         self.bytes.fetch_add(cost, Ordering::Relaxed);
@@ -538,11 +540,17 @@ impl WorkspaceCache {
         let budget = self.budget.load(Ordering::Relaxed);
         let used = self.bytes.load(Ordering::Relaxed);
         if used + entry.cost(path) > budget {
+            let room = if entry.content.is_some() {
+                Room::Contents
+            } else {
+                Room::Everything
+            };
             entry.content = None;
-            self.evict_wanted.store(true, Ordering::Relaxed);
             if used + entry.cost(path) > budget {
+                self.want_room(Room::Everything);
                 return;
             }
+            self.want_room(room);
         }
         self.bytes.fetch_add(entry.cost(path), Ordering::Relaxed);
         entries.insert(path.as_os_str().to_owned(), Arc::new(entry));
@@ -607,10 +615,12 @@ impl WorkspaceCache {
             background().request(Job::IndexAll(Arc::downgrade(self)));
         }
         background().request(Job::Verify(Arc::downgrade(self)));
-        if self.bytes.load(Ordering::Relaxed) > self.budget.load(Ordering::Relaxed) / 4 * 3
-            && self.evict_wanted.swap(false, Ordering::Relaxed)
-        {
-            background().request(Job::Evict(Arc::downgrade(self)));
+        if self.bytes.load(Ordering::Relaxed) > self.budget.load(Ordering::Relaxed) / 4 * 3 {
+            match self.room_wanted.swap(0, Ordering::Relaxed) {
+                0 => {}
+                1 => background().request(Job::Evict(Arc::downgrade(self), Room::Contents)),
+                _ => background().request(Job::Evict(Arc::downgrade(self), Room::Everything)),
+            }
         }
     }
 
@@ -700,9 +710,16 @@ impl WorkspaceCache {
         }
     }
 
+    /// Asks the next eviction for room (the larger request wins).
+    fn want_room(&self, room: Room) {
+        self.room_wanted.fetch_max(room as u8, Ordering::Relaxed);
+    }
+
     /// Evicts down to three quarters of the budget: the least recently used bytes first, then
-    /// whole entries.
-    fn evict(&self) {
+    /// per-query matches; for `Room::Everything` also directory listings, then whole entries.
+    /// Bytes that did not fit never cost an entry or a listing: those are what let a warm call
+    /// skip a directory read or a file's `lstat`.
+    fn evict(&self, room: Room) {
         let budget = self.budget.load(Ordering::Relaxed);
         let target = budget / 4 * 3;
         if self.bytes.load(Ordering::Relaxed) <= target {
@@ -729,6 +746,14 @@ impl WorkspaceCache {
                 }
             }
         }
+        if let Ok(mut memos) = self.memos.write() {
+            for memo in memos.drain().flat_map(|(_, list)| list) {
+                self.bytes.fetch_sub(memo.3, Ordering::Relaxed);
+            }
+        }
+        if room == Room::Contents || self.bytes.load(Ordering::Relaxed) <= target {
+            return;
+        }
         if let Ok(mut listings) = self.listings.write() {
             for (path, listing) in listings.drain() {
                 self.bytes.fetch_sub(listing.cost(path), Ordering::Relaxed);
@@ -736,11 +761,6 @@ impl WorkspaceCache {
         }
         // What the watches protected is mostly gone: start them over with the next pass.
         self.watch.reset();
-        if let Ok(mut memos) = self.memos.write() {
-            for memo in memos.drain().flat_map(|(_, list)| list) {
-                self.bytes.fetch_sub(memo.3, Ordering::Relaxed);
-            }
-        }
         for (_, path) in &order {
             if self.bytes.load(Ordering::Relaxed) <= target {
                 return;
@@ -816,11 +836,18 @@ fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
     (file.metadata().ok().map(|m| FileId::of(&m)) == Some(id)).then_some(bytes)
 }
 
+/// What an eviction may drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Room {
+    Contents = 1,
+    Everything = 2,
+}
+
 enum Job {
     /// `insert_pending`, then `index_all`.
     InsertPending(Weak<WorkspaceCache>),
     IndexAll(Weak<WorkspaceCache>),
-    Evict(Weak<WorkspaceCache>),
+    Evict(Weak<WorkspaceCache>, Room),
     Verify(Weak<WorkspaceCache>),
 }
 
@@ -855,7 +882,8 @@ impl Background {
     fn request(&self, job: Job) {
         if let Ok(mut queue) = self.queue.lock() {
             let queued = |j: &Job| match (j, &job) {
-                (Job::Evict(a), Job::Evict(b)) | (Job::Verify(a), Job::Verify(b)) => a.ptr_eq(b),
+                (Job::Evict(a, x), Job::Evict(b, y)) => a.ptr_eq(b) && x == y,
+                (Job::Verify(a), Job::Verify(b)) => a.ptr_eq(b),
                 _ => false,
             };
             if queue.0.iter().any(queued) {
@@ -912,9 +940,9 @@ impl Background {
                         cache.index_all();
                     }
                 }
-                Job::Evict(cache) => {
+                Job::Evict(cache, room) => {
                     if let Some(cache) = cache.upgrade() {
-                        cache.evict();
+                        cache.evict(room);
                     }
                 }
                 Job::Verify(cache) => {

@@ -128,7 +128,7 @@ fn the_budget_bounds_what_is_held_and_eviction_keeps_the_recently_used() {
     };
     let before = with_bytes(&cache);
     cache.budget.store(48 * 1024, Ordering::Relaxed);
-    cache.evict();
+    cache.evict(Room::Everything);
     let held = cache.bytes.load(Ordering::Relaxed);
     assert!(held <= 36 * 1024, "evicted to three quarters: {held}");
     let entries = cache.entries.read().unwrap();
@@ -329,4 +329,55 @@ fn watched_paths_are_trusted_until_an_event_names_them() {
     assert!(trusted(&files[3]));
     cache.watch.reset();
     assert!(!trusted(&files[3]));
+}
+
+/// Bytes that do not fit evict only older bytes: the listings and entries that spare a warm call
+/// its directory reads and `lstat`s stay, even when they alone hold over three quarters of the
+/// budget (the eviction target).
+#[test]
+fn bytes_that_do_not_fit_never_cost_listings_or_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    let paths: Vec<PathBuf> = (0..6)
+        .map(|i| {
+            let path = root.join(format!("f{i}.txt"));
+            std::fs::write(&path, vec![b'a' + i as u8; 4096]).unwrap();
+            path
+        })
+        .collect();
+    let cache = cache(1 << 20);
+    let mut fresh = Vec::new();
+    cache
+        .listing(&root, false, call_start_after(&root), &mut fresh)
+        .unwrap();
+    cache.defer(Vec::new(), fresh);
+    let read_all = || {
+        for path in &paths {
+            put(
+                &cache,
+                path,
+                call_start_after(path),
+                std::fs::read(path).unwrap(),
+            );
+        }
+        wait_idle();
+    };
+    // First reads: entries, indexes and the listing, no bytes.
+    read_all();
+    let structure = cache.bytes.load(Ordering::Relaxed);
+    assert_eq!(cache.listings.read().unwrap().len(), 1);
+    // A budget the structure fills beyond three quarters, with no room for a file's bytes.
+    cache
+        .budget
+        .store(structure + structure / 8, Ordering::Relaxed);
+    read_all();
+    read_all();
+    assert_eq!(cache.bytes.load(Ordering::Relaxed), structure);
+    assert_eq!(cache.listings.read().unwrap().len(), 1, "the listing stays");
+    let entries = cache.entries.read().unwrap();
+    assert_eq!(entries.len(), 6, "every entry stays");
+    assert!(entries
+        .values()
+        .all(|e| e.content.is_none() && e.index.is_some()));
 }
