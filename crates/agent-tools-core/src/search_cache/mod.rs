@@ -652,6 +652,14 @@ impl WorkspaceCache {
         if entry.index.is_some() || entry.has_nul || !entry.utf8 {
             return;
         }
+        // No room (and no bytes of its own to give up for it): not worth reading the file.
+        let size = usize::try_from(entry.id.size()).unwrap_or(usize::MAX);
+        if entry.content.is_none()
+            && self.bytes.load(Ordering::Relaxed) + Bloom::size_for(size)
+                > self.budget.load(Ordering::Relaxed)
+        {
+            return;
+        }
         let bloom = match &entry.content {
             Some(content) => Bloom::build(content),
             None => match read_if_unchanged(path, entry.id) {

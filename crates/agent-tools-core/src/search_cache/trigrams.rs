@@ -26,8 +26,18 @@ fn fold(byte: u8) -> u8 {
 }
 
 impl Bloom {
+    /// Bits of the index of a file of `len` bytes (about one per two bytes, a power of two).
+    fn bits_for(len: usize) -> usize {
+        (len / 2).next_power_of_two().clamp(512, 1 << 20)
+    }
+
+    /// Heap bytes the index of a file of `len` bytes holds.
+    pub fn size_for(len: usize) -> usize {
+        Bloom::bits_for(len) / 8
+    }
+
     pub fn build(bytes: &[u8]) -> Bloom {
-        let bits = (bytes.len() / 2).next_power_of_two().clamp(512, 1 << 20);
+        let bits = Bloom::bits_for(bytes.len());
         let log2_bits = bits.trailing_zeros();
         let mut words = vec![0u64; bits / 64].into_boxed_slice();
         let mut window: u32 = 0;
