@@ -20,6 +20,74 @@ pub fn lower_helper_thread_priority() {
     }
 }
 
+/// Makes the calling thread one that runs only when nothing else wants the CPU (Linux
+/// `SCHED_IDLE`; elsewhere, or if refused, the lowest nice value). A waking JavaScript thread
+/// takes the CPU from such a thread at once, where a merely niced thread keeps it until the next
+/// scheduler tick (4 ms at 250 Hz), and a CPU running only such threads counts as free when the
+/// scheduler places a waking thread. Under load from other programs such a thread barely runs:
+/// use it only for work that is never waited for (the search cache's housekeeping), or next to
+/// a thread of normal priority doing the same work (the cached walk's helpers). Irreversible:
+/// only for threads that end with their work.
+pub fn become_idle_priority_thread() {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` is a valid `sched_param` alive for the call; pid 0 is the calling
+        // thread. A failure changes nothing.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0 {
+            return;
+        }
+    }
+    let _ = rustix::process::setpriority_process(None, 19);
+}
+
+/// Runs `work` on `threads` threads at once and returns when all are done: the calling thread
+/// at its own priority (so the work always progresses at a fair share of a busy machine) and
+/// `threads - 1` idle-priority helpers (`become_idle_priority_thread`: they give way to a
+/// waking JavaScript thread at once, so its timers stay on time). `work` should use a
+/// `PeriodicYield`, for the calling thread's share of that.
+pub fn run_on_threads(threads: usize, work: impl Fn() + Sync) {
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(|| {
+                become_idle_priority_thread();
+                work()
+            });
+        }
+        work();
+    });
+}
+
+/// Lets a thread that works for a long stretch give its CPU to a waiting thread (such as the
+/// JavaScript thread, woken by a timer) about once a millisecond; the scheduler would otherwise
+/// switch only at its next tick (4 ms at 250 Hz). Costs a clock read per item and a
+/// `sched_yield` per millisecond, which returns at once when nothing waits.
+pub struct PeriodicYield {
+    last: std::time::Instant,
+}
+
+impl PeriodicYield {
+    pub fn new() -> Self {
+        PeriodicYield {
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// Called between two items of work.
+    pub fn between_items(&mut self) {
+        if self.last.elapsed() >= std::time::Duration::from_millis(1) {
+            std::thread::yield_now();
+            self.last = std::time::Instant::now();
+        }
+    }
+}
+
+impl Default for PeriodicYield {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// For visitors built on the calling thread and run on helper threads (the `ignore` crate's
 /// parallel walk): lowers the priority once, on the first visit, unless it runs on the thread
 /// that built it.
@@ -79,5 +147,31 @@ mod tests {
         .unwrap();
         assert_eq!(lowered, HELPER_THREAD_NICENESS.min(19 - before));
         assert_eq!(niceness(), before, "other threads are unaffected");
+    }
+
+    /// The calling thread works at its own priority, the helpers at idle priority.
+    #[test]
+    fn run_on_threads_uses_the_caller_and_idle_helpers() {
+        // SAFETY: `sched_getscheduler(0)` only reads the calling thread's policy.
+        let policy = || unsafe { libc::sched_getscheduler(0) };
+        let caller = std::thread::current().id();
+        let before = policy();
+        let seen = std::sync::Mutex::new(Vec::new());
+        run_on_threads(3, || {
+            seen.lock()
+                .unwrap()
+                .push((std::thread::current().id(), policy()));
+        });
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), 3);
+        for (thread, policy) in &seen {
+            if *thread == caller {
+                assert_eq!(*policy, before, "the caller keeps its policy");
+            } else {
+                assert_eq!(*policy, libc::SCHED_IDLE, "a helper runs at idle priority");
+            }
+        }
+        assert_eq!(seen.iter().filter(|(t, _)| *t == caller).count(), 1);
+        assert_eq!(policy(), before);
     }
 }

@@ -403,6 +403,7 @@ impl WorkspaceCache {
         if self.bytes.load(Ordering::Relaxed) + cost <= self.budget.load(Ordering::Relaxed) {
             self.bytes.fetch_add(cost, Ordering::Relaxed);
             listings.insert(path, listing);
+            self.watch.note_unchecked();
         } else {
             self.want_room(Room::Everything);
         }
@@ -554,6 +555,7 @@ impl WorkspaceCache {
         }
         self.bytes.fetch_add(entry.cost(path), Ordering::Relaxed);
         entries.insert(path.as_os_str().to_owned(), Arc::new(entry));
+        self.watch.note_unchecked();
         if needs_index {
             self.unindexed.store(true, Ordering::Relaxed);
         }
@@ -694,8 +696,12 @@ impl WorkspaceCache {
         entries.insert(path.as_os_str().to_owned(), Arc::new(grown));
     }
 
-    /// Watches and checks every cached path not trusted yet (background; `watch`).
+    /// Watches and checks every cached path not trusted yet (background; `watch`), unless
+    /// nothing was cached or untrusted since the last pass.
     fn verify(&self) {
+        if !self.watch.take_unchecked() {
+            return;
+        }
         let mut candidates = Vec::new();
         if let Ok(listings) = self.listings.read() {
             candidates.extend(
@@ -915,8 +921,7 @@ impl Background {
     }
 
     fn run(&self) {
-        #[cfg(target_os = "linux")]
-        let _ = rustix::process::setpriority_process(None, 19);
+        crate::threads::become_idle_priority_thread();
         loop {
             let job = {
                 let Ok(mut queue) = self.queue.lock() else {

@@ -24,6 +24,7 @@
 //! Elsewhere than on Linux nothing is trusted: every call checks every path with `lstat`.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::RwLock;
 
 use super::{FileId, PathMap};
@@ -39,6 +40,8 @@ pub enum Kind {
 pub struct Watch {
     /// Paths whose identity is known to be the one recorded, as of the last drain.
     trusted: RwLock<PathMap<FileId>>,
+    /// Set when something cached may not be trusted: the next pass has work.
+    unchecked: AtomicBool,
     #[cfg(target_os = "linux")]
     inotify: std::sync::Mutex<Option<linux::Inotify>>,
 }
@@ -47,6 +50,7 @@ impl Watch {
     pub fn new() -> Watch {
         Watch {
             trusted: RwLock::new(PathMap::default()),
+            unchecked: AtomicBool::new(true),
             #[cfg(target_os = "linux")]
             inotify: std::sync::Mutex::new(None),
         }
@@ -58,6 +62,16 @@ impl Watch {
             t.get(path.as_os_str())
                 .is_some_and(|trusted| *trusted == id)
         })
+    }
+
+    /// Notes that something was cached (or untrusted) that the next pass should check.
+    pub fn note_unchecked(&self) {
+        self.unchecked.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a pass has work (`note_unchecked` since the last call).
+    pub fn take_unchecked(&self) -> bool {
+        self.unchecked.swap(false, Ordering::Relaxed)
     }
 
     /// How many paths are trusted (diagnostics).
@@ -72,6 +86,7 @@ impl Watch {
             return;
         };
         trusted.retain(|p, _| !Path::new(p).starts_with(path));
+        self.note_unchecked();
         #[cfg(target_os = "linux")]
         if let Ok(mut inotify) = self.inotify.lock() {
             if let Some(inotify) = inotify.as_mut() {
@@ -86,6 +101,7 @@ impl Watch {
             return;
         };
         trusted.clear();
+        self.note_unchecked();
         #[cfg(target_os = "linux")]
         if let Ok(mut inotify) = self.inotify.lock() {
             *inotify = None;
@@ -315,6 +331,7 @@ mod linux {
                         break;
                     }
                 };
+                self.note_unchecked();
                 let mask = event.events();
                 if mask.contains(ReadFlags::QUEUE_OVERFLOW) {
                     overflow = true;
@@ -350,6 +367,7 @@ mod linux {
                 }
             }
             if overflow {
+                self.note_unchecked();
                 trusted.clear();
                 *slot = None;
                 return;

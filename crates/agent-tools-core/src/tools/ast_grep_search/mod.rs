@@ -59,7 +59,7 @@ use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
 use crate::search_cache::{self, trigrams::Requirement, Encoding, Entry, FileId, WorkspaceCache};
-use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
+use crate::threads::{run_on_threads, HelperThreadPriority, PeriodicYield};
 use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("AstGrepSearchError");

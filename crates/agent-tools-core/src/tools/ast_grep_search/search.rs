@@ -179,48 +179,44 @@ impl Search {
         });
         let next = AtomicUsize::new(0);
         let enough = AtomicBool::new(false);
-        let worker = || loop {
-            if enough.load(Ordering::Relaxed) {
-                return;
-            }
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            if index >= candidates.len() {
-                return;
-            }
-            let result = if self.should_stop() {
-                Err(Abort::Timeout)
-            } else {
-                self.scan_file(&candidates[index])
-            };
-            let Ok(mut p) = progress.lock() else { return };
-            match result {
-                Ok(items) => p.done[index] = Some(items),
-                Err(abort) => {
-                    p.failure.get_or_insert(abort);
-                    enough.store(true, Ordering::Relaxed);
+        let worker = || {
+            let mut turns = PeriodicYield::new();
+            loop {
+                turns.between_items();
+                if enough.load(Ordering::Relaxed) {
                     return;
                 }
-            }
-            while p.prefix < candidates.len() {
-                let Some(items) = &p.done[p.prefix] else {
-                    break;
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= candidates.len() {
+                    return;
+                }
+                let result = if self.should_stop() {
+                    Err(Abort::Timeout)
+                } else {
+                    self.scan_file(&candidates[index])
                 };
-                p.prefix_items += items.len();
-                p.prefix += 1;
-            }
-            if p.prefix_items >= self.max_results {
-                enough.store(true, Ordering::Relaxed);
+                let Ok(mut p) = progress.lock() else { return };
+                match result {
+                    Ok(items) => p.done[index] = Some(items),
+                    Err(abort) => {
+                        p.failure.get_or_insert(abort);
+                        enough.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+                while p.prefix < candidates.len() {
+                    let Some(items) = &p.done[p.prefix] else {
+                        break;
+                    };
+                    p.prefix_items += items.len();
+                    p.prefix += 1;
+                }
+                if p.prefix_items >= self.max_results {
+                    enough.store(true, Ordering::Relaxed);
+                }
             }
         };
-        std::thread::scope(|scope| {
-            // every matcher is a helper thread; this (pool) thread only waits
-            for _ in 0..Self::threads().min(candidates.len().max(1)) {
-                scope.spawn(|| {
-                    lower_helper_thread_priority();
-                    worker()
-                });
-            }
-        });
+        run_on_threads(Self::threads().min(candidates.len().max(1)), worker);
         let progress = progress.into_inner().map_err(|_| {
             Abort::Error(
                 ERROR_CLASS.coded(ErrorCode::Internal, "ast-grep search failed unexpectedly"),

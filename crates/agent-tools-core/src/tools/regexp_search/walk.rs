@@ -33,7 +33,7 @@ use crate::search_cache::trigrams::Requirement;
 use crate::search_cache::{
     Encoding, EntryKind, FileId, FirstRead, FreshListing, Lookup, WorkspaceCache,
 };
-use crate::threads::{lower_helper_thread_priority, HelperThreadPriority};
+use crate::threads::{run_on_threads, HelperThreadPriority, PeriodicYield};
 use crate::tools::read_sized;
 
 /// Directory names never entered (files with these names are searched).
@@ -307,7 +307,9 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
         let mut visitor = Visitor::new(shared, spec);
         let mut local: Vec<(PathBuf, String)> = Vec::new();
         let mut holding = false;
+        let mut turns = PeriodicYield::new();
         loop {
+            turns.between_items();
             if local.is_empty() {
                 let Ok(mut w) = work.lock() else { return };
                 if holding {
@@ -378,16 +380,7 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
             }
         }
     };
-    // Every walker is a helper thread at a lower priority (as the `ignore` crate's are); the
-    // calling pool thread only waits.
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                lower_helper_thread_priority();
-                worker()
-            });
-        }
-    });
+    run_on_threads(threads, worker);
 }
 
 /// Replays upstream's sequential walk over the recorded outcomes.
