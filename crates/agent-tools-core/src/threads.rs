@@ -90,10 +90,11 @@ impl Default for PeriodicYield {
 
 /// For visitors built on the calling thread and run on helper threads (the `ignore` crate's
 /// parallel walk): lowers the priority once, on the first visit, unless it runs on the thread
-/// that built it.
+/// that built it, and yields once a millisecond (`PeriodicYield`).
 pub struct HelperThreadPriority {
     builder: std::thread::ThreadId,
     lowered: bool,
+    turns: PeriodicYield,
 }
 
 impl HelperThreadPriority {
@@ -102,10 +103,11 @@ impl HelperThreadPriority {
         HelperThreadPriority {
             builder: std::thread::current().id(),
             lowered: false,
+            turns: PeriodicYield::new(),
         }
     }
 
-    /// Called on every visit; only the first call on a helper thread does anything.
+    /// Called on every visit.
     pub fn on_visit(&mut self) {
         if !self.lowered {
             self.lowered = true;
@@ -113,6 +115,7 @@ impl HelperThreadPriority {
                 lower_helper_thread_priority();
             }
         }
+        self.turns.between_items();
     }
 }
 
