@@ -88,8 +88,12 @@ impl Search {
 
     fn run(&self) -> Result<(Vec<AstGrepJsonMatch>, bool), Abort> {
         let mut candidates = self.walk()?;
-        candidates
-            .sort_by(|a, b| locale_compare(&a.file, &b.file).then_with(|| a.file.cmp(&b.file)));
+        // Collating 20 000 paths takes about 10 ms of this thread: it yields meanwhile.
+        let mut turns = PeriodicYield::new();
+        candidates.sort_by(|a, b| {
+            turns.between_items();
+            locale_compare(&a.file, &b.file).then_with(|| a.file.cmp(&b.file))
+        });
         let items = self.scan_in_order(&candidates)?;
         let truncated = items.len() >= self.max_results;
         Ok((items, truncated))

@@ -416,12 +416,20 @@ fn replay(
                 Outcome::Failed(_) => {}
             }
         }
-        files.sort_by(|a, b| traversal_cmp(&a.0, &b.0));
+        let mut turns = PeriodicYield::new();
+        files.sort_by(|a, b| {
+            turns.between_items();
+            traversal_cmp(&a.0, &b.0)
+        });
         result.files = files;
         return Ok(result);
     };
     records.retain(|r| traversal_cmp(&r.rel, &cutoff.0) != Ordering::Greater);
-    records.sort_by(|a, b| traversal_cmp(&a.rel, &b.rel));
+    let mut turns = PeriodicYield::new();
+    records.sort_by(|a, b| {
+        turns.between_items();
+        traversal_cmp(&a.rel, &b.rel)
+    });
     let mut items = 0;
     for record in records {
         match record.outcome {
