@@ -96,6 +96,22 @@ function watchedFilesystem(dir) {
   return [0xef53, 0x58465342, 0x9123683e, 0x01021994, 0xf2f52010, 0x2fc12fc1, 0x858458f6].includes(magic);
 }
 
+/**
+ * Makes `count` random edits (search_cache_edits.mjs, OPS) for step `step`, each logged; `at`
+ * is told which operation runs (for a failure's message).
+ */
+async function randomEdits(env, step, count, log, at) {
+  for (let e = 0; e < count; e++) {
+    let desc = null;
+    for (let tries = 0; desc === null && tries < 20; tries++) {
+      const op = pickOp(env.rng);
+      at(`step ${step}, during ${op}`);
+      desc = await OPS[op](env);
+    }
+    log.push(`step ${step}: ${desc}`);
+  }
+}
+
 // ---- the queries -------------------------------------------------------------------------------
 
 const REGEXP_QUERIES = [
@@ -379,15 +395,7 @@ describe("search cache: warm results are identical to cold results", () => {
           if (watched) assert.ok(s.trusted > 0, `nothing trusted after the background pass: ${JSON.stringify(s)}`);
           else assert.equal(s.trusted, 0, `trusted paths on a filesystem the watcher does not trust: ${JSON.stringify(s)}`);
           const edits = rng.chance(0.3) ? rng.range(2, 4) : 1;
-          for (let e = 0; e < edits; e++) {
-            let desc = null;
-            for (let tries = 0; desc === null && tries < 20; tries++) {
-              const op = pickOp(rng);
-              where = `step ${step}, during ${op}`;
-              desc = await OPS[op]({ rng, root, outside, check });
-            }
-            log.push(`step ${step}: ${desc}`);
-          }
+          await randomEdits({ rng, root, outside, check }, step, edits, log, (w) => (where = w));
           await check(`step ${step}, after the edits (trusted before them: ${s.trusted})`);
         }
         await native.searchCacheWait();
@@ -447,15 +455,7 @@ describe("search cache: warm results are identical to cold results", () => {
         for (let step = 1; step <= STEPS; step++) {
           // Usually one edit per step, sometimes a few before the queries look again.
           const edits = rng.chance(0.2) ? rng.range(2, 3) : 1;
-          for (let e = 0; e < edits; e++) {
-            let desc = null;
-            for (let tries = 0; desc === null && tries < 20; tries++) {
-              const op = pickOp(rng);
-              where = `step ${step}, during ${op}`;
-              desc = await OPS[op]({ rng, root, outside, check });
-            }
-            log.push(`step ${step}: ${desc}`);
-          }
+          await randomEdits({ rng, root, outside, check }, step, edits, log, (w) => (where = w));
           if (rng.chance(0.35)) {
             await native.searchCacheWait();
             log.push(`step ${step}: searchCacheWait()`);
