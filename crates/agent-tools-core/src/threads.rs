@@ -21,7 +21,8 @@ pub fn lower_helper_thread_priority() {
 }
 
 /// Makes the calling thread one that runs only when nothing else wants the CPU (Linux
-/// `SCHED_IDLE`; elsewhere, or if refused, the lowest nice value). A waking JavaScript thread
+/// `SCHED_IDLE`, or if refused the lowest nice value; elsewhere a nice value belongs to the
+/// whole process, so nothing is changed). A waking JavaScript thread
 /// takes the CPU from such a thread at once, where a merely niced thread keeps it until the next
 /// scheduler tick (4 ms at 250 Hz), and a CPU running only such threads counts as free when the
 /// scheduler places a waking thread. Under load from other programs such a thread barely runs:
@@ -34,11 +35,10 @@ pub fn become_idle_priority_thread() {
         let param = libc::sched_param { sched_priority: 0 };
         // SAFETY: `param` is a valid `sched_param` alive for the call; pid 0 is the calling
         // thread. A failure changes nothing.
-        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } == 0 {
-            return;
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } != 0 {
+            let _ = rustix::process::setpriority_process(None, 19);
         }
     }
-    let _ = rustix::process::setpriority_process(None, 19);
 }
 
 /// Runs `work` on `threads` threads at once and returns when all are done: the calling thread
