@@ -32,7 +32,9 @@ pub fn lower_helper_thread_priority() {
 pub fn become_idle_priority_thread() {
     #[cfg(target_os = "linux")]
     {
-        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `sched_param` is a plain C struct of integers (more of them with musl), for
+        // which all zeros (priority 0, the one SCHED_IDLE takes) is a valid value.
+        let param: libc::sched_param = unsafe { std::mem::zeroed() };
         // SAFETY: `param` is a valid `sched_param` alive for the call; pid 0 is the calling
         // thread. A failure changes nothing.
         if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } != 0 {

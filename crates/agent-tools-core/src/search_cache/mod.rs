@@ -804,10 +804,9 @@ fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>>
     let file = std::fs::File::from(fd);
     let id = FileId::of(&file.metadata()?);
     let mut entries = Vec::new();
-    // Read through this descriptor (`Dir::read_from` would open the directory once more).
-    let mut buffer = [std::mem::MaybeUninit::<u8>::uninit(); 8192];
-    let mut dir = rustix::fs::RawDir::new(&file, &mut buffer);
-    while let Some(entry) = dir.next() {
+    // `Dir::new` reads through this descriptor (`Dir::read_from` would open the directory again).
+    let mut dir = rustix::fs::Dir::new(std::os::fd::OwnedFd::from(file))?;
+    while let Some(entry) = dir.read() {
         let entry = entry?;
         let name = entry.file_name().to_bytes();
         if name == b"." || name == b".." {
@@ -816,7 +815,7 @@ fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>>
         let file_type = match entry.file_type() {
             FileType::Unknown => {
                 let at = rustix::fs::statat(
-                    &file,
+                    dir.fd()?,
                     entry.file_name(),
                     rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
                 )?;
