@@ -388,12 +388,16 @@ describe("search cache: warm results are identical to cold results", () => {
           return checkAll([cold, warm], context, full ? CORE : queriesFor(checks++));
         };
         await checkAll([cold, warm], context);
-        const watched = watchedFilesystem(realRoot);
+        await native.searchCacheWait();
+        // The aged workspace: every cached file (and the directories) is watched and trusted.
+        // Later a file changed less than 2 s before the call that read it is not cached (racily
+        // clean), so in a fast run the trusted paths dwindle as edits pile up.
+        const initial = stats(realRoot);
+        if (watchedFilesystem(realRoot)) assert.ok(initial.trusted >= initial.files, `not every cached file trusted: ${JSON.stringify(initial)}`);
+        else assert.equal(initial.trusted, 0, `trusted paths on a filesystem the watcher does not trust: ${JSON.stringify(initial)}`);
         for (let step = 1; step <= STEPS; step++) {
           await native.searchCacheWait();
           const s = stats(realRoot);
-          if (watched) assert.ok(s.trusted > 0, `nothing trusted after the background pass: ${JSON.stringify(s)}`);
-          else assert.equal(s.trusted, 0, `trusted paths on a filesystem the watcher does not trust: ${JSON.stringify(s)}`);
           const edits = rng.chance(0.3) ? rng.range(2, 4) : 1;
           await randomEdits({ rng, root, outside, check }, step, edits, log, (w) => (where = w));
           await check(`step ${step}, after the edits (trusted before them: ${s.trusted})`);
