@@ -35,9 +35,18 @@ pub fn become_idle_priority_thread() {
         // SAFETY: `sched_param` is a plain C struct of integers (more of them with musl), for
         // which all zeros (priority 0, the one SCHED_IDLE takes) is a valid value.
         let param: libc::sched_param = unsafe { std::mem::zeroed() };
+        // The system call itself: musl's `sched_setscheduler` always fails (ENOSYS), by design.
         // SAFETY: `param` is a valid `sched_param` alive for the call; pid 0 is the calling
         // thread. A failure changes nothing.
-        if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } != 0 {
+        let set = unsafe {
+            libc::syscall(
+                libc::SYS_sched_setscheduler,
+                0,
+                libc::SCHED_IDLE,
+                &param as *const libc::sched_param,
+            )
+        };
+        if set != 0 {
             let _ = rustix::process::setpriority_process(None, 19);
         }
     }
@@ -157,8 +166,8 @@ mod tests {
     /// The calling thread works at its own priority, the helpers at idle priority.
     #[test]
     fn run_on_threads_uses_the_caller_and_idle_helpers() {
-        // SAFETY: `sched_getscheduler(0)` only reads the calling thread's policy.
-        let policy = || unsafe { libc::sched_getscheduler(0) };
+        // SAFETY: the system call only reads the calling thread's policy (musl's wrapper fails).
+        let policy = || unsafe { libc::syscall(libc::SYS_sched_getscheduler, 0) } as i32;
         let caller = std::thread::current().id();
         let before = policy();
         let seen = std::sync::Mutex::new(Vec::new());
