@@ -150,6 +150,49 @@ export async function worstTimerDelay(during) {
   }
 }
 
+/** How late a tick of a 1 ms timer may be (the event loop bound). */
+export const TIMER_BOUND_MS = 5;
+/** The least length of one busy window of `timerWindows`. */
+const TIMER_WINDOW_MS = 1000;
+
+/**
+ * A 1 ms interval timer in alternating windows: `busy` runs once per window (it returns how many
+ * calls it made), then a window as long with nothing running; at least 3 rounds and 5 s of
+ * busy windows. Per side: the worst lateness of a tick, and
+ * how many ticks were later than `TIMER_BOUND_MS`.
+ */
+export async function timerWindows(busy) {
+  const sides = { busy: { worst: 0, late: 0, ticks: 0, ms: 0 }, idle: { worst: 0, late: 0, ticks: 0, ms: 0 } };
+  let side = sides.busy;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const lateness = now - last - 1;
+    side.worst = Math.max(side.worst, lateness);
+    side.late += lateness > TIMER_BOUND_MS ? 1 : 0;
+    side.ticks += 1;
+    last = now;
+  }, 1);
+  let calls = 0;
+  let rounds = 0;
+  try {
+    while (rounds < 3 || sides.busy.ms < 5000) {
+      side = sides.busy;
+      const t = performance.now();
+      calls += await busy();
+      const ms = performance.now() - t;
+      sides.busy.ms += ms;
+      side = sides.idle;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      sides.idle.ms += ms;
+      rounds += 1;
+    }
+  } finally {
+    clearInterval(timer);
+  }
+  return { worst: sides.busy.worst, idleWorst: sides.idle.worst, late: sides.busy.late, idleLate: sides.idle.late, ticks: sides.busy.ticks, idleTicks: sides.idle.ticks, ms: sides.busy.ms, calls, rounds };
+}
+
 /**
  * The child-process side: `warm_first` (one call, or the first two, in a fresh process, with
  * the budget given) and `warm_seq` (first call, wait, warm calls, timer, calls after edits).
@@ -205,16 +248,18 @@ export async function runWarmCase(name, { repo, work, scale, kind, budget, calls
     },
   });
   while (refSamples.length < refRuns) refSamples.push(runRef());
-  // the timer during more warm calls: at least 20 calls and 1 s (fewer when a call is slow)
-  const loopStart = performance.now();
-  const { value: loopCalls, worst } = await worstTimerDelay(async () => {
-    const out = [];
-    while (out.length < 3 || ((out.length < 20 || performance.now() - loopStart < 1000) && performance.now() - loopStart < 15_000)) out.push(await call());
-    return out;
+  // the timer: windows of warm calls (and the background work they leave) alternating with
+  // windows as long with nothing running (the control), so both meet the same machine noise
+  const eventLoop = await timerWindows(async () => {
+    let calls = 0;
+    const t = performance.now();
+    do {
+      await call();
+      calls += 1;
+    } while (performance.now() - t < TIMER_WINDOW_MS);
+    await wait();
+    return calls;
   });
-  const loopMs = performance.now() - loopStart;
-  // the control: the same timer with nothing running, as long (3 s at most)
-  const { worst: idleWorst } = await worstTimerDelay(() => new Promise((resolve) => setTimeout(resolve, Math.min(3000, loopMs))));
   // after edits: the cache settled (the wait), then 10 files edited, then the measured call
   const def = WARM_KINDS[kind];
   const editor = treeEditor(tree, scale, scale * 31 + Object.keys(WARM_KINDS).indexOf(kind));
@@ -251,7 +296,7 @@ export async function runWarmCase(name, { repo, work, scale, kind, budget, calls
     cacheAfterWarm: cacheStats(),
     reference: refSamples.length ? stats(refSamples) : undefined,
     warm: summary(warm),
-    eventLoop: { worst, calls: loopCalls.length, ms: loopMs, idleWorst },
+    eventLoop,
     edits: { ...summary(edits), editedLines: editor.appended.length, mismatches: checks },
   };
 }
@@ -375,7 +420,7 @@ export function orchestrateWarm({ runChild: runChildGiven, work, scales, runtime
         };
         results[`${kind}|${scale}|${runtime}`] = record;
         fs.writeFileSync(resultsFile, JSON.stringify(results, null, 1));
-        log(`${kind} ${scale} ${runtime}: first on ${fmt(record.firstOn)} off ${fmt(record.firstOff)}, second ${fmt(record.second)}, warm ${fmt(record.warm?.median)}, edits ${fmt(record.edits?.median)}, ref ${fmt(record.reference)}, timer ${fmt(record.eventLoop?.worst)}, ready ${fmt(record.readyMs)}, rss ${Math.round(record.rssWarmMiB)} MiB${record.contended ? `, ${record.contended} processes started on a busy machine` : ""}${record.errors.length ? `, errors: ${record.errors.join("; ")}` : ""}${record.edits?.mismatches?.length ? `, edit check: ${record.edits.mismatches.join("; ")}` : ""}`);
+        log(`${kind} ${scale} ${runtime}: first on ${fmt(record.firstOn)} off ${fmt(record.firstOff)}, second ${fmt(record.second)}, warm ${fmt(record.warm?.median)}, edits ${fmt(record.edits?.median)}, ref ${fmt(record.reference)}, timer ${fmt(record.eventLoop?.worst)} (idle ${fmt(record.eventLoop?.idleWorst)}, late ticks ${record.eventLoop?.late} / idle ${record.eventLoop?.idleLate}), ready ${fmt(record.readyMs)}, rss ${Math.round(record.rssWarmMiB)} MiB${record.contended ? `, ${record.contended} processes started on a busy machine` : ""}${record.errors.length ? `, errors: ${record.errors.join("; ")}` : ""}${record.edits?.mismatches?.length ? `, edit check: ${record.edits.mismatches.join("; ")}` : ""}`);
       }
     }
   }
@@ -405,7 +450,7 @@ export function warmTable(results) {
     (a, b) => order.indexOf(a.kind) - order.indexOf(b.kind) || a.scale - b.scale || a.runtime.localeCompare(b.runtime),
   );
   const lines = [
-    "| case | files | runtime | first call, cache off | first call, cache on | on / off (≤ 1.05x) | second call | warm (median of n) | after 10 edits (median of n) | reference | warm / reference | edits / reference | timer worst (≤ 5 ms; idle control) | index ready | cache: indexed / files, MiB held | peak RSS off / first / warm |",
+    "| case | files | runtime | first call, cache off | first call, cache on | on / off (≤ 1.05x) | second call | warm (median of n) | after 10 edits (median of n) | reference | warm / reference | edits / reference | timer worst (≤ 5 ms; idle control; ticks late over 5 ms, calls / idle) | index ready | cache: indexed / files, MiB held | peak RSS off / first / warm |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
@@ -413,7 +458,9 @@ export function warmTable(results) {
     // † : some of its processes started while something else kept the machine busy
     const errNote = r.contended ? " †" : "";
     const editNote = r.edits?.mismatches?.length ? ` **wrong results**: ${r.edits.mismatches.length} calls` : "";
-    const timer = r.eventLoop ? `${fmt(r.eventLoop.worst)} ${r.eventLoop.worst <= 5 ? "met" : "**missed**"}${r.eventLoop.idleWorst !== undefined ? ` (idle ${fmt(r.eventLoop.idleWorst)})` : ""}` : "—";
+    const loop = r.eventLoop;
+    const lateTicks = loop?.late !== undefined ? `; ${loop.late} / ${loop.idleLate} ticks over ${TIMER_BOUND_MS} ms in ${(loop.ms / 1000).toFixed(0)} s each` : "";
+    const timer = loop ? `${fmt(loop.worst)} ${loop.worst <= TIMER_BOUND_MS ? "met" : "**missed**"} (idle ${fmt(loop.idleWorst)}${lateTicks})` : "—";
     lines.push(
       `| ${def.label}${errNote} | ${r.scale} | ${r.runtime} | ${cell(r.firstOff, r.firstOffErrors)} | ${cell(r.firstOn, r.firstOnErrors)} | ${ratio(r.firstOn, r.firstOff, 1.05, [...(r.firstOffErrors ?? []), ...(r.firstOnErrors ?? [])])} | ${cell(r.second, r.secondErrors)} | ${cell(r.warm?.median, r.warm?.errors)} (${r.warm?.n ?? 0}) | ${cell(r.edits?.median, r.edits?.errors)} (${r.edits?.n ?? 0})${editNote} | ${def.referenceName} ${fmt(r.reference)}${r.referenceRuntime !== r.runtime ? ` (from ${r.referenceRuntime})` : ""} | ${ratio(r.warm?.median, r.reference, def.warmTarget, r.warm?.errors)} | ${ratio(r.edits?.median, r.reference, def.editTarget, r.edits?.errors)} | ${timer} | ${fmt(r.readyMs)} | ${r.cache ? `${r.cache.indexed} / ${r.cache.files}, ${(r.cache.bytes / 2 ** 20).toFixed(0)} MiB` : "—"} | ${Math.round(r.rssOffMiB)} / ${Math.round(r.rssFirstMiB)} / ${Math.round(r.rssWarmMiB)} MiB |`,
     );
