@@ -205,8 +205,37 @@ pub struct WorkspaceCache {
     room_wanted: std::sync::atomic::AtomicU8,
     /// Which paths need no `lstat` (`watch`).
     watch: Watch,
-    /// What calls read for the first time, until the background thread records it (`defer`).
-    pending: Mutex<(Vec<FirstRead>, Vec<FreshListing>)>,
+    /// What calls learned, until the background thread (or the next call) records it (`defer`).
+    pending: Mutex<Deferred>,
+}
+
+/// What a call learned that the cache records after it (`defer`), so that a call does no map
+/// work of its own for it.
+#[derive(Default)]
+pub struct Deferred {
+    /// Files the cache did not know.
+    pub files: Vec<FirstRead>,
+    /// Directories read afresh.
+    pub listings: Vec<FreshListing>,
+    /// Per-file results of a query (ast_grep_search's matches).
+    pub matches: Vec<FoundMatches>,
+}
+
+impl Deferred {
+    fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.listings.is_empty() && self.matches.is_empty()
+    }
+}
+
+/// The results `query` gave in the file at `path` while it had identity `id` (see `memo`);
+/// `cost` estimates their size.
+pub struct FoundMatches {
+    pub path: OsString,
+    pub id: FileId,
+    pub call_start_ns: i128,
+    pub query: Arc<str>,
+    pub results: Arc<dyn Any + Send + Sync>,
+    pub cost: usize,
 }
 
 /// A file a call read that the cache did not know (`defer`).
@@ -291,6 +320,8 @@ pub fn for_call(rc: &RunContext, budget: usize) -> Option<Arc<WorkspaceCache>> {
     };
     let previous = cache.budget.swap(budget, Ordering::Relaxed);
     cache.clock.fetch_add(1, Ordering::Relaxed);
+    // What an earlier call left for the background thread and it has not recorded yet.
+    cache.insert_pending();
     cache.watch.drain();
     if budget < previous && cache.bytes.load(Ordering::Relaxed) > budget {
         background().request(Job::Evict(Arc::downgrade(&cache), Room::Everything));
@@ -332,7 +363,7 @@ impl WorkspaceCache {
             unindexed: std::sync::atomic::AtomicBool::new(false),
             room_wanted: std::sync::atomic::AtomicU8::new(0),
             watch: Watch::new(),
-            pending: Mutex::new((Vec::new(), Vec::new())),
+            pending: Mutex::new(Deferred::default()),
         }
     }
 
@@ -419,27 +450,23 @@ impl WorkspaceCache {
         Some(Arc::clone(&found.2))
     }
 
-    /// Keeps the results `query` gave in the file at `path` with identity `id` (not for racily
-    /// clean files, nor past the budget); `cost` estimates their size.
-    pub fn remember(
-        self: &Arc<Self>,
-        path: &Path,
-        id: FileId,
-        call_start_ns: i128,
-        query: &Arc<str>,
-        results: Arc<dyn Any + Send + Sync>,
-        cost: usize,
-    ) {
+    /// Keeps the results of `found` (not for racily clean files, nor past the budget).
+    fn insert_memo(&self, memos: &mut PathMap<Vec<Memo>>, found: FoundMatches) {
+        let FoundMatches {
+            path,
+            id,
+            call_start_ns,
+            query,
+            results,
+            cost,
+        } = found;
         if id.ctime_ns + RACY_WINDOW_NS >= call_start_ns {
             return;
         }
-        let Ok(mut memos) = self.memos.write() else {
-            return;
-        };
-        let cost = cost + ENTRY_OVERHEAD + path.as_os_str().len();
-        let list = memos.entry(path.as_os_str().to_owned()).or_default();
+        let cost = cost + ENTRY_OVERHEAD + path.len();
+        let list = memos.entry(path).or_default();
         list.retain(|m| {
-            let keep = m.1 == id && *m.0 != **query;
+            let keep = m.1 == id && *m.0 != *query;
             if !keep {
                 self.bytes.fetch_sub(m.3, Ordering::Relaxed);
             }
@@ -454,7 +481,7 @@ impl WorkspaceCache {
             return;
         }
         self.bytes.fetch_add(cost, Ordering::Relaxed);
-        list.push((Arc::clone(query), id, results, cost));
+        list.push((query, id, results, cost));
     }
 
     /// The entry of `path` if the file there still has the identity it was cached with (one
@@ -561,43 +588,58 @@ impl WorkspaceCache {
         }
     }
 
-    /// Hands over what a walker thread read for the first time (files the cache did not know,
-    /// directories read afresh): the background thread records them after the call, so that a
-    /// first call does no map work.
-    pub fn defer(&self, files: Vec<FirstRead>, listings: Vec<FreshListing>) {
-        if files.is_empty() && listings.is_empty() {
+    /// Hands over what a search thread learned: the background thread records it after the
+    /// call (or the next call, when it starts first), so that a call does no map work for it.
+    pub fn defer(&self, deferred: Deferred) {
+        if deferred.is_empty() {
             return;
         }
         if let Ok(mut pending) = self.pending.lock() {
-            pending.0.extend(files);
-            pending.1.extend(listings);
+            pending.files.extend(deferred.files);
+            pending.listings.extend(deferred.listings);
+            pending.matches.extend(deferred.matches);
         }
     }
 
-    /// Records what calls deferred (background).
+    /// Records what calls deferred.
     fn insert_pending(&self) {
-        let (files, listings) = match self.pending.lock() {
+        let Deferred {
+            files,
+            listings,
+            matches,
+        } = match self.pending.lock() {
             Ok(mut pending) => std::mem::take(&mut *pending),
             Err(_) => return,
         };
-        if let Ok(mut map) = self.listings.write() {
-            for fresh in listings {
-                self.insert_listing(&mut map, fresh);
+        if !listings.is_empty() {
+            if let Ok(mut map) = self.listings.write() {
+                for fresh in listings {
+                    self.insert_listing(&mut map, fresh);
+                }
             }
         }
-        if let Ok(mut entries) = self.entries.write() {
-            for read in files {
-                // A later call may have stored it already.
-                if !entries.contains_key(&read.path) {
-                    let path = PathBuf::from(read.path);
-                    self.insert_entry(
-                        &mut entries,
-                        &path,
-                        read.id,
-                        read.call_start_ns,
-                        None,
-                        read.encoding,
-                    );
+        if !files.is_empty() {
+            if let Ok(mut entries) = self.entries.write() {
+                for read in files {
+                    // A later call may have stored it already.
+                    if !entries.contains_key(&read.path) {
+                        let path = PathBuf::from(read.path);
+                        self.insert_entry(
+                            &mut entries,
+                            &path,
+                            read.id,
+                            read.call_start_ns,
+                            None,
+                            read.encoding,
+                        );
+                    }
+                }
+            }
+        }
+        if !matches.is_empty() {
+            if let Ok(mut memos) = self.memos.write() {
+                for found in matches {
+                    self.insert_memo(&mut memos, found);
                 }
             }
         }
@@ -606,11 +648,7 @@ impl WorkspaceCache {
     /// Called when a search call ends: queues the indexing of what it stored (one job for the
     /// whole call, so reading files costs no wake-up of the background thread).
     pub fn call_finished(self: &Arc<Self>) {
-        if self
-            .pending
-            .lock()
-            .is_ok_and(|p| !p.0.is_empty() || !p.1.is_empty())
-        {
+        if self.pending.lock().is_ok_and(|p| !p.is_empty()) {
             background().request(Job::InsertPending(Arc::downgrade(self)));
         }
         if self.unindexed.swap(false, Ordering::Relaxed) {

@@ -175,14 +175,38 @@ fn budgets() {
     }
 }
 
+/// Keeps a query's results in one file, as a call's deferred matches recorded after it.
+fn keep(
+    cache: &Arc<WorkspaceCache>,
+    path: &Path,
+    id: FileId,
+    call_start_ns: i128,
+    query: &Arc<str>,
+    results: Arc<Vec<u32>>,
+    cost: usize,
+) {
+    cache.defer(Deferred {
+        matches: vec![FoundMatches {
+            path: path.as_os_str().to_owned(),
+            id,
+            call_start_ns,
+            query: Arc::clone(query),
+            results,
+            cost,
+        }],
+        ..Deferred::default()
+    });
+    cache.insert_pending();
+}
+
 #[test]
 fn results_are_kept_per_query_for_the_file_they_came_from() {
     let (_dir, file, cache) = one_file("a.ts", "f(1)");
     let (one, two): (Arc<str>, Arc<str>) = ("q1".into(), "q2".into());
     let id = id_of(&file);
     let start = call_start_after(&file);
-    cache.remember(&file, id, start, &one, Arc::new(vec![1u32]), 10);
-    cache.remember(&file, id, start, &two, Arc::new(vec![2u32]), 10);
+    keep(&cache, &file, id, start, &one, Arc::new(vec![1u32]), 10);
+    keep(&cache, &file, id, start, &two, Arc::new(vec![2u32]), 10);
     let got = |q: &str, id| {
         cache
             .memo(&file, id, q)
@@ -196,7 +220,8 @@ fn results_are_kept_per_query_for_the_file_they_came_from() {
     assert_eq!(got("q1", id_of(&file)), None);
     // racily clean: not kept
     let recent = id_of(&file);
-    cache.remember(
+    keep(
+        &cache,
         &file,
         recent,
         recent.ctime_ns + 1,
@@ -206,7 +231,8 @@ fn results_are_kept_per_query_for_the_file_they_came_from() {
     );
     assert_eq!(got("q1", recent), None);
     // a new identity replaces the old results
-    cache.remember(
+    keep(
+        &cache,
         &file,
         recent,
         call_start_after(&file),
@@ -268,7 +294,10 @@ fn watched_paths_are_trusted_until_an_event_names_them() {
             cache
                 .listing(dir, is_root, call_start_after(dir), &mut fresh)
                 .unwrap();
-            cache.defer(Vec::new(), fresh);
+            cache.defer(Deferred {
+                listings: fresh,
+                ..Deferred::default()
+            });
         }
         for file in &files {
             if let Ok(bytes) = std::fs::read(file) {
@@ -351,7 +380,10 @@ fn bytes_that_do_not_fit_never_cost_listings_or_entries() {
     cache
         .listing(&root, false, call_start_after(&root), &mut fresh)
         .unwrap();
-    cache.defer(Vec::new(), fresh);
+    cache.defer(Deferred {
+        listings: fresh,
+        ..Deferred::default()
+    });
     let read_all = || {
         for path in &paths {
             put(

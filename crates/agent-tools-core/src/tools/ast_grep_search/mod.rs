@@ -58,7 +58,10 @@ use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
-use crate::search_cache::{self, trigrams::Requirement, Encoding, Entry, FileId, WorkspaceCache};
+use crate::search_cache::{
+    self, trigrams::Requirement, Deferred, Encoding, Entry, FileId, FirstRead, FoundMatches,
+    Lookup, WorkspaceCache,
+};
 use crate::threads::{run_on_threads, HelperThreadPriority, PeriodicYield};
 use crate::value::{js_trim, ArgValue};
 

@@ -185,27 +185,28 @@ impl Search {
         let enough = AtomicBool::new(false);
         let worker = || {
             let mut turns = PeriodicYield::new();
+            let mut deferred = Deferred::default();
             loop {
                 turns.between_items();
                 if enough.load(Ordering::Relaxed) {
-                    return;
+                    break;
                 }
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 if index >= candidates.len() {
-                    return;
+                    break;
                 }
                 let result = if self.should_stop() {
                     Err(Abort::Timeout)
                 } else {
-                    self.scan_file(&candidates[index])
+                    self.scan_file(&candidates[index], &mut deferred)
                 };
-                let Ok(mut p) = progress.lock() else { return };
+                let Ok(mut p) = progress.lock() else { break };
                 match result {
                     Ok(items) => p.done[index] = Some(items),
                     Err(abort) => {
                         p.failure.get_or_insert(abort);
                         enough.store(true, Ordering::Relaxed);
-                        return;
+                        break;
                     }
                 }
                 while p.prefix < candidates.len() {
@@ -218,6 +219,9 @@ impl Search {
                 if p.prefix_items >= self.max_results {
                     enough.store(true, Ordering::Relaxed);
                 }
+            }
+            if let Some(cache) = &self.cache {
+                cache.defer(deferred);
             }
         };
         run_on_threads(Self::threads().min(candidates.len().max(1)), worker);
@@ -237,8 +241,12 @@ impl Search {
         Ok(items)
     }
 
-    /// All matches in one file, in range order.
-    fn scan_file(&self, candidate: &Candidate) -> Result<Vec<AstGrepJsonMatch>, Abort> {
+    /// All matches in one file, in range order; what the search cache learns goes to `deferred`.
+    fn scan_file(
+        &self,
+        candidate: &Candidate,
+        deferred: &mut Deferred,
+    ) -> Result<Vec<AstGrepJsonMatch>, Abort> {
         let Some(file_lang) = SupportLang::from_path(&candidate.path) else {
             return Ok(Vec::new());
         };
@@ -246,11 +254,11 @@ impl Search {
         if !as_host && !embeds(file_lang, self.lang) {
             return Ok(Vec::new());
         }
-        let cached = self
+        let lookup = self
             .cache
             .as_ref()
-            .and_then(|cache| Some((cache, cache.fresh(&candidate.path)?)));
-        if let Some((cache, entry)) = &cached {
+            .map(|cache| cache.lookup(&candidate.path));
+        if let (Some(cache), Some(Ok(entry))) = (&self.cache, &lookup) {
             let memo = cache.memo(&candidate.path, entry.id, &self.query_key);
             if let Some(items) = memo
                 .as_ref()
@@ -259,7 +267,7 @@ impl Search {
                 return Ok(items.clone());
             }
         }
-        let Some((bytes, id)) = self.read_source(candidate, cached.map(|(_, entry)| entry)) else {
+        let Some((bytes, id)) = self.read_source(candidate, lookup, deferred) else {
             return Ok(Vec::new());
         };
         let lacks = |text: &String| memchr::memmem::find(&bytes, text.as_bytes()).is_none();
@@ -284,30 +292,30 @@ impl Search {
             }
         }
         items.sort_by_key(|item| (item.range.start, item.range.end));
-        if let (Some(cache), Some(id)) = (&self.cache, id) {
-            let cost = items.iter().map(|i| 256 + 2 * i.text.len()).sum();
-            let kept = Arc::new(items.clone());
-            cache.remember(
-                &candidate.path,
+        if let Some(id) = id {
+            deferred.matches.push(FoundMatches {
+                path: candidate.path.as_os_str().to_owned(),
                 id,
-                self.call_start_ns,
-                &self.query_key,
-                kept,
-                cost,
-            );
+                call_start_ns: self.call_start_ns,
+                query: Arc::clone(&self.query_key),
+                results: Arc::new(items.clone()),
+                cost: items.iter().map(|i| 256 + 2 * i.text.len()).sum(),
+            });
         }
         Ok(items)
     }
 
     /// The file's bytes, UTF-8 as the CLI requires: `None` for files it skips (unreadable, not
     /// UTF-8, empty, too large) and for files the search cache's index rules out.
-    /// With the file's identity when the search cache may keep what is found in it.
+    /// With the file's identity when the search cache may keep what is found in it (`lookup`:
+    /// what the cache knew of it; a file it did not know goes to `deferred`).
     fn read_source(
         &self,
         candidate: &Candidate,
-        cached: Option<Arc<Entry>>,
+        lookup: Option<Result<Arc<Entry>, Lookup>>,
+        deferred: &mut Deferred,
     ) -> Option<(Arc<Vec<u8>>, Option<FileId>)> {
-        if let (Some(cache), Some(entry)) = (&self.cache, cached) {
+        if let (Some(cache), Some(Ok(entry))) = (&self.cache, &lookup) {
             if !entry.utf8 {
                 return None;
             }
@@ -316,7 +324,7 @@ impl Search {
                     return None;
                 }
             }
-            if let Some(content) = cache.content_of(&entry) {
+            if let Some(content) = cache.content_of(entry) {
                 return Some((self.searchable(content)?, Some(entry.id)));
             }
         }
@@ -345,8 +353,18 @@ impl Search {
                 let file_id = FileId::of(&meta);
                 let has_nul = memchr::memchr(0, &bytes).is_some();
                 let encoding = Encoding { has_nul, utf8 };
-                let kept = Arc::clone(&bytes);
-                cache.store(&candidate.path, file_id, self.call_start_ns, kept, encoding);
+                if matches!(lookup, Some(Err(Lookup::Unknown))) {
+                    // Recorded after the call; bytes are kept only from a second read on anyway.
+                    deferred.files.push(FirstRead {
+                        path: candidate.path.as_os_str().to_owned(),
+                        id: file_id,
+                        call_start_ns: self.call_start_ns,
+                        encoding,
+                    });
+                } else {
+                    let kept = Arc::clone(&bytes);
+                    cache.store(&candidate.path, file_id, self.call_start_ns, kept, encoding);
+                }
                 id = Some(file_id);
             }
         }

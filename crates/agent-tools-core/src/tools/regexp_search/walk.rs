@@ -31,7 +31,7 @@ use crate::glob::Glob;
 use crate::sandbox::Confinement;
 use crate::search_cache::trigrams::Requirement;
 use crate::search_cache::{
-    Encoding, EntryKind, FileId, FirstRead, FreshListing, Lookup, WorkspaceCache,
+    Deferred, Encoding, EntryKind, FileId, FirstRead, Lookup, WorkspaceCache,
 };
 use crate::threads::{run_on_threads, HelperThreadPriority, PeriodicYield};
 use crate::tools::read_sized;
@@ -346,7 +346,7 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
                 &dir,
                 is_root,
                 spec.call_start_ns,
-                &mut visitor.fresh_listings,
+                &mut visitor.deferred.listings,
             ) {
                 Ok(listing) => {
                     for (name, kind) in &listing.entries {
@@ -472,8 +472,8 @@ struct Visitor<'s> {
     spec: &'s SearchSpec<'s>,
     records: Vec<Record>,
     priority: HelperThreadPriority,
-    first_reads: Vec<FirstRead>,
-    fresh_listings: Vec<FreshListing>,
+    /// What the search cache learns for the first time, handed over when the thread ends.
+    deferred: Deferred,
 }
 
 impl<'s> Visitor<'s> {
@@ -483,8 +483,7 @@ impl<'s> Visitor<'s> {
             spec,
             records: Vec::new(),
             priority: HelperThreadPriority::new(),
-            first_reads: Vec::new(),
-            fresh_listings: Vec::new(),
+            deferred: Deferred::default(),
         }
     }
 }
@@ -495,10 +494,7 @@ impl Drop for Visitor<'_> {
             all.append(&mut self.records);
         }
         if let Some(cache) = self.spec.cache {
-            cache.defer(
-                std::mem::take(&mut self.first_reads),
-                std::mem::take(&mut self.fresh_listings),
-            );
+            cache.defer(std::mem::take(&mut self.deferred));
         }
     }
 }
@@ -625,7 +621,7 @@ impl Visitor<'_> {
         let call_start_ns = self.spec.call_start_ns;
         if matches!(lookup, Err(Lookup::Unknown)) {
             // Recorded after the call; its bytes are kept only from a second read on anyway.
-            self.first_reads.push(FirstRead {
+            self.deferred.files.push(FirstRead {
                 path: path.as_os_str().to_owned(),
                 id,
                 call_start_ns,
