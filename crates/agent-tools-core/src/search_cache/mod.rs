@@ -3,25 +3,29 @@
 //!
 //! Per file (keyed by the path the walk found): its identity (device, inode, size, mtime and
 //! ctime in nanoseconds), whether it holds a NUL byte or is UTF-8, its bytes from its second
-//! read on while the memory budget allows, and a trigram index (`trigrams::Bloom`) built in the background after the call
-//! that first read it. The walk itself runs on every call as before, so added, removed and
-//! renamed files, `.gitignore` changes and swapped symlinks or directories are seen as by a cold
-//! search; only what is learned per file is reused, and only after the file's identity, taken
-//! again with `lstat` on every call, still matches. Results are therefore byte-identical to a
-//! cold search.
+//! read on while the memory budget allows, a trigram index (`trigrams::Bloom`), and
+//! ast_grep_search's matches for its last few queries. What a call learns is recorded after it
+//! by one idle-priority background thread (`defer`), which also builds the indexes. The walk
+//! runs on every call as a cold one does, so added, removed and renamed files, `.gitignore`
+//! changes and swapped symlinks or directories are seen; what is kept for a file or directory
+//! is reused only while its identity is unchanged: taken with `lstat`, or, for paths the
+//! watcher trusts (`watch`), vouched for by the absence of inotify events. Results are
+//! therefore byte-identical to a cold search.
 //!
 //! **Racily clean files.** A change in the same timestamp tick as the read that cached a file
 //! could leave its identity unchanged (git's index has the same problem). Every write moves the
-//! ctime, which user space cannot set back; so a file whose ctime lies less than `RACY_WINDOW`
+//! ctime, which user space cannot set back; so a file whose ctime lies less than `RACY_WINDOW_NS`
 //! before the call that read it is not cached, and is read again next time. Coarse filesystem
 //! clocks (one or two seconds) are covered by the window.
 //!
 //! **Memory.** Each workspace's cache is bounded by the budget of the context that calls
 //! (`searchCacheBytes`, default 128 MiB, 0 = no cache for that context): everything held is
 //! counted, and nothing is stored past the budget: a file that does not fit is kept without its
-//! bytes (or not at all), and a background pass then evicts the least recently used bytes (then
-//! entries) down to three quarters of the budget, making room for the next call. At most `MAX_WORKSPACES` caches
-//! live at once (the least recently used is dropped).
+//! bytes (or not at all), and the background thread then evicts the least recently used bytes
+//! (then listings and entries) down to three quarters of the budget, making room for the next
+//! call. At most `MAX_WORKSPACES` caches live at once (the least recently used is dropped).
+//! Parsed syntax trees are not kept: a tree-sitter tree takes 30–50 times its source
+//! (`examples/syntax_tree_memory.rs`).
 //!
 //! Only sandboxed calls (through `invoke` or `toolkit.tools.*`) use the cache: what it holds was
 //! read beneath the real workspace root.
