@@ -1,25 +1,5 @@
 //! The priority of helper threads: the threads one call spawns for parallel work.
 
-/// How much lower than the caller's the priority of a call's helper threads is (a nice value).
-#[cfg(target_os = "linux")]
-const HELPER_THREAD_NICENESS: i32 = 5;
-
-/// Lowers the calling thread's scheduling priority: for threads spawned for one call's parallel
-/// work (walks, matching), so on a busy machine they yield the CPU to the JavaScript thread and
-/// its timers stay on time. Never for pool or JavaScript threads: niceness cannot be raised back
-/// without privilege, and child processes would inherit it. Best effort (errors are ignored).
-///
-/// Linux only: there a nice value belongs to one thread. Elsewhere (macOS) it belongs to the
-/// whole process, so nothing is changed.
-pub fn lower_helper_thread_priority() {
-    #[cfg(target_os = "linux")]
-    if let Ok(current) = rustix::process::getpriority_process(None) {
-        // Relative to the thread's own: an absolute value would raise it in a niced process.
-        let _ =
-            rustix::process::setpriority_process(None, (current + HELPER_THREAD_NICENESS).min(19));
-    }
-}
-
 /// Makes the calling thread one that runs only when nothing else wants the CPU (Linux
 /// `SCHED_IDLE`, or if refused the lowest nice value; elsewhere a nice value belongs to the
 /// whole process, so nothing is changed). A waking JavaScript thread
@@ -99,40 +79,66 @@ impl Default for PeriodicYield {
     }
 }
 
-/// For visitors built on the calling thread and run on helper threads (the `ignore` crate's
-/// parallel walk): lowers the priority once, on the first visit, unless it runs on the thread
-/// that built it, and yields once a millisecond (`PeriodicYield`).
-pub struct HelperThreadPriority {
+/// The priorities of the threads of a parallel walk by the `ignore` crate, which runs each
+/// visitor on a thread of its own while the calling thread waits: as in `run_on_threads`, the
+/// first walker thread to visit keeps its priority (the walk progresses at a fair share of a
+/// busy machine) and the others become idle-priority helpers. Every visitor yields once a
+/// millisecond (`PeriodicYield`).
+pub struct WalkerPriorities {
     builder: std::thread::ThreadId,
-    lowered: bool,
-    turns: PeriodicYield,
+    fair_share_taken: std::sync::atomic::AtomicBool,
 }
 
-impl HelperThreadPriority {
-    /// Made on the thread that builds the visitor.
+impl WalkerPriorities {
+    /// Made on the thread that builds the walk's visitors.
     pub fn new() -> Self {
-        HelperThreadPriority {
+        WalkerPriorities {
             builder: std::thread::current().id(),
-            lowered: false,
+            fair_share_taken: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The priority of one visitor.
+    pub fn visitor(&self) -> VisitorPriority<'_> {
+        VisitorPriority {
+            walk: self,
+            applied: false,
             turns: PeriodicYield::new(),
         }
     }
+}
 
-    /// Called on every visit.
-    pub fn on_visit(&mut self) {
-        if !self.lowered {
-            self.lowered = true;
-            if std::thread::current().id() != self.builder {
-                lower_helper_thread_priority();
-            }
-        }
-        self.turns.between_items();
+impl Default for WalkerPriorities {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
-impl Default for HelperThreadPriority {
-    fn default() -> Self {
-        Self::new()
+/// One visitor's side of `WalkerPriorities`.
+pub struct VisitorPriority<'w> {
+    walk: &'w WalkerPriorities,
+    applied: bool,
+    turns: PeriodicYield,
+}
+
+impl VisitorPriority<'_> {
+    /// Called on every visit: sets the thread's priority on the first (never the building
+    /// thread's), then yields once a millisecond.
+    pub fn on_visit(&mut self) {
+        if !self.applied {
+            self.applied = true;
+            let on_builder = std::thread::current().id() == self.walk.builder;
+            let fair_share = || {
+                !self
+                    .walk
+                    .fair_share_taken
+                    .swap(true, std::sync::atomic::Ordering::Relaxed)
+            };
+            if !on_builder && !fair_share() {
+                become_idle_priority_thread();
+            }
+        }
+        self.turns.between_items();
     }
 }
 
@@ -140,34 +146,45 @@ impl Default for HelperThreadPriority {
 mod tests {
     use super::*;
 
-    fn niceness() -> i32 {
-        rustix::process::getpriority_process(None).unwrap()
+    /// The calling thread's scheduling policy.
+    fn policy() -> i32 {
+        // SAFETY: the system call only reads the calling thread's policy (musl's wrapper fails).
+        unsafe { libc::syscall(libc::SYS_sched_getscheduler, 0) as i32 }
     }
 
+    /// The building thread and the first walker thread keep their policy, later walker
+    /// threads run at idle priority.
     #[test]
-    fn only_helper_threads_are_lowered() {
-        let mut priority = HelperThreadPriority::new();
-        let before = niceness();
-        priority.on_visit();
-        assert_eq!(niceness(), before, "the building thread keeps its priority");
-        let mut priority = HelperThreadPriority::new();
-        let lowered = std::thread::spawn(move || {
-            let start = niceness();
-            priority.on_visit();
-            priority.on_visit();
-            niceness() - start
-        })
-        .join()
-        .unwrap();
-        assert_eq!(lowered, HELPER_THREAD_NICENESS.min(19 - before));
-        assert_eq!(niceness(), before, "other threads are unaffected");
+    fn one_walker_thread_keeps_its_priority_the_others_are_idle() {
+        let before = policy();
+        let walk = WalkerPriorities::new();
+        let mut on_builder = walk.visitor();
+        on_builder.on_visit();
+        assert_eq!(policy(), before, "the building thread keeps its policy");
+        let policies: Vec<i32> = std::thread::scope(|scope| {
+            let walkers: Vec<_> = (0..3)
+                .map(|_| walk.visitor())
+                .map(|mut priority| {
+                    // One after the other: the first to visit is the fair-share thread.
+                    scope
+                        .spawn(move || {
+                            priority.on_visit();
+                            priority.on_visit();
+                            policy()
+                        })
+                        .join()
+                        .unwrap()
+                })
+                .collect();
+            walkers
+        });
+        assert_eq!(policies, vec![before, libc::SCHED_IDLE, libc::SCHED_IDLE]);
+        assert_eq!(policy(), before, "other threads are unaffected");
     }
 
     /// The calling thread works at its own priority, the helpers at idle priority.
     #[test]
     fn run_on_threads_uses_the_caller_and_idle_helpers() {
-        // SAFETY: the system call only reads the calling thread's policy (musl's wrapper fails).
-        let policy = || unsafe { libc::syscall(libc::SYS_sched_getscheduler, 0) } as i32;
         let caller = std::thread::current().id();
         let before = policy();
         let seen = std::sync::Mutex::new(Vec::new());

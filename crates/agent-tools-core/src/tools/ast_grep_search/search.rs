@@ -121,9 +121,10 @@ impl Search {
             .threads(Self::threads());
         let found = Mutex::new(Vec::new());
         let stopped = AtomicBool::new(false);
+        let priorities = WalkerPriorities::new();
         builder.build_parallel().run(|| {
             let (found, stopped) = (&found, &stopped);
-            let mut priority = HelperThreadPriority::new();
+            let mut priority = priorities.visitor();
             Box::new(move |entry| {
                 priority.on_visit();
                 if self.should_stop() {

@@ -33,7 +33,7 @@ use crate::search_cache::trigrams::Requirement;
 use crate::search_cache::{
     Deferred, Encoding, EntryKind, FileId, FirstRead, Lookup, WorkspaceCache,
 };
-use crate::threads::{run_on_threads, HelperThreadPriority, PeriodicYield};
+use crate::threads::{run_on_threads, PeriodicYield, VisitorPriority, WalkerPriorities};
 use crate::tools::read_sized;
 
 /// Directory names never entered (files with these names are searched).
@@ -142,6 +142,8 @@ struct Shared {
     /// Set once `openat2` turned out to be unavailable (old kernel, seccomp).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     no_openat2: AtomicBool,
+    /// The priorities of the cold walk's threads.
+    priorities: WalkerPriorities,
 }
 
 impl Shared {
@@ -229,6 +231,7 @@ pub fn search(root: &str, spec: &SearchSpec) -> Result<SearchResult, SearchError
         cutoff: RwLock::new(None),
         records: Mutex::new(Vec::new()),
         no_openat2: AtomicBool::new(false),
+        priorities: WalkerPriorities::new(),
     });
     match spec.cache {
         Some(cache) => walk_listings(&shared, spec, cache),
@@ -471,7 +474,7 @@ struct Visitor<'s> {
     shared: &'s Shared,
     spec: &'s SearchSpec<'s>,
     records: Vec<Record>,
-    priority: HelperThreadPriority,
+    priority: VisitorPriority<'s>,
     /// What the search cache learns for the first time, handed over when the thread ends.
     deferred: Deferred,
 }
@@ -482,7 +485,7 @@ impl<'s> Visitor<'s> {
             shared,
             spec,
             records: Vec::new(),
-            priority: HelperThreadPriority::new(),
+            priority: shared.priorities.visitor(),
             deferred: Deferred::default(),
         }
     }
@@ -745,6 +748,7 @@ mod tests {
                 cutoff: RwLock::new(None),
                 records: Mutex::new(Vec::new()),
                 no_openat2: AtomicBool::new(without_openat2),
+                priorities: WalkerPriorities::new(),
             };
             let visitor = Visitor::new(&shared, &spec);
             assert!(visitor
