@@ -520,10 +520,29 @@ impl WorkspaceCache {
         Some(content)
     }
 
+    /// Records a file a call just read (`read`: its identity from the descriptor it was read
+    /// through) with its bytes, given what `lookup` found for it before: a file the cache did
+    /// not know goes to `deferred`, recorded after the call (its bytes would be kept only from
+    /// a second read on anyway); one it knew is stored at once.
+    pub fn record_read(
+        self: &Arc<Self>,
+        read: FirstRead,
+        bytes: Arc<Vec<u8>>,
+        lookup: &Result<Arc<Entry>, Lookup>,
+        deferred: &mut Deferred,
+    ) {
+        if matches!(lookup, Err(Lookup::Unknown)) {
+            deferred.files.push(read);
+        } else {
+            let path = PathBuf::from(read.path);
+            self.store(&path, read.id, read.call_start_ns, bytes, read.encoding);
+        }
+    }
+
     /// Records a file just read by a call that started at `call_start_ns`: its identity (from
     /// the descriptor it was read through) and bytes. Files changed within the racy window are
     /// forgotten instead; bytes are kept only while the budget allows.
-    pub fn store(
+    fn store(
         self: &Arc<Self>,
         path: &Path,
         id: FileId,

@@ -175,6 +175,47 @@ fn budgets() {
     }
 }
 
+#[test]
+fn a_first_read_is_recorded_after_the_call_and_a_later_one_at_once() {
+    let (_dir, file, cache) = one_file("a.txt", "hello");
+    let start = call_start_after(&file);
+    let read = || FirstRead {
+        path: file.as_os_str().to_owned(),
+        id: id_of(&file),
+        call_start_ns: start,
+        encoding: Encoding::of(b"hello"),
+    };
+    let bytes = || Arc::new(b"hello".to_vec());
+    let mut deferred = Deferred::default();
+    let lookup = cache.lookup(&file);
+    assert_eq!(lookup.as_ref().err(), Some(&Lookup::Unknown));
+    cache.record_read(read(), bytes(), &lookup, &mut deferred);
+    assert_eq!(
+        deferred.files.len(),
+        1,
+        "an unknown file waits in the call's list"
+    );
+    assert!(
+        cache.fresh(&file).is_none(),
+        "nothing recorded during the call"
+    );
+    cache.defer(deferred);
+    cache.insert_pending();
+    let entry = cache.fresh(&file).expect("recorded after the call");
+    assert!(entry.content.is_none(), "no bytes from a first read");
+
+    let mut deferred = Deferred::default();
+    let lookup = cache.lookup(&file);
+    assert!(lookup.is_ok());
+    cache.record_read(read(), bytes(), &lookup, &mut deferred);
+    assert!(deferred.is_empty(), "a known file is not deferred");
+    let entry = cache.fresh(&file).expect("still cached");
+    assert_eq!(
+        entry.content.as_deref().map(Vec::as_slice),
+        Some(&b"hello"[..])
+    );
+}
+
 /// Keeps a query's results in one file, as a call's deferred matches recorded after it.
 fn keep(
     cache: &Arc<WorkspaceCache>,

@@ -88,10 +88,7 @@ impl Search {
 
     fn run(&self) -> Result<(Vec<AstGrepJsonMatch>, bool), Abort> {
         let mut candidates = self.walk()?;
-        // Collating 20 000 paths takes about 10 ms of this thread: it yields meanwhile.
-        let mut turns = PeriodicYield::new();
-        candidates.sort_by(|a, b| {
-            turns.between_items();
+        sort_by_yielding(&mut candidates, |a, b| {
             locale_compare(&a.file, &b.file).then_with(|| a.file.cmp(&b.file))
         });
         let items = self.scan_in_order(&candidates)?;
@@ -349,24 +346,19 @@ impl Search {
         let utf8 = std::str::from_utf8(&bytes).is_ok();
         let bytes = Arc::new(bytes);
         let mut id = None;
-        if let Some(cache) = &self.cache {
+        if let (Some(cache), Some(lookup)) = (&self.cache, &lookup) {
             if let Ok(meta) = file.metadata() {
-                let file_id = FileId::of(&meta);
-                let has_nul = memchr::memchr(0, &bytes).is_some();
-                let encoding = Encoding { has_nul, utf8 };
-                if matches!(lookup, Some(Err(Lookup::Unknown))) {
-                    // Recorded after the call; bytes are kept only from a second read on anyway.
-                    deferred.files.push(FirstRead {
-                        path: candidate.path.as_os_str().to_owned(),
-                        id: file_id,
-                        call_start_ns: self.call_start_ns,
-                        encoding,
-                    });
-                } else {
-                    let kept = Arc::clone(&bytes);
-                    cache.store(&candidate.path, file_id, self.call_start_ns, kept, encoding);
-                }
-                id = Some(file_id);
+                let read = FirstRead {
+                    path: candidate.path.as_os_str().to_owned(),
+                    id: FileId::of(&meta),
+                    call_start_ns: self.call_start_ns,
+                    encoding: Encoding {
+                        has_nul: memchr::memchr(0, &bytes).is_some(),
+                        utf8,
+                    },
+                };
+                id = Some(read.id);
+                cache.record_read(read, Arc::clone(&bytes), lookup, deferred);
             }
         }
         if !utf8 {

@@ -30,10 +30,10 @@ use crate::error::node_io_message;
 use crate::glob::Glob;
 use crate::sandbox::Confinement;
 use crate::search_cache::trigrams::Requirement;
-use crate::search_cache::{
-    Deferred, Encoding, EntryKind, FileId, FirstRead, Lookup, WorkspaceCache,
+use crate::search_cache::{Deferred, Encoding, EntryKind, FileId, FirstRead, WorkspaceCache};
+use crate::threads::{
+    run_on_threads, sort_by_yielding, PeriodicYield, VisitorPriority, WalkerPriorities,
 };
-use crate::threads::{run_on_threads, PeriodicYield, VisitorPriority, WalkerPriorities};
 use crate::tools::read_sized;
 
 /// Directory names never entered (files with these names are searched).
@@ -419,20 +419,12 @@ fn replay(
                 Outcome::Failed(_) => {}
             }
         }
-        let mut turns = PeriodicYield::new();
-        files.sort_by(|a, b| {
-            turns.between_items();
-            traversal_cmp(&a.0, &b.0)
-        });
+        sort_by_yielding(&mut files, |a, b| traversal_cmp(&a.0, &b.0));
         result.files = files;
         return Ok(result);
     };
     records.retain(|r| traversal_cmp(&r.rel, &cutoff.0) != Ordering::Greater);
-    let mut turns = PeriodicYield::new();
-    records.sort_by(|a, b| {
-        turns.between_items();
-        traversal_cmp(&a.rel, &b.rel)
-    });
+    sort_by_yielding(&mut records, |a, b| traversal_cmp(&a.rel, &b.rel));
     let mut items = 0;
     for record in records {
         match record.outcome {
@@ -620,19 +612,13 @@ impl Visitor<'_> {
             Ok(text) if !has_nul => self.search_str(text),
             _ => Outcome::Binary,
         };
-        let id = FileId::of(&meta);
-        let call_start_ns = self.spec.call_start_ns;
-        if matches!(lookup, Err(Lookup::Unknown)) {
-            // Recorded after the call; its bytes are kept only from a second read on anyway.
-            self.deferred.files.push(FirstRead {
-                path: path.as_os_str().to_owned(),
-                id,
-                call_start_ns,
-                encoding,
-            });
-        } else {
-            cache.store(path, id, call_start_ns, Arc::new(bytes), encoding);
-        }
+        let read = FirstRead {
+            path: path.as_os_str().to_owned(),
+            id: FileId::of(&meta),
+            call_start_ns: self.spec.call_start_ns,
+            encoding,
+        };
+        cache.record_read(read, Arc::new(bytes), &lookup, &mut self.deferred);
         Some(outcome)
     }
 
