@@ -12,11 +12,28 @@ import net from "node:net";
 import path from "node:path";
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { createToolContext, createAgentToolkit, runToolLoop } from "agent-tools-native";
 import { tempDir, ALLOW_ALL } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const native = createRequire(import.meta.url)("../binding.js");
 const linux = process.platform === "linux";
+
+/** Node's executable (Bun closes inherited descriptors at start, Node keeps them). */
+function nodePath() {
+  if (!process.versions.bun) return process.execPath;
+  const found = (process.env.PATH ?? "").split(path.delimiter).map((d) => path.join(d, "node")).find((p) => fs.existsSync(p));
+  assert.ok(found, "node is not on PATH");
+  return found;
+}
+
+/** The kernel's Landlock ABI is 6 or later (what a sandboxed call reports). */
+function landlockAbi6() {
+  if (!linux) return false;
+  const preview = createToolContext({ workspaceRoot: here, policy: ALLOW_ALL, exec: { sandbox: "auto" } });
+  return (native.execSandboxPreview ? JSON.parse(native.execSandboxPreview(preview))?.abi ?? 0 : 0) >= 6;
+}
 
 /** `<tmp>/ws` (the workspace) next to `<tmp>/outside` (the canary directory). */
 function setup() {
@@ -236,7 +253,11 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
       `const s=require("net").createServer();s.on("error",(e)=>console.log("refused",e.code??e.message));s.listen(0,"127.0.0.1",()=>{console.log("listening");s.close()})`,
     ];
 
-    test("deny: a connection to a listener on 127.0.0.1 fails, listening fails, Unix sockets work", async () => {
+    /** A Unix socket client and server in one process: prints `ux` or `refused <code>`. */
+    const unixEcho = () =>
+      `${JSON.stringify(process.execPath)} -e 'const n=require("net");const p=require("path").join(process.cwd(),"u.sock");const s=n.createServer(c=>c.end("ux")).on("error",e=>{console.log("refused",e.code??e.message);process.exit(0)}).listen(p,()=>n.connect(p).on("data",d=>{console.log(String(d));process.exit(0)}))'`;
+
+    test("deny: a connection to a listener on 127.0.0.1 fails, listening fails, no Unix socket can be made", async () => {
       const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" });
       const connected = await toolkit.invoke("exec_command", { cwd: ws.root, command: connect(), timeout_ms: 20_000 });
       assert.notEqual(connected.content.stdout.trim(), "connected", JSON.stringify(connected.content));
@@ -244,13 +265,26 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
       assert.deepEqual(connected.content.sandbox, { kind: "landlock", abi: connected.content.sandbox.abi, write: "workspace", network: "denied" });
       const listening = await toolkit.invoke("exec_command", { cwd: ws.root, command: listen, timeout_ms: 20_000 });
       assert.match(listening.content.stdout.trim(), /^refused /, JSON.stringify(listening.content));
-      const unix = await sh(
-        toolkit,
-        ws.root,
-        `${JSON.stringify(process.execPath)} -e 'const n=require("net");const p=require("path").join(process.cwd(),"u.sock");const s=n.createServer(c=>c.end("ux")).listen(p,()=>n.connect(p).on("data",d=>{console.log(String(d));process.exit(0)}))'`,
-        { timeout_ms: 20_000 },
-      );
-      assert.equal(unix.stdout, "ux\n", JSON.stringify(unix));
+      const unix = await sh(toolkit, ws.root, unixEcho(), { timeout_ms: 20_000 });
+      assert.match(unix.stdout, /^refused /, JSON.stringify(unix));
+      // socketpair reaches nothing outside and stays.
+      const pair = await sh(toolkit, ws.root, `python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"pair"); print(b.recv(4).decode())'`);
+      assert.equal(pair.stdout, "pair\n", JSON.stringify(pair));
+    });
+
+    test("deny: a daemon's Unix socket outside the workspace is out of reach (docker.sock)", async () => {
+      const socketPath = path.join(ws.outside, "daemon.sock");
+      const daemon = net.createServer((c) => c.end("daemon\n"));
+      await new Promise((resolve) => daemon.listen(socketPath, resolve));
+      try {
+        const client = `${JSON.stringify(process.execPath)} -e 'require("net").connect(${JSON.stringify(socketPath)}).on("data",d=>{process.stdout.write(String(d));process.exit(0)}).on("error",e=>{console.log("refused",e.code??e.message)})'`;
+        const denied = await sh(toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" }), ws.root, client, { timeout_ms: 20_000 });
+        assert.match(denied.stdout, /^refused /, JSON.stringify(denied));
+        const allowed = await sh(toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "allow" }), ws.root, client, { timeout_ms: 20_000 });
+        assert.equal(allowed.stdout, "daemon\n", JSON.stringify(allowed));
+      } finally {
+        await new Promise((resolve) => daemon.close(resolve));
+      }
     });
 
     test("deny covers grandchildren and other address families (UDP, IPv6)", async () => {
@@ -266,11 +300,13 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
       for (const line of lines) assert.match(line, /^refused /, out.stdout);
     });
 
-    test("allow: the same connection succeeds", async () => {
+    test("allow: the same connection succeeds, and Unix sockets work", async () => {
       const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "allow" });
       const out = await toolkit.invoke("exec_command", { cwd: ws.root, command: connect(), timeout_ms: 20_000 });
       assert.equal(out.content.stdout, "connected\n", JSON.stringify(out.content));
       assert.equal(out.content.sandbox.network, "allowed");
+      const unix = await sh(toolkit, ws.root, unixEcho(), { timeout_ms: 20_000 });
+      assert.equal(unix.stdout, "ux\n", JSON.stringify(unix));
     });
   });
 
@@ -292,6 +328,130 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
       }
     }
     assert.equal(alive, false, "a process of the group survived");
+  });
+
+  /** Polls until no process has id `pid` (at most ~5 s); true when it is gone. */
+  async function goneSoon(pid) {
+    for (let i = 0; i < 250; i++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return false;
+  }
+
+  test("background jobs end with the call: `&`, a setsid job, and a setsid job after a timeout", async () => {
+    const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
+    const pidFile = path.join(ws.root, "job.pid");
+    const detached = `setsid sh -c 'echo $$ > ${JSON.stringify(pidFile)}; exec sleep 30' >/dev/null 2>&1 </dev/null &`;
+    const cases = [
+      ["&", "sleep 30 >/dev/null 2>&1 & echo $! > job.pid", {}],
+      ["setsid", `${detached} while [ ! -s job.pid ]; do sleep 0.01; done`, {}],
+      ["setsid, then a timeout", `${detached} sleep 30`, { timeout_ms: 1500 }],
+    ];
+    for (const [name, script, extra] of cases) {
+      fs.rmSync(pidFile, { force: true });
+      const out = await sh(toolkit, ws.root, script, extra);
+      assert.equal(out.timed_out, "timeout_ms" in extra, `${name}: ${JSON.stringify(out)}`);
+      const pid = Number(fs.readFileSync(pidFile, "utf8"));
+      assert.ok(pid > 1, name);
+      assert.equal(await goneSoon(pid), true, `${name}: the job ${pid} outlived the call`);
+    }
+  });
+
+  test("no controlling terminal and no terminal injection (TIOCSTI)", async () => {
+    // A pty that the command's own child makes its controlling terminal, then tries to type into.
+    const inject = `python3 -c '
+import os, pty, fcntl, termios
+master, slave = pty.openpty()
+name = os.ttyname(slave)
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    fd = os.open(name, os.O_RDONLY)
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"x")
+        print("injected", flush=True)
+    except OSError as e:
+        print("refused", e.errno, flush=True)
+    os._exit(0)
+os.waitpid(pid, 0)
+'`;
+    // Unrestricted writes: opening /dev/ptmx is a write the other scopes refuse.
+    const off = await sh(toolkitFor(ws.root, "unrestricted", undefined), ws.root, inject);
+    const sandboxed = await sh(toolkitFor(ws.root, "unrestricted", { sandbox: "required" }), ws.root, inject);
+    // Where the kernel lets a process type into its own terminal, the sandbox still refuses.
+    if (off.stdout === "injected\n") assert.equal(sandboxed.stdout, "refused 1\n", JSON.stringify(sandboxed));
+    else assert.match(sandboxed.stdout, /^refused /, JSON.stringify(sandboxed));
+    // The command runs in a session of its own without a terminal: /dev/tty cannot be opened.
+    const stat = (text) => text.slice(text.lastIndexOf(")") + 2).split(" ");
+    const host = stat(fs.readFileSync("/proc/self/stat", "utf8"));
+    const out = await sh(toolkitFor(ws.root, "workspace-write", { sandbox: "required" }), ws.root, "cat /proc/self/stat; echo; (exec 3</dev/tty) 2>/dev/null && echo tty || echo no-tty");
+    const [statLine, ttyLine] = out.stdout.split("\n").filter(Boolean);
+    assert.equal(out.exit_code, 0, JSON.stringify(out));
+    const child = stat(statLine);
+    assert.notEqual(child[3], host[3], "the command shares the host's session");
+    assert.equal(child[4], "0", "the command has a controlling terminal");
+    assert.equal(ttyLine, "no-tty", out.stdout);
+  });
+
+  test("no capability, whoever the host runs as", async () => {
+    const out = await sh(toolkitFor(ws.root, "workspace-write", { sandbox: "required" }), ws.root, "grep ^Cap /proc/self/status; hostname sandboxed 2>/dev/null && echo renamed || echo kept");
+    const caps = Object.fromEntries(out.stdout.trim().split("\n").filter((l) => l.startsWith("Cap")).map((l) => l.split(/:\s+/)));
+    for (const set of ["CapInh", "CapPrm", "CapEff", "CapAmb"]) assert.equal(BigInt(`0x${caps[set]}`), 0n, `${set}: ${out.stdout}`);
+    // A process without CAP_SETPCAP cannot empty its bounding set, and needs not: it has nothing to gain.
+    if (process.getuid() === 0) assert.equal(BigInt(`0x${caps.CapBnd}`), 0n, out.stdout);
+    assert.match(out.stdout, /kept\n$/);
+  });
+
+  test("descriptors the host left open (not close-on-exec) do not reach the command", async () => {
+    // A host process holding a pipe at descriptor 200 without close-on-exec (python moves it
+    // there and executes this runtime with exec_sandbox_fds_child.mjs).
+    const { spawn } = await import("node:child_process");
+    const wrapper = "import os, sys; os.dup2(3, 200); os.close(3); os.execv(sys.argv[1], sys.argv[1:])";
+    const proc = spawn("python3", ["-c", wrapper, nodePath(), path.join(here, "exec_sandbox_fds_child.mjs"), ws.root], {
+      stdio: ["ignore", "pipe", "inherit", "pipe"],
+    });
+    let written = "";
+    proc.stdio[3].on("data", (d) => (written += d));
+    let report = "";
+    proc.stdout.on("data", (d) => (report += d));
+    await new Promise((resolve) => proc.on("close", resolve));
+    // The premise: an unsandboxed command inherits the descriptor and writes through it.
+    assert.deepEqual(JSON.parse(report), { sandboxed: "no-200", plain: "has-200" }, report);
+    assert.equal(written, "plain\n", report);
+  });
+
+  test("Landlock ABI 6: no signal to the host and no abstract Unix socket outside", { skip: !landlockAbi6() && "the kernel's Landlock ABI is below 6" }, async () => {
+    const name = `atn-test-${process.pid}-${Date.now()}`;
+    // An abstract socket served by a process outside any sandbox.
+    const { spawn } = await import("node:child_process");
+    const server = spawn(
+      "python3",
+      ["-c", `import socket\ns = socket.socket(socket.AF_UNIX)\ns.bind("\\0${name}")\ns.listen()\nprint("ready", flush=True)\nwhile True:\n    c, _ = s.accept()\n    c.send(b"abstract")\n    c.close()`],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    await new Promise((resolve) => server.stdout.once("data", resolve));
+    try {
+      const script = `kill -0 ${process.pid} 2>/dev/null && echo signalled || echo no-signal; python3 -c '
+import socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect("\\0${name}"); print(s.recv(8).decode())
+except OSError as e:
+    print("refused", e.errno)
+'`;
+      // The premise: unsandboxed, both work.
+      const plain = await sh(toolkitFor(ws.root, "unrestricted", undefined), ws.root, script);
+      assert.equal(plain.stdout, "signalled\nabstract\n", JSON.stringify(plain));
+      const out = await sh(toolkitFor(ws.root, "unrestricted", { sandbox: "required", network: "allow" }), ws.root, script);
+      assert.equal(out.stdout, "no-signal\nrefused 1\n", JSON.stringify(out));
+    } finally {
+      server.kill();
+    }
   });
 
   test("no descriptor, thread or temporary directory is left behind", async () => {

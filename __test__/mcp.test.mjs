@@ -513,3 +513,39 @@ describe("CLI", () => {
     assert.match(result.stderr, /Permission denied/);
   });
 });
+
+describe("MCP server: a model that may only write files cannot run programs through git", () => {
+  test("git_status_summary with --deny exec_command: fsmonitor and filters the model configured never run", async () => {
+    const { dir: base, cleanup } = tempDir("atn-mcp-git-");
+    const root = path.join(base, "ws");
+    fs.mkdirSync(root);
+    const marker = path.join(base, "ran.txt");
+    const evil = path.join(base, "evil.sh");
+    fs.writeFileSync(evil, `#!/bin/sh\necho ran >> '${marker}'\n`, { mode: 0o755 });
+    const git = (...args) => execFileSync("git", args, { cwd: root, stdio: "ignore", env: { ...process.env, GIT_CEILING_DIRECTORIES: base } });
+    git("init", "-q", "-b", "main");
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "one");
+    fs.writeFileSync(path.join(root, "a.txt"), "a\n");
+    git("add", "a.txt");
+    const mcp = await connect(["--root", root, "--deny", "exec_command"]);
+    try {
+      const { tools } = await mcp.client.listTools();
+      assert.ok(!tools.some((t) => t.name === "exec_command"));
+      const config = fs.readFileSync(path.join(root, ".git", "config"), "utf8");
+      const write = (file, content) => mcp.client.callTool({ name: "write_file", arguments: { path: file, content } });
+      okOf(await write(".git/config", `${config}[core]\n\tfsmonitor = ${evil}\n[filter "x"]\n\tclean = ${evil}\n\tprocess = ${evil}\n`));
+      okOf(await write(".gitattributes", "*.txt filter=x\n"));
+      okOf(await write("a.txt", "changed\n"));
+      const status = okOf(await mcp.client.callTool({ name: "git_status_summary", arguments: {} }));
+      assert.equal(status.branch, "main");
+      assert.match(status.raw, /^## main\n/);
+      assert.ok(!fs.existsSync(marker), "a program the repository configured ran");
+      // The premise: plain git runs it.
+      execFileSync("git", ["status", "--porcelain"], { cwd: root, stdio: "ignore" });
+      assert.ok(fs.existsSync(marker), "the trap does not fire with plain git");
+    } finally {
+      await mcp.close();
+      cleanup();
+    }
+  });
+});

@@ -153,32 +153,38 @@ pub enum Refusal {
 #[derive(Clone)]
 pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
 
+/// A started command.
+pub enum Spawned {
+    /// A plain child, leader of its own process group (macOS).
+    Plain(std::process::Child),
+    /// Linux: the command under its supervisor (crate::supervisor).
+    #[cfg(target_os = "linux")]
+    Supervised(crate::supervisor::Supervised),
+}
+
 impl ChildRestriction {
     /// Starts `command` under the restriction.
     ///
-    /// Linux: Landlock domains, seccomp filters and `no_new_privs` belong to a thread, and a
-    /// child inherits those of the thread that starts it. A short-lived thread takes them on,
-    /// starts the child — still with `posix_spawn` (`clone(CLONE_VM | CLONE_VFORK)`), not a
-    /// `fork` of the whole host process — and ends; the host's other threads are untouched.
-    /// Elsewhere the child applies the restriction to itself between fork and exec.
+    /// Linux: through a supervisor process (crate::supervisor) that ends the command's whole
+    /// tree when the call ends; the command's process takes on the restriction between fork and
+    /// exec and executes `image` itself. Elsewhere the child applies the restriction to itself
+    /// between fork and exec and std executes the command.
     pub fn spawn(
         &self,
         command: &mut std::process::Command,
-    ) -> std::io::Result<std::process::Child> {
+        #[cfg_attr(not(target_os = "linux"), allow(unused_variables))] image: std::sync::Arc<
+            crate::supervisor::ExecImage,
+        >,
+    ) -> std::io::Result<Spawned> {
         #[cfg(target_os = "linux")]
         {
-            std::thread::scope(|scope| {
-                let spawner = std::thread::Builder::new()
-                    .name("atn-exec-sandbox".into())
-                    .stack_size(256 << 10)
-                    .spawn_scoped(scope, || {
-                        self.0.apply()?;
-                        command.spawn()
-                    })?;
-                spawner
-                    .join()
-                    .unwrap_or_else(|_| Err(std::io::Error::other("the spawning thread panicked")))
-            })
+            let restriction = self.0.clone();
+            crate::supervisor::spawn(
+                command,
+                image,
+                std::sync::Arc::new(move || restriction.apply()),
+            )
+            .map(Spawned::Supervised)
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -189,7 +195,7 @@ impl ChildRestriction {
             unsafe {
                 command.pre_exec(move || restriction.apply());
             }
-            command.spawn()
+            command.process_group(0).spawn().map(Spawned::Plain)
         }
     }
 }
@@ -266,6 +272,11 @@ pub fn prepare(
         }
         Err(reason) => return Err(Refusal::Unavailable(reason)),
     };
+    if let Some(missing) = platform::missing_rights(abi, write) {
+        if options.mode == Mode::Required {
+            return Err(Refusal::Unavailable(missing));
+        }
+    }
     let (writable, tmpdir) = match write {
         WriteReach::Workspace => {
             let root = ctx.real_root().map_err(Refusal::Failed)?.to_path_buf();
@@ -279,12 +290,30 @@ pub fn prepare(
         }
         WriteReach::None | WriteReach::All => (Vec::new(), None),
     };
-    let restriction = platform::build(abi, write, &writable, options.deny_network)?;
+    let restriction = platform::build(abi, write, &writable, options.deny_network, None)?;
     Ok(Prepared {
         report: platform::report(abi, write, network),
         restriction: Some(ChildRestriction(std::sync::Arc::new(restriction))),
         tmpdir,
     })
+}
+
+/// The sandbox for a program the toolkit runs on its own (git, for git_status_summary), wherever
+/// the system has one: nothing written but the usual devices, no network, and on Linux nothing
+/// executed but `program` itself (and its program interpreter), so nothing a repository
+/// configures can start even if it got past the configuration git is given. `None`: no OS
+/// sandbox here (the program runs without one).
+pub fn prepare_confined_program(program: &Path) -> Result<Option<Prepared>, Refusal> {
+    let Ok(abi) = platform::support() else {
+        return Ok(None);
+    };
+    let executables = platform::executables_of(program);
+    let restriction = platform::build(abi, WriteReach::None, &[], true, executables.as_deref())?;
+    Ok(Some(Prepared {
+        report: platform::report(abi, WriteReach::None, NetworkReach::Denied),
+        restriction: Some(ChildRestriction(std::sync::Arc::new(restriction))),
+        tmpdir: None,
+    }))
 }
 
 fn network_reach(deny: bool) -> NetworkReach {
@@ -348,7 +377,7 @@ mod platform {
 
     use landlock::{
         Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
-        Ruleset, RulesetAttr, RulesetCreatedAttr, ABI,
+        Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI,
     };
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -389,6 +418,64 @@ mod platform {
         })
     }
 
+    /// Why `write` cannot be fully enforced with this ABI: refusing truncation (`truncate`,
+    /// `O_TRUNC`) of files outside the writable places needs ABI 3.
+    pub fn missing_rights(version: u32, write: WriteReach) -> Option<String> {
+        (version < 3 && write != WriteReach::All).then(|| {
+            format!(
+                "the kernel's Landlock ABI {version} cannot refuse truncating files outside the workspace (ABI 3 and later can)"
+            )
+        })
+    }
+
+    /// The files a program needs executed to run: its real path and, for a dynamically linked
+    /// ELF program, its interpreter (`PT_INTERP`, the dynamic loader). `None` when `program` is
+    /// not an ELF file (a script would need its interpreter and whatever that runs).
+    pub fn executables_of(program: &std::path::Path) -> Option<Vec<PathBuf>> {
+        let program = std::fs::canonicalize(program).ok()?;
+        // The program headers and the interpreter's name are at the start of the file.
+        let mut image = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::fs::File::open(&program).ok()?, 64 << 10),
+            &mut image,
+        )
+        .ok()?;
+        let mut files = vec![program];
+        if let Some(interpreter) = elf_interpreter(&image)? {
+            files.push(std::fs::canonicalize(interpreter).ok()?);
+        }
+        Some(files)
+    }
+
+    /// The `PT_INTERP` path of a 64-bit little-endian ELF image: `Some(None)` for a static one,
+    /// `None` when `image` is not such an ELF file.
+    fn elf_interpreter(image: &[u8]) -> Option<Option<std::path::PathBuf>> {
+        use std::os::unix::ffi::OsStrExt;
+        let u16_at = |at: usize| Some(u16::from_le_bytes(image.get(at..at + 2)?.try_into().ok()?));
+        let u32_at = |at: usize| Some(u32::from_le_bytes(image.get(at..at + 4)?.try_into().ok()?));
+        let u64_at = |at: usize| Some(u64::from_le_bytes(image.get(at..at + 8)?.try_into().ok()?));
+        // Magic, 64-bit class, little-endian.
+        if image.get(..6)? != b"\x7fELF\x02\x01" {
+            return None;
+        }
+        let table = usize::try_from(u64_at(0x20)?).ok()?;
+        let entry_size = usize::from(u16_at(0x36)?);
+        let entries = usize::from(u16_at(0x38)?);
+        for index in 0..entries {
+            let header = table.checked_add(index.checked_mul(entry_size)?)?;
+            const PT_INTERP: u32 = 3;
+            if u32_at(header)? != PT_INTERP {
+                continue;
+            }
+            let offset = usize::try_from(u64_at(header + 8)?).ok()?;
+            let size = usize::try_from(u64_at(header + 32)?).ok()?;
+            let path = image.get(offset..offset.checked_add(size)?)?;
+            let path = path.split(|&b| b == 0).next()?;
+            return Some(Some(std::ffi::OsStr::from_bytes(path).into()));
+        }
+        Some(None)
+    }
+
     pub fn report(abi: u32, write: WriteReach, network: NetworkReach) -> ExecSandbox {
         ExecSandbox::Landlock {
             abi,
@@ -409,6 +496,7 @@ mod platform {
         /// `landlock_restrict_self` and `seccomp` on memory built beforehand. No allocation and
         /// no lock, so it would also be safe between fork and exec.
         pub fn apply(&self) -> io::Result<()> {
+            drop_capabilities()?;
             // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integer arguments.
             if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
                 return Err(io::Error::last_os_error());
@@ -438,6 +526,46 @@ mod platform {
         }
     }
 
+    /// Empties the bounding, ambient, inheritable, permitted and effective capability sets of
+    /// the calling thread, so that the command keeps no capability even when the host runs as
+    /// root (with an empty bounding set, executing a program as root grants none). Bounding set
+    /// entries need `CAP_SETPCAP` to drop: without it (not root) there is nothing to drop.
+    fn drop_capabilities() -> io::Result<()> {
+        for cap in 0..64 {
+            // SAFETY: plain integer arguments; EINVAL past the kernel's last capability and
+            // EPERM without CAP_SETPCAP are expected and ignored.
+            unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
+        }
+        // SAFETY: plain integer arguments.
+        unsafe {
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL,
+                0,
+                0,
+                0,
+            )
+        };
+        /// `_LINUX_CAPABILITY_VERSION_3`: two 32-bit words per set.
+        const VERSION_3: u32 = 0x2008_0522;
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: libc::c_int,
+        }
+        let header = Header {
+            version: VERSION_3,
+            pid: 0,
+        };
+        let empty = [0u32; 6]; // (effective, permitted, inheritable) × 2
+                               // SAFETY: capset reads a version-3 header and two data structs of three u32 each.
+        let done = unsafe { libc::syscall(libc::SYS_capset, &header, empty.as_ptr()) };
+        if done != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
     fn abi_of(version: u32) -> ABI {
         ABI::from(version.min(i32::MAX as u32) as i32)
     }
@@ -447,16 +575,25 @@ mod platform {
         write: WriteReach,
         writable: &[PathBuf],
         deny_network: bool,
+        executables: Option<&[PathBuf]>,
     ) -> Result<Restriction, Refusal> {
         let failed = |what: &str, e: &dyn std::fmt::Display| {
             Refusal::Failed(format!("cannot set up the Landlock sandbox ({what}): {e}"))
         };
         let abi = abi_of(version);
-        let restrict_files = write != WriteReach::All;
+        let restrict_files = write != WriteReach::All || executables.is_some();
         // TCP rules exist from ABI 4 on; before that the seccomp filter alone refuses TCP.
         let restrict_tcp = deny_network && abi >= ABI::V4;
-        let ruleset = if restrict_files || restrict_tcp {
+        // From ABI 6 on, the command can neither signal nor reach abstract Unix sockets outside
+        // its own domain (the host, its supervisor, other programs of the user).
+        let scoped = abi >= ABI::V6;
+        let ruleset = if restrict_files || restrict_tcp || scoped {
             let mut ruleset = Ruleset::default().set_compatibility(CompatLevel::HardRequirement);
+            if scoped {
+                ruleset = ruleset
+                    .scope(Scope::AbstractUnixSocket | Scope::Signal)
+                    .map_err(|e| failed("scopes", &e))?;
+            }
             if restrict_files {
                 ruleset = ruleset
                     .handle_access(AccessFs::from_all(abi))
@@ -469,17 +606,38 @@ mod platform {
             }
             let mut created = ruleset.create().map_err(|e| failed("ruleset", &e))?;
             if restrict_files {
-                // Reading, listing and executing everywhere; device ioctls too (terminals).
+                // Reading, listing and executing everywhere (executing only the listed files
+                // when there is a list); device ioctls too (terminals).
                 let mut read: BitFlags<AccessFs> = AccessFs::from_read(abi);
                 if abi >= ABI::V5 {
                     read |= AccessFs::IoctlDev;
                 }
+                if executables.is_some() {
+                    read &= !AccessFs::Execute;
+                }
                 created = created
                     .add_rule(PathBeneath::new(open("/")?, read))
                     .map_err(|e| failed("/", &e))?;
-                for dir in writable {
+                for file in executables.unwrap_or_default() {
                     created = created
-                        .add_rule(PathBeneath::new(open(dir)?, AccessFs::from_all(abi)))
+                        .add_rule(PathBeneath::new(
+                            open(file)?,
+                            (read | AccessFs::Execute) & AccessFs::from_file(abi),
+                        ))
+                        .map_err(|e| failed(&file.to_string_lossy(), &e))?;
+                }
+                let writable = if write == WriteReach::All {
+                    &[PathBuf::from("/")][..]
+                } else {
+                    writable
+                };
+                for dir in writable {
+                    let mut all = AccessFs::from_all(abi);
+                    if executables.is_some() {
+                        all &= !AccessFs::Execute;
+                    }
+                    created = created
+                        .add_rule(PathBeneath::new(open(dir)?, all))
                         .map_err(|e| failed(&dir.to_string_lossy(), &e))?;
                 }
                 for device in WRITABLE_DEVICES {
@@ -487,7 +645,10 @@ mod platform {
                         continue; // absent here (no /dev/tty in a container, ...)
                     };
                     created = created
-                        .add_rule(PathBeneath::new(fd, AccessFs::from_file(abi)))
+                        .add_rule(PathBeneath::new(
+                            fd,
+                            AccessFs::from_file(abi) & !AccessFs::Execute,
+                        ))
                         .map_err(|e| failed(device, &e))?;
                 }
             }
@@ -495,12 +656,8 @@ mod platform {
         } else {
             None
         };
-        let filters = if deny_network {
-            network_filters()
-                .map_err(|e| Refusal::Failed(format!("cannot build the seccomp filter: {e}")))?
-        } else {
-            Vec::new()
-        };
+        let filters = filters(deny_network)
+            .map_err(|e| Refusal::Failed(format!("cannot build the seccomp filter: {e}")))?;
         Ok(Restriction { ruleset, filters })
     }
 
@@ -514,29 +671,25 @@ mod platform {
         })
     }
 
-    /// Two programs (each has one action): `socket()` for any family but `AF_UNIX` fails with
-    /// `EACCES`; `io_uring_setup` fails with `EPERM` (as where io_uring is disabled), because an
-    /// io_uring request can create a socket without the `socket` system call.
-    fn network_filters() -> Result<Vec<BpfProgram>, String> {
+    /// The seccomp programs (each has one action):
+    /// - always: `ioctl(fd, TIOCSTI | TIOCLINUX)` fails with `EPERM`, so that nothing can type
+    ///   into a terminal (the request number is compared on its low 32 bits, as the terminal
+    ///   layer reads it);
+    /// - with the network denied: `socket()` fails with `EACCES` for every family, Unix
+    ///   included (`socketpair` stays: it reaches nothing outside), and `io_uring_setup` with
+    ///   `EPERM` (as where io_uring is disabled), because an io_uring request can create a socket
+    ///   without the `socket` system call.
+    fn filters(deny_network: bool) -> Result<Vec<BpfProgram>, String> {
         let text = |e: &dyn std::fmt::Display| e.to_string();
         let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| text(&e))?;
-        let not_unix = || -> Result<Vec<SeccompRule>, String> {
-            let family = SeccompCondition::new(
-                0,
-                SeccompCmpArgLen::Dword,
-                SeccompCmpOp::Ne,
-                libc::AF_UNIX as u64,
-            )
-            .map_err(|e| text(&e))?;
-            Ok(vec![SeccompRule::new(vec![family]).map_err(|e| text(&e))?])
-        };
-        let mut sockets = BTreeMap::new();
-        sockets.insert(libc::SYS_socket, not_unix()?);
-        // The x32 ABI numbers its system calls from 0x4000_0000 under the x86_64 architecture.
-        #[cfg(target_arch = "x86_64")]
-        sockets.insert(0x4000_0000 | libc::SYS_socket, not_unix()?);
-        let mut uring = BTreeMap::new();
-        uring.insert(libc::SYS_io_uring_setup, Vec::new());
+        // `syscall` and, on x86_64, its x32 number (x32 numbers its system calls from
+        // 0x4000_0000 under the x86_64 architecture).
+        fn numbers(syscall: libc::c_long) -> Vec<libc::c_long> {
+            #[cfg(target_arch = "x86_64")]
+            return vec![syscall, 0x4000_0000 | syscall];
+            #[cfg(not(target_arch = "x86_64"))]
+            return vec![syscall];
+        }
         let program = |rules, errno: i32| -> Result<BpfProgram, String> {
             let filter = SeccompFilter::new(
                 rules,
@@ -547,10 +700,31 @@ mod platform {
             .map_err(|e| text(&e))?;
             BpfProgram::try_from(filter).map_err(|e| text(&e))
         };
-        Ok(vec![
-            program(sockets, libc::EACCES)?,
-            program(uring, libc::EPERM)?,
-        ])
+        let request_is = |request: libc::c_ulong| -> Result<SeccompRule, String> {
+            let condition =
+                SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request)
+                    .map_err(|e| text(&e))?;
+            SeccompRule::new(vec![condition]).map_err(|e| text(&e))
+        };
+        let mut terminal = BTreeMap::new();
+        for number in numbers(libc::SYS_ioctl) {
+            terminal.insert(
+                number,
+                vec![request_is(libc::TIOCSTI)?, request_is(libc::TIOCLINUX)?],
+            );
+        }
+        let mut programs = vec![program(terminal, libc::EPERM)?];
+        if deny_network {
+            let mut sockets = BTreeMap::new();
+            for number in numbers(libc::SYS_socket) {
+                sockets.insert(number, Vec::new());
+            }
+            let mut uring = BTreeMap::new();
+            uring.insert(libc::SYS_io_uring_setup, Vec::new());
+            programs.push(program(sockets, libc::EACCES)?);
+            programs.push(program(uring, libc::EPERM)?);
+        }
+        Ok(programs)
     }
 }
 
@@ -578,6 +752,15 @@ mod platform {
 
     pub fn report(_: u32, write: WriteReach, network: NetworkReach) -> ExecSandbox {
         ExecSandbox::Seatbelt { write, network }
+    }
+
+    pub fn missing_rights(_: u32, _: WriteReach) -> Option<String> {
+        None
+    }
+
+    /// Seatbelt profiles here do not restrict what runs.
+    pub fn executables_of(_: &std::path::Path) -> Option<Vec<PathBuf>> {
+        None
     }
 
     /// The profile text, made before the fork.
@@ -608,6 +791,7 @@ mod platform {
         write: WriteReach,
         writable: &[PathBuf],
         deny_network: bool,
+        _executables: Option<&[PathBuf]>,
     ) -> Result<Restriction, Refusal> {
         let profile = CString::new(super::seatbelt_profile(write, writable, deny_network))
             .map_err(|_| Refusal::Failed("a path holds a NUL byte".into()))?;
@@ -635,6 +819,14 @@ mod platform {
         }
     }
 
+    pub fn missing_rights(_: u32, _: WriteReach) -> Option<String> {
+        None
+    }
+
+    pub fn executables_of(_: &std::path::Path) -> Option<Vec<PathBuf>> {
+        None
+    }
+
     pub struct Restriction;
 
     impl Restriction {
@@ -643,7 +835,13 @@ mod platform {
         }
     }
 
-    pub fn build(_: u32, _: WriteReach, _: &[PathBuf], _: bool) -> Result<Restriction, Refusal> {
+    pub fn build(
+        _: u32,
+        _: WriteReach,
+        _: &[PathBuf],
+        _: bool,
+        _: Option<&[PathBuf]>,
+    ) -> Result<Restriction, Refusal> {
         Err(Refusal::Unavailable(support().unwrap_err()))
     }
 }
@@ -693,6 +891,32 @@ mod tests {
             seatbelt_profile(WriteReach::All, &[], false),
             "(version 1)\n(allow default)\n"
         );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_kernel_that_cannot_refuse_truncation_is_not_enough_for_a_restricted_scope() {
+        for write in [WriteReach::Workspace, WriteReach::None] {
+            assert!(platform::missing_rights(2, write).is_some());
+            assert_eq!(platform::missing_rights(3, write), None);
+        }
+        assert_eq!(platform::missing_rights(1, WriteReach::All), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_program_and_its_loader_are_what_it_needs_executed() {
+        let sh = platform::executables_of(Path::new("/bin/sh")).unwrap();
+        assert_eq!(sh[0], std::fs::canonicalize("/bin/sh").unwrap());
+        // Debian's shell is dynamically linked: the loader comes second.
+        assert!(
+            sh.len() <= 2 && sh.iter().all(|p| p.is_absolute()),
+            "{sh:?}"
+        );
+        let script = std::env::temp_dir().join(format!("atn-script-{}", std::process::id()));
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        assert_eq!(platform::executables_of(&script), None);
+        std::fs::remove_file(&script).unwrap();
     }
 
     #[test]

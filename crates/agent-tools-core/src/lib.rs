@@ -21,6 +21,7 @@ pub mod providers;
 pub mod registry;
 pub mod sandbox;
 pub mod search_cache;
+pub mod supervisor;
 pub mod threads;
 pub mod toolkit;
 pub mod tools;

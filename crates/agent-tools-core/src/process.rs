@@ -29,6 +29,8 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use serde::{Serialize, Serializer};
 
 use super::error::node_io_message;
+use super::exec_sandbox::Spawned;
+use super::supervisor::ExecImage;
 use super::value::utf16_len;
 
 /// How long a timed-out process group gets between `SIGTERM` and `SIGKILL` (upstream's 500 ms).
@@ -113,7 +115,8 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
     if cfg!(fuzzing) {
         return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
     }
-    let mut command = Command::new(locate_program(program, spec).map_err(spawn_error)?);
+    let location = locate_program(program, spec).map_err(spawn_error)?;
+    let mut command = Command::new(&location);
     command
         .args(spec.argv.iter().skip(1))
         .stdin(if spec.stdin.is_some() {
@@ -122,8 +125,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
     if let Some(cwd) = spec.cwd {
         command.current_dir(cwd);
     }
@@ -131,18 +133,53 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
     }
     let started = Instant::now();
-    let mut child = match spec.restriction {
-        Some(restriction) => restriction.spawn(&mut command),
-        None => command.spawn(),
-    }
-    .map_err(spawn_error)?;
-    let supervised = supervise(&mut child, spec, started);
+    let (mut child, mut tree) = match spec.restriction {
+        None => {
+            let child = command.process_group(0).spawn().map_err(spawn_error)?;
+            let pid = Pid::from_child(&child);
+            (child, Tree::Group(pid))
+        }
+        Some(restriction) => {
+            let image = ExecImage::new(
+                location.as_os_str(),
+                spec.argv.iter().skip(1).map(std::ffi::OsStr::new),
+                spec.env,
+            )
+            .map_err(spawn_error)?;
+            match restriction
+                .spawn(&mut command, std::sync::Arc::new(image))
+                .map_err(spawn_error)?
+            {
+                Spawned::Plain(child) => {
+                    let pid = Pid::from_child(&child);
+                    (child, Tree::Group(pid))
+                }
+                #[cfg(target_os = "linux")]
+                Spawned::Supervised(supervised) => (
+                    supervised.child,
+                    Tree::Supervised {
+                        control: Some(supervised.control),
+                        report: supervised.report,
+                        exit: None,
+                    },
+                ),
+            }
+        }
+    };
+    let supervised = supervise(&mut child, &mut tree, spec, started);
+    // What the command left behind ends with the call (the supervisor then exits).
+    tree.kill();
     // Whatever happened, the child is reaped (no zombies).
     let status = child.wait();
     let (stdout, stderr, timed_out) = supervised.map_err(spawn_error)?;
     let cancelled = spec.cancel.is_some_and(|c| c.is_cancelled());
     let duration_ms = started.elapsed().as_millis() as u64;
-    let exit_code = match (timed_out, status.ok().and_then(exit_code_of)) {
+    let exit = match tree {
+        Tree::Group(_) => status.ok().and_then(exit_code_of),
+        #[cfg(target_os = "linux")]
+        Tree::Supervised { exit, .. } => exit.map(crate::supervisor::Exit::code),
+    };
+    let exit_code = match (timed_out, exit) {
         (true, _) => 124,
         (false, Some(code)) => code,
         (false, None) => 1,
@@ -155,6 +192,74 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         cancelled,
         duration_ms,
     })
+}
+
+/// The command's process tree: how it is signalled and how its exit is seen.
+enum Tree {
+    /// A child leading its own process group: signals go to the group, the exit is the child's.
+    Group(Pid),
+    /// Linux, sandboxed: the command under its supervisor (crate::supervisor), which reports
+    /// the command's exit and ends the whole tree when `control` closes.
+    #[cfg(target_os = "linux")]
+    Supervised {
+        control: Option<OwnedFd>,
+        report: OwnedFd,
+        exit: Option<crate::supervisor::Exit>,
+    },
+}
+
+impl Tree {
+    /// `SIGTERM` to the tree.
+    fn terminate(&mut self) {
+        match self {
+            Tree::Group(pid) => signal_group(*pid, Signal::TERM),
+            #[cfg(target_os = "linux")]
+            Tree::Supervised { control, .. } => {
+                if let Some(control) = control {
+                    let _ = rustix::io::write(control, b"T");
+                }
+            }
+        }
+    }
+
+    /// `SIGKILL` to the tree (for a supervised one: every process of it, whatever group or
+    /// session it moved to).
+    fn kill(&mut self) {
+        match self {
+            Tree::Group(pid) => signal_group(*pid, Signal::KILL),
+            #[cfg(target_os = "linux")]
+            Tree::Supervised { control, .. } => drop(control.take()),
+        }
+    }
+
+    /// The descriptor that turns readable when the command has exited (`watch`: the plain
+    /// child's).
+    fn exit_fd<'a>(&'a self, watch: Option<&'a ExitWatch>) -> Option<BorrowedFd<'a>> {
+        match self {
+            Tree::Group(_) => watch.map(ExitWatch::fd),
+            #[cfg(target_os = "linux")]
+            Tree::Supervised { report, .. } => Some(report.as_fd()),
+        }
+    }
+
+    /// Called once the exit descriptor is readable.
+    fn record_exit(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Tree::Supervised { report, exit, .. } = self {
+            let mut bytes = [0u8; 8];
+            let mut got = 0;
+            while got < bytes.len() {
+                match rustix::io::read(&*report, &mut bytes[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(rustix::io::Errno::INTR) => {}
+                    Err(_) => break,
+                }
+            }
+            // End of file without a report: the supervisor died; the exit is unknown.
+            *exit = (got == bytes.len()).then(|| crate::supervisor::exit_of(&bytes));
+        }
+    }
 }
 
 /// The program to start. A name without `/` is looked up here, as the JavaScript runtime does:
@@ -206,25 +311,29 @@ enum Phase {
 /// can always reap the child.
 fn supervise(
     child: &mut Child,
+    tree: &mut Tree,
     spec: &RunSpec,
     started: Instant,
 ) -> io::Result<(CappedText, CappedText, bool)> {
-    let pid = Pid::from_child(child);
-    let exit = ExitWatch::new(pid).inspect_err(|_| signal_group(pid, Signal::KILL))?;
-    let pumped = pump(child, &exit, spec, started);
+    let watch = match tree {
+        Tree::Group(pid) => Some(ExitWatch::new(*pid).inspect_err(|_| tree.kill())?),
+        #[cfg(target_os = "linux")]
+        Tree::Supervised { .. } => None,
+    };
+    let pumped = pump(child, tree, watch.as_ref(), spec, started);
     if pumped.is_err() {
-        signal_group(pid, Signal::KILL);
+        tree.kill();
     }
-    pumped // `exit` goes last: a waiter thread only ends once the child has exited
+    pumped // `watch` goes last: a waiter thread only ends once the child has exited
 }
 
 fn pump(
     child: &mut Child,
-    exit: &ExitWatch,
+    tree: &mut Tree,
+    watch: Option<&ExitWatch>,
     spec: &RunSpec,
     started: Instant,
 ) -> io::Result<(CappedText, CappedText, bool)> {
-    let pid = Pid::from_child(child);
     let mut stdin = match (child.stdin.take(), spec.stdin) {
         (Some(pipe), Some(data)) if !data.is_empty() => {
             rustix::io::ioctl_fionbio(&pipe, true)?;
@@ -249,17 +358,17 @@ fn pump(
         let now = Instant::now();
         if spec.cancel.is_some_and(|c| c.is_cancelled()) {
             // Aborted: no grace, the caller has already moved on.
-            signal_group(pid, Signal::KILL);
+            tree.kill();
             break;
         }
         if phase == Phase::Running && deadline.is_some_and(|d| now >= d) {
             timed_out = true;
-            signal_group(pid, Signal::TERM);
+            tree.terminate();
             phase = Phase::Terminating(now + KILL_GRACE);
         }
         if let Phase::Terminating(kill_at) = phase {
             if now >= kill_at {
-                signal_group(pid, Signal::KILL);
+                tree.kill();
                 for output in &mut outputs {
                     output.drain_buffered(&mut buf);
                 }
@@ -284,8 +393,10 @@ fn pump(
             roles.push(Role::Stdin);
         }
         if !exited {
-            fds.push(PollFd::from_borrowed_fd(exit.fd(), PollFlags::IN));
-            roles.push(Role::Exit);
+            if let Some(fd) = tree.exit_fd(watch) {
+                fds.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
+                roles.push(Role::Exit);
+            }
         }
         if let Some(cancel) = spec.cancel {
             fds.push(PollFd::from_borrowed_fd(cancel.wake_fd(), PollFlags::IN));
@@ -325,7 +436,10 @@ fn pump(
                         }
                     }
                 }
-                Role::Exit => exited = true,
+                Role::Exit => {
+                    exited = true;
+                    tree.record_exit();
+                }
                 Role::Cancel => {} // checked at the top of the loop
             }
         }
@@ -839,7 +953,9 @@ mod tests {
         let watch = ExitWatch::with_thread(Pid::from_child(&child)).unwrap();
         let mut s = spec(&args);
         s.timeout = Some(Duration::from_millis(100));
-        let (stdout, _, timed_out) = pump(&mut child, &watch, &s, Instant::now()).unwrap();
+        let mut tree = Tree::Group(Pid::from_child(&child));
+        let (stdout, _, timed_out) =
+            pump(&mut child, &mut tree, Some(&watch), &s, Instant::now()).unwrap();
         let status = child.wait().unwrap();
         drop(watch);
         assert!(timed_out);

@@ -10,7 +10,7 @@
 
 use std::ffi::OsString;
 use std::os::fd::OwnedFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -84,10 +84,19 @@ pub(crate) struct ExecRequest {
     pub max_output_units: usize,
 }
 
+/// Which OS sandbox a run gets.
+#[derive(Clone, Copy)]
+pub(crate) enum Sandboxing {
+    /// exec_command's `context.exec` option.
+    Command(ExecOptions),
+    /// A program the toolkit runs itself (git): `exec_sandbox::prepare_confined_program`.
+    ConfinedProgram,
+}
+
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let request = validate(args.first().unwrap_or(&ArgValue::Undefined))?;
     let options = ExecOptions::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
-    let output = execute_with(rc, &request, &[], options)?;
+    let output = execute(rc, &request, &[], Sandboxing::Command(options))?;
     to_json(&output, ERROR_CLASS)
 }
 
@@ -170,27 +179,14 @@ fn number_in(value: &ArgValue, default: f64, range: std::ops::RangeInclusive<f64
     }
 }
 
-/// Resolves the command, runs it and builds the output. `env_overrides` adjust the child's
-/// environment (git_status_summary sets `LC_ALL=C`); exec_command itself passes none. Never
-/// sandboxed: the OS sandbox is exec_command's option.
+/// Resolves the command, runs it under `sandboxing` and builds the output. `env_overrides`
+/// adjust the child's environment (git_status_summary's git settings); exec_command itself
+/// passes none.
 pub(crate) fn execute(
     rc: &RunContext,
     request: &ExecRequest,
     env_overrides: &[(&str, Option<&str>)],
-) -> Result<ExecCommandOutput, ToolError> {
-    let off = ExecOptions {
-        mode: Mode::Off,
-        deny_network: false,
-    };
-    execute_with(rc, request, env_overrides, off)
-}
-
-/// [`execute`] with the OS sandbox of `options`.
-fn execute_with(
-    rc: &RunContext,
-    request: &ExecRequest,
-    env_overrides: &[(&str, Option<&str>)],
-    options: ExecOptions,
+    sandboxing: Sandboxing,
 ) -> Result<ExecCommandOutput, ToolError> {
     // Kept open until the child has started in it.
     let confined = match &rc.confinement {
@@ -214,10 +210,13 @@ fn execute_with(
     };
     // Set up before the fork (the child only applies it); the private TMPDIR lives until the
     // call returns.
-    let sandbox = match options.mode {
-        Mode::Off => None,
-        Mode::Auto | Mode::Required => {
+    let sandbox = match sandboxing {
+        Sandboxing::Command(options) if options.mode == Mode::Off => None,
+        Sandboxing::Command(options) => {
             Some(exec_sandbox::prepare(rc.ctx, options, &tmp_base(rc)).map_err(refused)?)
+        }
+        Sandboxing::ConfinedProgram => {
+            exec_sandbox::prepare_confined_program(Path::new(&argv[0])).map_err(refused)?
         }
     };
     let tmpdir = sandbox
@@ -259,7 +258,10 @@ fn execute_with(
         stderr: finished.stderr,
         timed_out: finished.timed_out,
         duration_ms: finished.duration_ms,
-        sandbox: sandbox.map(|s| s.report),
+        sandbox: match sandboxing {
+            Sandboxing::Command(_) => sandbox.map(|s| s.report),
+            Sandboxing::ConfinedProgram => None,
+        },
     })
 }
 
@@ -407,6 +409,11 @@ fn is_runnable_file(path: &str, win32: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const OFF: ExecOptions = ExecOptions {
+        mode: Mode::Off,
+        deny_network: false,
+    };
     use crate::context::ToolContext;
     use serde_json::{json, Value};
     use std::os::unix::fs::PermissionsExt;
@@ -703,7 +710,7 @@ mod tests {
             confinement: Some(Confinement::new(&w.root).unwrap()),
         };
         let request = validate(&ArgValue::from(&json!({"cwd": src, "command": ["pwd"]}))).unwrap();
-        let out = execute(&rc, &request, &[]).unwrap();
+        let out = execute(&rc, &request, &[], Sandboxing::Command(OFF)).unwrap();
         assert_eq!(out.stdout.text(), format!("{src}\n"));
         assert_eq!(out.cwd, src);
 
@@ -713,7 +720,7 @@ mod tests {
         std::os::unix::fs::symlink(&outside, &link).unwrap();
         let request = validate(&ArgValue::from(&json!({"cwd": link, "command": ["pwd"]}))).unwrap();
         assert_eq!(
-            execute(&rc, &request, &[]).unwrap_err().message,
+            execute(&rc, &request, &[], Sandboxing::Command(OFF)).unwrap_err().message,
             format!(
                 "INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: \"{link}\""
             )

@@ -5,6 +5,17 @@
 //! default output cap), so exec_command's errors reach the caller wrapped once more as
 //! `INTERNAL: <exec_command message>`. git runs with `LC_ALL=C` and without `LANGUAGE`
 //! (docs/compat.md, "git runs with LC_ALL=C"), so "not a git repository" is recognised whatever the user's locale.
+//!
+//! A repository is written by the model: its configuration can name programs (`core.fsmonitor`,
+//! filter drivers, hooks, transports) that plain `git status` would run with the host's rights.
+//! So git runs so that nothing the repository configures can start (README, "Reliability"):
+//! - command-scope configuration, which wins over every file, turns off the fsmonitor, hooks,
+//!   every transport (no lazy fetch) and every filter driver the configuration names
+//!   (read first with `git config --get-regexp`, includes followed);
+//! - no optional locks (git writes nothing), submodules' work trees are not inspected (that
+//!   would run git inside them, under their own configuration);
+//! - under the OS sandbox where the system has one: nothing written, no network, and on Linux
+//!   nothing executed but git itself.
 
 use std::time::Duration;
 
@@ -22,8 +33,24 @@ use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("GitStatusSummaryError");
 
-/// The locale settings git runs with.
-const GIT_ENV: [(&str, Option<&str>); 2] = [("LC_ALL", Some("C")), ("LANGUAGE", None)];
+/// The locale settings git runs with, and no optional locks, lazy fetches or prompts.
+const GIT_ENV: [(&str, Option<&str>); 5] = [
+    ("LC_ALL", Some("C")),
+    ("LANGUAGE", None),
+    ("GIT_OPTIONAL_LOCKS", Some("0")),
+    ("GIT_NO_LAZY_FETCH", Some("1")),
+    ("GIT_TERMINAL_PROMPT", Some("0")),
+];
+
+/// Command-scope configuration that keeps git from starting any program.
+const GIT_SAFE_CONFIG: [(&str, &str); 6] = [
+    ("core.fsmonitor", "false"),
+    ("core.useBuiltinFSMonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("protocol.allow", "never"),
+    ("diff.external", ""),
+    ("status.submoduleSummary", "false"),
+];
 
 const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -51,12 +78,14 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             format!("cwd is not a directory: {target}"),
         ));
     }
+    let settings = GitSettings::read(rc, &target)?;
     // The two git processes are independent: run side by side, checked in upstream's order.
     let (rev_parse, status) = std::thread::scope(|scope| {
         let rev_parse = scope.spawn(|| {
             git(
                 rc,
                 &target,
+                &settings,
                 &["rev-parse", "--show-toplevel"],
                 "failed to resolve repository root",
             )
@@ -64,12 +93,14 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         let status = git(
             rc,
             &target,
+            &settings,
             &[
                 "-c",
                 "core.quotePath=false",
                 "status",
                 "--porcelain=v1",
                 "--branch",
+                "--ignore-submodules=dirty",
             ],
             "failed to get git status",
         );
@@ -121,12 +152,81 @@ fn is_drive_path(path: &str) -> bool {
     b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'/' | b'\\')
 }
 
-/// Runs `git <args>` in `cwd`; a failed run becomes NOT_GIT_REPOSITORY or INTERNAL.
-fn git(
+/// The environment git runs with: [`GIT_ENV`], [`GIT_SAFE_CONFIG`] and every filter driver the
+/// repository's configuration names turned off, as command-scope configuration
+/// (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`: any key, `=` included).
+struct GitSettings(Vec<(String, Option<String>)>);
+
+impl GitSettings {
+    fn with_filters(drivers: &[&str]) -> GitSettings {
+        let mut config: Vec<(String, String)> = GIT_SAFE_CONFIG
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        for driver in drivers {
+            for (key, value) in [
+                ("clean", ""),
+                ("smudge", ""),
+                ("process", ""),
+                ("required", "false"),
+            ] {
+                config.push((format!("filter.{driver}.{key}"), value.to_string()));
+            }
+        }
+        let mut env: Vec<(String, Option<String>)> = GIT_ENV
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.map(String::from)))
+            .collect();
+        env.push(("GIT_CONFIG_COUNT".into(), Some(config.len().to_string())));
+        for (index, (key, value)) in config.into_iter().enumerate() {
+            env.push((format!("GIT_CONFIG_KEY_{index}"), Some(key)));
+            env.push((format!("GIT_CONFIG_VALUE_{index}"), Some(value)));
+        }
+        GitSettings(env)
+    }
+
+    /// Reads the filter drivers the configuration seen from `cwd` names.
+    fn read(rc: &RunContext, cwd: &str) -> Result<GitSettings, ToolError> {
+        let base = GitSettings::with_filters(&[]);
+        let output = run_git(
+            rc,
+            cwd,
+            &base,
+            &[
+                "config",
+                "--null",
+                "--name-only",
+                "--get-regexp",
+                "^filter\\.",
+            ],
+        )?;
+        // 1: no such key; anything else (not a repository, ...) is left to the calls that follow.
+        if output.exit_code != 0 {
+            return Ok(base);
+        }
+        let names = output.stdout.text();
+        let drivers: Vec<&str> = names
+            .split('\0')
+            .filter_map(|key| key.strip_prefix("filter."))
+            .filter_map(|rest| rest.rsplit_once('.').map(|(driver, _)| driver))
+            .collect();
+        Ok(GitSettings::with_filters(&drivers))
+    }
+
+    fn env(&self) -> Vec<(&str, Option<&str>)> {
+        self.0
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_deref()))
+            .collect()
+    }
+}
+
+/// Runs `git <args>` in `cwd` under the program sandbox.
+fn run_git(
     rc: &RunContext,
     cwd: &str,
+    settings: &GitSettings,
     args: &[&str],
-    failure: &str,
 ) -> Result<ExecCommandOutput, ToolError> {
     let request = ExecRequest {
         cwd: cwd.to_string(),
@@ -139,8 +239,24 @@ fn git(
         timeout: GIT_TIMEOUT,
         max_output_units: DEFAULT_MAX_OUTPUT_UNITS,
     };
-    let output = exec_command::execute(rc, &request, &GIT_ENV)
-        .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message))?;
+    exec_command::execute(
+        rc,
+        &request,
+        &settings.env(),
+        exec_command::Sandboxing::ConfinedProgram,
+    )
+    .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message))
+}
+
+/// Runs `git <args>` in `cwd`; a failed run becomes NOT_GIT_REPOSITORY or INTERNAL.
+fn git(
+    rc: &RunContext,
+    cwd: &str,
+    settings: &GitSettings,
+    args: &[&str],
+    failure: &str,
+) -> Result<ExecCommandOutput, ToolError> {
+    let output = run_git(rc, cwd, settings, args)?;
     if output.exit_code == 0 {
         return Ok(output);
     }
@@ -380,7 +496,143 @@ mod tests {
             timeout: GIT_TIMEOUT,
             max_output_units: 1000,
         };
-        let out = exec_command::execute(&rc, &request, &GIT_ENV).unwrap();
+        let settings = GitSettings::with_filters(&[]);
+        let out = exec_command::execute(
+            &rc,
+            &request,
+            &settings.env(),
+            exec_command::Sandboxing::ConfinedProgram,
+        )
+        .unwrap();
         assert_eq!(out.stdout.text(), "C|unset\n");
+    }
+
+    /// A repository configured (by whoever could write it) to run `evil.sh`, which appends to a
+    /// marker file outside the workspace.
+    struct Trap {
+        repo: Repo,
+        marker: std::path::PathBuf,
+    }
+
+    impl Trap {
+        fn ran(&self) -> bool {
+            std::fs::read_to_string(&self.marker).is_ok_and(|m| !m.is_empty())
+        }
+
+        /// `git status` as the tool runs it, with or without its configuration and sandbox.
+        fn status(&self, settings: bool, sandbox: bool) -> ExecCommandOutput {
+            let rc = RunContext {
+                ctx: &self.repo.ctx,
+                confinement: None,
+            };
+            let request = ExecRequest {
+                cwd: self.repo.root.clone(),
+                command: ["git", "status", "--porcelain=v1"]
+                    .map(String::from)
+                    .to_vec(),
+                direct: true,
+                stdin: None,
+                timeout: GIT_TIMEOUT,
+                max_output_units: 10_000,
+            };
+            let env = if settings {
+                GitSettings::read(&rc, &self.repo.root).unwrap()
+            } else {
+                GitSettings(vec![])
+            };
+            let sandboxing = if sandbox {
+                exec_command::Sandboxing::ConfinedProgram
+            } else {
+                exec_command::Sandboxing::Command(crate::exec_sandbox::ExecOptions {
+                    mode: crate::exec_sandbox::Mode::Off,
+                    deny_network: false,
+                })
+            };
+            exec_command::execute(&rc, &request, &env.env(), sandboxing).unwrap()
+        }
+    }
+
+    /// `setup` runs in the repository with `$EVIL` naming the program; the tracked file `a.txt`
+    /// is then touched, so that git must look at it again.
+    fn trap(setup: &str) -> Trap {
+        let repo = repo();
+        let outside = std::path::Path::new(&repo.root)
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let marker = outside.join("marker");
+        let evil = outside.join("evil.sh");
+        std::fs::write(
+            &evil,
+            format!("#!/bin/sh\necho ran >> '{}'\n", marker.display()),
+        )
+        .unwrap();
+        sh(&repo.root, &format!("chmod +x '{}'", evil.display()));
+        sh(
+            &repo.root,
+            "echo a > a.txt && git add a.txt && git commit -q -m one",
+        );
+        sh(&repo.root, &format!("EVIL='{}'; {setup}", evil.display()));
+        // An older modification time than the index records: git has to read the file again.
+        sh(&repo.root, "touch -d '2001-01-01' a.txt");
+        Trap { repo, marker }
+    }
+
+    const VECTORS: [(&str, &str); 6] = [
+        ("fsmonitor", "git config core.fsmonitor \"$EVIL\""),
+        (
+            "clean filter",
+            "echo '*.txt filter=evil' > .gitattributes && git config filter.evil.clean \"$EVIL\" && git config filter.evil.smudge \"$EVIL\"",
+        ),
+        (
+            "process filter",
+            "echo '*.txt filter=long' > .git/info/attributes && git config filter.long.process \"$EVIL\" && git config filter.long.required true",
+        ),
+        (
+            "hooks path",
+            "mkdir hooks && cp \"$EVIL\" hooks/post-index-change && git config core.hooksPath \"$PWD/hooks\"",
+        ),
+        (
+            "include",
+            "printf '[core]\\n\\tfsmonitor = %s\\n' \"$EVIL\" > ../included && git config include.path \"$PWD/../included\"",
+        ),
+        (
+            "includeIf with a filter",
+            "printf '[filter \"x=y\"]\\n\\tclean = %s\\n' \"$EVIL\" > ../included && git config includeIf.gitdir:/.path \"$PWD/../included\" && echo 'a.txt filter=x=y' > .gitattributes",
+        ),
+    ];
+
+    #[test]
+    fn no_program_the_repository_configures_runs() {
+        for (name, setup) in VECTORS {
+            // The trap is real: plain `git status` runs the program.
+            let t = trap(setup);
+            t.status(false, false);
+            assert!(t.ran(), "{name}: the vector does not fire with plain git");
+
+            // The tool: nothing runs, and the status is still right.
+            let t = trap(setup);
+            let out = call(&t.repo.ctx, &[]).unwrap();
+            assert!(!t.ran(), "{name}: git_status_summary ran the program");
+            assert!(
+                out["raw"].as_str().unwrap().starts_with("## main"),
+                "{name}: {out}"
+            );
+
+            // Each layer holds on its own: the configuration without the OS sandbox ...
+            let t = trap(setup);
+            let out = t.status(true, false);
+            assert!(!t.ran(), "{name}: the configuration let the program run");
+            assert_eq!(out.exit_code, 0, "{name}: {}", out.stderr.text());
+            // ... and the OS sandbox without the configuration (where the kernel has one).
+            if crate::exec_sandbox::prepare_confined_program(std::path::Path::new("/bin/sh"))
+                .unwrap()
+                .is_some()
+            {
+                let t = trap(setup);
+                t.status(false, true);
+                assert!(!t.ran(), "{name}: the OS sandbox let the program run");
+            }
+        }
     }
 }
