@@ -70,15 +70,25 @@ export type OpenAiResponsesStream = OpenAIResponsesStream
 
 /**
  * Tool outputs kept whole while their total stays under `budgetChars` (UTF-16 units, default
- * 100 000); older ones are evicted from the conversation but stay readable by `refId`.
+ * 100 000); older ones are evicted from the conversation but stay readable by `refId` while the
+ * cache holds them. It holds at most `maxEntries` outputs (default 256) and `maxBytes` bytes of
+ * text (default 64 MiB): past either it drops the oldest evicted outputs, and reading one of them
+ * rejects with `dropped ref_id: …`. Outputs still whole in the conversation are never dropped.
  */
 export declare class OutputCache {
-  constructor(budgetChars?: number | undefined | null)
+  constructor(budgetChars?: number | undefined | null, options?: OutputCacheOptions | undefined | null)
   /** Stores an output; returns its id and the ids now evicted from the conversation. */
   record(content: string): RecordedOutput
   /** Total size of the outputs still whole in the conversation. */
   get inlineChars(): number
-  /** Whether an output is still whole in the conversation (throws for an unknown id). */
+  /** How many outputs the cache holds now. */
+  get heldCount(): number
+  /** Bytes of output text (UTF-8) the cache holds now. */
+  get heldBytes(): number
+  /**
+   * Whether an output is still whole in the conversation (false for a dropped one; throws for
+   * an id the cache never gave).
+   */
   isInline(refId: string): boolean
   /**
    * Numbered lines of an output, from line `offset` (1-based, default 1), at most `limit`
@@ -195,6 +205,14 @@ export type Outcome =
   | { kind: 'denied'; reason: DenialReason; message: string }
   | { kind: 'failure'; message: string }
   | { kind: 'internal'; message: string }
+
+/** The bounds of an `OutputCache`. */
+export interface OutputCacheOptions {
+  /** Outputs the cache holds at most (default 256). */
+  maxEntries?: number
+  /** Bytes of output text (UTF-8) the cache holds at most (default 64 MiB). */
+  maxBytes?: number
+}
 
 /**
  * Runs the provider mapping `op` (a public function name such as `toAnthropicRequest`) on

@@ -11,6 +11,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { parseArgs } from "../js/cli.cjs";
+import { TopLevelIdScanner } from "../js/mcp_stdio.cjs";
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { tempDir } from "./helpers.mjs";
@@ -415,6 +417,320 @@ describe("MCP server: options", () => {
   });
 });
 
+/**
+ * The bin over raw pipes: `send` writes one line as it is, `next` waits for the next line of
+ * stdout (parsed), `rss` reads the server's resident set from /proc.
+ */
+async function rawServer(args) {
+  const child = spawn(NODE, [BIN, "mcp", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  const lines = [];
+  let partial = "";
+  let stderr = "";
+  // Woken on each line of stdout and on exit.
+  let wake = () => {};
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (data) => {
+    partial += data;
+    for (let nl = partial.indexOf("\n"); nl !== -1; nl = partial.indexOf("\n")) {
+      lines.push(partial.slice(0, nl));
+      partial = partial.slice(nl + 1);
+      wake();
+    }
+  });
+  child.stderr.on("data", (data) => {
+    stderr += data;
+  });
+  // A write into a server that already exited must fail the test through `next`, not crash it.
+  child.stdin.on("error", () => {});
+  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  exited.then(() => wake());
+  let taken = 0;
+  const server = {
+    child,
+    stderr: () => stderr,
+    send: (line) => new Promise((resolve) => child.stdin.write(`${line}\n`, () => resolve())),
+    next: async (what) => {
+      if (lines.length <= taken && child.exitCode === null) {
+        let timer;
+        await new Promise((resolve, reject) => {
+          wake = resolve;
+          timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 60_000);
+        }).finally(() => clearTimeout(timer));
+      }
+      assert.ok(lines.length > taken, `${what}: the server exited with ${child.exitCode} and no answer; stderr: ${stderr}`);
+      const line = lines[taken++];
+      return JSON.parse(line);
+    },
+    /** Sends a message (an object, as JSON) or a raw line and returns the next response. */
+    ask: async (message, what = String(message).slice(0, 80)) => {
+      await server.send(typeof message === "string" ? message : JSON.stringify(message));
+      return server.next(what);
+    },
+    rss: () => Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) * 1024,
+    close: async () => {
+      child.stdin.end();
+      return exited;
+    },
+  };
+  const init = await server.ask({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+  });
+  assert.equal(init.result.serverInfo.name, "agent-tools-native");
+  await server.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  return server;
+}
+
+/** The error of a JSON-RPC error response: `[id, code, message]`. */
+function rpcError(response) {
+  assert.ok(response.error, `expected an error response: ${JSON.stringify(response)}`);
+  assert.equal(response.jsonrpc, "2.0");
+  assert.ok(!("result" in response));
+  return [response.id, response.error.code, response.error.message];
+}
+
+describe("MCP server: malformed and oversized messages (raw JSON-RPC lines)", () => {
+  let fx;
+  before(() => {
+    fx = fixture();
+  });
+  after(() => fx?.cleanup());
+
+  test("a message over the limit (10 MiB by default) gets an Invalid Request error with its id; the server keeps serving", { timeout: 120_000 }, async () => {
+    const server = await rawServer(["--root", fx.root]);
+    try {
+      // As the SDK's client writes a request: params first, the id last.
+      const content = "x".repeat(11 * 1024 * 1024);
+      const big = `{"method":"tools/call","params":{"name":"write_file","arguments":{"path":"big.txt","content":"${content}"}},"jsonrpc":"2.0","id":7}`;
+      const [id, code, message] = rpcError(await server.ask(big, "the oversized write_file"));
+      assert.deepEqual([id, code], [7, -32600]);
+      assert.match(message, new RegExp(`has ${big.length} bytes, over this server's limit of ${10 * 1024 * 1024}`));
+      assert.ok(!fs.existsSync(path.join(fx.root, "big.txt")), "the refused call did not run");
+      assert.deepEqual(await server.ask({ jsonrpc: "2.0", id: 8, method: "ping" }), { jsonrpc: "2.0", id: 8, result: {} });
+      // A message just under the limit is read.
+      const under = "y".repeat(10 * 1024 * 1024 - 200);
+      const ok = await server.ask({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "write_file", arguments: { path: "under.txt", content: under } } });
+      assert.ok(!ok.result.isError, JSON.stringify(ok).slice(0, 300));
+      assert.equal(fs.statSync(path.join(fx.root, "under.txt")).size, under.length);
+      assert.match(server.stderr(), /refused a message of \d+ bytes/);
+    } finally {
+      assert.equal(await server.close(), 0);
+      fs.rmSync(path.join(fx.root, "under.txt"), { force: true });
+    }
+  });
+
+  test("--max-message-bytes: the id is read wherever it stands; what was over the limit is never held whole", { timeout: 120_000 }, async () => {
+    const limit = 64 * 1024;
+    const server = await rawServer(["--root", fx.root, "--max-message-bytes", "64k"]);
+    try {
+      const filler = `\\"id\\":1,{}[]\\"${"z".repeat(limit)}`;
+      const cases = [
+        // The id first, last, after a nested "id" and strings that look like members.
+        [`{"jsonrpc":"2.0","id":"first","method":"ping","params":{"x":"${filler}"}}`, "first"],
+        [`{"jsonrpc":"2.0","method":"ping","params":{"id":3,"x":"${filler}","y":[{"id":4}]},"id":-12}`, -12],
+        // No top-level id: only a nested one; an id that is not a string or number; a batch.
+        [`{"jsonrpc":"2.0","method":"ping","params":{"id":3,"x":"${filler}"}}`, null],
+        [`{"jsonrpc":"2.0","id":{"n":1},"method":"ping","params":{"x":"${filler}"}}`, null],
+        [`[{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"${filler}"}}]`, null],
+      ];
+      for (const [line, id] of cases) {
+        const [gotId, code, message] = rpcError(await server.ask(line));
+        assert.deepEqual([gotId, code], [id, -32600], line.slice(0, 60));
+        assert.match(message, /over this server's limit of 65536 \(--max-message-bytes\)/);
+      }
+      // 256 MiB in one line, written in 1 MiB pieces: the server's resident set stays far below it.
+      const before = server.rss();
+      let peak = before;
+      const write = (text) => new Promise((resolve) => server.child.stdin.write(text, () => resolve()));
+      await write('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_file","arguments":{"path":"huge.txt","content":"');
+      const piece = "w".repeat(1024 * 1024);
+      for (let i = 0; i < 256; i++) {
+        await write(piece);
+        if (i % 16 === 0) peak = Math.max(peak, server.rss());
+      }
+      const [id, code] = rpcError(await server.ask(`"}},"id":"huge"}`));
+      peak = Math.max(peak, server.rss());
+      assert.deepEqual([id, code], ["huge", -32600]);
+      const grewMiB = (peak - before) / 2 ** 20;
+      // Held whole, the line alone would be 256 MiB; garbage not yet collected stays far under.
+      assert.ok(grewMiB < 96, `RSS grew ${grewMiB.toFixed(0)} MiB while reading a 256 MiB line`);
+      assert.deepEqual(await server.ask({ jsonrpc: "2.0", id: "after", method: "ping" }), { jsonrpc: "2.0", id: "after", result: {} });
+      assert.ok(!fs.existsSync(path.join(fx.root, "huge.txt")));
+    } finally {
+      assert.equal(await server.close(), 0);
+    }
+  });
+
+  test("the id scanner of an oversized line, fed in any two pieces, finds the top-level id only", () => {
+    const cases = [
+      ['{"jsonrpc":"2.0","id":42,"method":"x"}', 42],
+      ['{"method":"x","params":{"id":1,"s":"\\"id\\":2,}"},"id":"a\\"b"}', 'a"b'],
+      [' { "id" : -3.5e2 , "x": [ {"id": 9} ] } ', -350],
+      ['{"x":"}","id":"日本"}', "日本"],
+      ['{"id":"\\u00e9t\\u00e9"}', "été"],
+      ['{"id":1,"id":2}', 2],
+      ['{"params":{"id":1}}', null],
+      ['{"method":"id","idx":1,"xid":2}', null],
+      ['{"id":[1]}', null],
+      ['{"id":null}', null],
+      ['[{"id":1}]', null],
+      ['"id"', null],
+    ];
+    for (const [text, id] of cases) {
+      // What JSON.parse reads as the top-level id, when it is a string or number.
+      const parsed = JSON.parse(text);
+      assert.deepEqual(typeof parsed?.id === "string" || typeof parsed?.id === "number" ? parsed.id : null, id, text);
+      const bytes = Buffer.from(text);
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const scanner = new TopLevelIdScanner();
+        scanner.feed(bytes.subarray(0, cut));
+        scanner.feed(bytes.subarray(cut));
+        assert.deepEqual(scanner.id(), id, `${text} cut at ${cut}`);
+      }
+    }
+  });
+
+  test("batches, missing jsonrpc, bad JSON, bad ids and params: answered as JSON-RPC 2.0 says", { timeout: 120_000 }, async () => {
+    const server = await rawServer(["--root", fx.root]);
+    try {
+      const cases = [
+        // [line, id, code, message pattern]
+        ['[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]', null, -32600, /batches are not supported/],
+        ["[]", null, -32600, /batches are not supported/],
+        ['{"id":3,"method":"ping"}', 3, -32600, /jsonrpc must be "2\.0"/],
+        ['{"jsonrpc":"1.0","id":"v1","method":"ping"}', "v1", -32600, /jsonrpc must be "2\.0"/],
+        ['{"method":"notifications/initialized"}', null, -32600, /jsonrpc must be "2\.0"/],
+        ["{bad", null, -32700, /^Parse error/],
+        ['"just a string"', null, -32600, /must be a JSON object/],
+        ["42", null, -32600, /must be a JSON object/],
+        ['{"jsonrpc":"2.0","id":4}', 4, -32600, /needs a string method/],
+        ['{"jsonrpc":"2.0","id":5,"method":7}', 5, -32600, /method must be a string/],
+        ['{"jsonrpc":"2.0","id":null,"method":"ping"}', null, -32600, /id must be a string or an integer/],
+        ['{"jsonrpc":"2.0","id":true,"method":"ping"}', null, -32600, /id must be a string or an integer/],
+        ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 1.5, -32600, /^Invalid Request: id:/],
+        ['{"jsonrpc":"2.0","id":6,"method":"ping","params":null}', 6, -32602, /params must be an object when present, got null/],
+        ['{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}', 7, -32602, /got an array/],
+        ['{"jsonrpc":"2.0","id":8,"method":"tools/call","params":"read_file"}', 8, -32602, /got string/],
+        ['{"jsonrpc":"2.0","id":9,"method":"ping","params":{"_meta":{"progressToken":true}}}', 9, -32600, /progressToken/],
+        ['{"jsonrpc":"2.0","id":10,"method":"ping","extra":1}', 10, -32600, /extra/],
+        ['{"jsonrpc":"2.0","id":11,"method":"no/such/method"}', 11, -32601, /Method not found/],
+      ];
+      for (const [line, id, code, message] of cases) {
+        const [gotId, gotCode, gotMessage] = rpcError(await server.ask(line));
+        assert.deepEqual([gotId, gotCode], [id, code], line);
+        assert.match(gotMessage, message, line);
+      }
+      // Blank lines are skipped; a notification that is invalid is not answered (logged instead).
+      await server.send("");
+      await server.send("   \r");
+      await server.send('{"jsonrpc":"2.0","method":"notifications/initialized","params":null}');
+      await server.send('{"jsonrpc":"2.0","id":12,"result":"not an object"}');
+      assert.deepEqual(await server.ask('{"jsonrpc":"2.0","id":13,"method":"ping"}\r'), { jsonrpc: "2.0", id: 13, result: {} });
+      assert.match(server.stderr(), /dropped an invalid notifications\/initialized notification/);
+      assert.match(server.stderr(), /dropped an invalid response/);
+    } finally {
+      assert.equal(await server.close(), 0);
+    }
+  });
+
+  test("tools/call: bad arguments and a missing name are isError results with a code, never protocol errors", { timeout: 120_000 }, async () => {
+    const server = await rawServer(["--root", fx.root, "--deny", "exec_command"]);
+    try {
+      const call = async (params) => {
+        const response = await server.ask({ jsonrpc: "2.0", id: "c", method: "tools/call", ...(params === undefined ? {} : { params }) });
+        assert.equal(response.id, "c");
+        assert.ok(response.result, `a result, not a protocol error: ${JSON.stringify(response)}`);
+        return response.result;
+      };
+      for (const args of ["x", null, [1], 5]) {
+        const error = errorOf(await call({ name: "tree", arguments: args }));
+        assert.equal(error.code, "INVALID_TOOL_ARGUMENTS_TYPE", JSON.stringify(args));
+        assert.match(error.message, /args must be an object/);
+      }
+      for (const params of [undefined, {}, { arguments: {} }, { name: 5, arguments: {} }, { name: null }]) {
+        const error = errorOf(await call(params));
+        assert.equal(error.code, "INVALID_ARGUMENT", JSON.stringify(params));
+        assert.match(error.message, /tools\/call needs params\.name, the name of the tool to call \(a string\)/);
+      }
+      // The policy comes first, as in the library.
+      assert.equal(errorOf(await call({ name: "exec_command", arguments: "x" })).denied, "policy");
+      assert.equal(errorOf(await call({ name: "no_such_tool", arguments: "x" })).code, "TOOL_NOT_FOUND");
+      // Without arguments a tool gets {} (read_file then misses its path); a good call still works.
+      const noArgs = errorOf(await call({ name: "read_file" }));
+      assert.deepEqual([noArgs.code, noArgs.message], ["INVALID_ARGUMENT", "path must be a non-empty string"]);
+      assert.equal((await call({ name: "read_file", arguments: { path: "a.txt" } })).structuredContent.content, "hello\nworld\n");
+    } finally {
+      assert.equal(await server.close(), 0);
+    }
+  });
+});
+
+describe("MCP server: the bounded tool-output cache", () => {
+  let fx;
+  before(() => {
+    fx = fixture();
+    // 500 lines of 800 characters: a 400 KB read_file output.
+    fs.writeFileSync(path.join(fx.root, "wide.txt"), Array.from({ length: 500 }, (_, i) => `${String(i).padStart(4, "0")} ${"w".repeat(795)}\n`).join(""));
+  });
+  after(() => fx?.cleanup());
+
+  const readWide = { name: "read_file", arguments: { path: "wide.txt", max_lines: 500 } };
+
+  test("past --output-cache-entries the oldest outputs are dropped: asking for one says so", { timeout: 120_000 }, async () => {
+    const mcp = await connect(["--root", fx.root, "--output-cache-entries", "3"]);
+    try {
+      const refs = [];
+      for (let i = 0; i < 5; i++) refs.push((await mcp.client.callTool(readWide)).structuredContent.output_ref);
+      assert.deepEqual(refs, ["out-1", "out-2", "out-3", "out-4", "out-5"]);
+      for (const tool of CACHE_TOOLS) {
+        const args = tool === "tool_output_cache" ? { ref_id: "out-2" } : { ref_id: "out-2", pattern: "0001" };
+        const dropped = errorOf(await mcp.client.callTool({ name: tool, arguments: args }));
+        assert.equal(dropped.code, "OUTPUT_DROPPED", tool);
+        assert.match(dropped.message, /^dropped ref_id: out-2: the output was dropped from the bounded output cache \(it keeps at most 3 outputs and 67108864 bytes/);
+        const unknown = errorOf(await mcp.client.callTool({ name: tool, arguments: { ...args, ref_id: "out-6" } }));
+        assert.deepEqual([unknown.code, unknown.message], ["UNKNOWN_REF_ID", "unknown ref_id: out-6"]);
+      }
+      const kept = await mcp.client.callTool({ name: "tool_output_cache", arguments: { ref_id: "out-3", offset: 500, limit: 1 } });
+      assert.ok(!kept.isError);
+      assert.match(kept.content[0].text, /^\s+500\t/);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  test("soak: 600 outputs of 400 KB through the server; its RSS stays bounded", { timeout: 300_000 }, async () => {
+    const server = await rawServer(["--root", fx.root, "--output-cache-bytes", "16m"]);
+    try {
+      let n = 0;
+      const call = async () => {
+        const response = await server.ask({ jsonrpc: "2.0", id: ++n, method: "tools/call", params: readWide });
+        assert.equal(response.result.structuredContent.output_ref, `out-${n}`);
+      };
+      // The baseline: warmed up, with the cache already at its 16 MiB (40 outputs).
+      for (let i = 0; i < 60; i++) await call();
+      const baseline = server.rss();
+      let peak = baseline;
+      for (let i = 0; i < 540; i++) {
+        await call();
+        if (i % 20 === 0) peak = Math.max(peak, server.rss());
+      }
+      peak = Math.max(peak, server.rss());
+      const grewMiB = (peak - baseline) / 2 ** 20;
+      // Kept whole, the 540 further outputs would hold 216 MB; what is measured is the collector's slack.
+      assert.ok(grewMiB < 100, `RSS grew ${grewMiB.toFixed(0)} MiB from ${(baseline / 2 ** 20).toFixed(0)} MiB over 540 outputs of 400 KB`);
+      process.stderr.write(`soak: RSS ${(baseline / 2 ** 20).toFixed(0)} MiB after 60 outputs, peak ${(peak / 2 ** 20).toFixed(0)} MiB after 600\n`);
+      const first = await server.ask({ jsonrpc: "2.0", id: "first", method: "tools/call", params: { name: "tool_output_cache", arguments: { ref_id: "out-1" } } });
+      assert.equal(errorOf(first.result).code, "OUTPUT_DROPPED");
+      const last = await server.ask({ jsonrpc: "2.0", id: "last", method: "tools/call", params: { name: "tool_output_cache", arguments: { ref_id: "out-600", offset: 3, limit: 1 } } });
+      assert.match(last.result.content[0].text, /^\s+3\t/);
+    } finally {
+      assert.equal(await server.close(), 0);
+    }
+  });
+});
+
 // `npx @modelcontextprotocol/inspector --cli …` (v1) runs the inspector's cli/build/cli.js, the
 // file the package @modelcontextprotocol/inspector-cli publishes as build/cli.js: that package
 // alone is the devDependency (the whole inspector brings its web UI, and v2 needs Node ≥ 22).
@@ -467,7 +783,19 @@ describe("CLI", () => {
     assert.equal(version.stdout.trim(), JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")).version);
     const help = cli("--help");
     assert.equal(help.status, 0);
-    for (const option of ["mcp", "tools", "call", "--root", "--write-scope", "--allow", "--deny", "--tools"]) assert.match(help.stdout, new RegExp(option));
+    for (const option of ["mcp", "tools", "call", "--root", "--write-scope", "--allow", "--deny", "--tools", "--max-message-bytes", "--output-cache-entries", "--output-cache-bytes"]) {
+      assert.match(help.stdout, new RegExp(option));
+    }
+  });
+
+  test("size options take bytes or a k, m or g suffix", () => {
+    const sizes = (...args) => {
+      const o = parseArgs(["mcp", ...args]);
+      return [o.maxMessageBytes, o.outputCacheEntries, o.outputCacheBytes];
+    };
+    assert.deepEqual(sizes(), [10 * 2 ** 20, 256, 64 * 2 ** 20]);
+    assert.deepEqual(sizes("--max-message-bytes", "64k", "--output-cache-entries", "3", "--output-cache-bytes=2G"), [65536, 3, 2 * 2 ** 30]);
+    assert.deepEqual(sizes("--max-message-bytes", "1048577", "--output-cache-bytes", "16m"), [1048577, 256, 16 * 2 ** 20]);
   });
 
   test("tools: the allowed tools, one a line", () => {
@@ -491,7 +819,7 @@ describe("CLI", () => {
     assert.equal(readOnly.status, 1);
     assert.equal(JSON.parse(readOnly.stdout).error.denied, "scope");
     assert.ok(!fs.existsSync(path.join(fx.root, "n.txt")));
-    for (const bad of [["call"], ["call", "read_file", "{not json"], ["call", "no_such_tool"], ["frobnicate"], ["tools", "--write-scope", "everything"], ["tools", "--exec-sandbox", "on"], ["tools", "--network", "none"], ["call", "tree", "--root", "a.txt"], ["mcp", "--root", "no-such-dir"], []]) {
+    for (const bad of [["call"], ["call", "read_file", "{not json"], ["call", "no_such_tool"], ["frobnicate"], ["tools", "--write-scope", "everything"], ["tools", "--exec-sandbox", "on"], ["tools", "--network", "none"], ["call", "tree", "--root", "a.txt"], ["mcp", "--root", "no-such-dir"], ["mcp", "--max-message-bytes", "1000"], ["mcp", "--max-message-bytes", "10x"], ["mcp", "--output-cache-entries", "0"], ["mcp", "--output-cache-bytes", "-1"], []]) {
       const run = cli(...bad);
       assert.equal(run.status, 2, `${bad.join(" ")}: ${run.stderr}`);
       assert.equal(run.stdout, "");

@@ -40,6 +40,53 @@ describe("OutputCache", () => {
     await assert.rejects(cache.grep(refId, { pattern: "(", regex: true }), /invalid pattern/);
   });
 
+  test("bounded by maxEntries and maxBytes: the oldest evicted outputs are dropped, and say so", async () => {
+    const cache = new OutputCache(0, { maxEntries: 3 });
+    for (let i = 1; i <= 5; i++) assert.equal(cache.record(`text ${i}`).refId, `out-${i}`);
+    assert.deepEqual([cache.heldCount, cache.heldBytes], [3, 18]);
+    assert.equal(await cache.read("out-3"), "     1\ttext 3\n");
+    const dropped = /dropped ref_id: out-2: the output was dropped from the bounded output cache \(it keeps at most 3 outputs and 67108864 bytes, dropping the oldest\); run the tool again for a fresh copy$/;
+    await assert.rejects(cache.read("out-2"), dropped);
+    await assert.rejects(cache.grep("out-2", { pattern: "text" }), dropped);
+    await assert.rejects(cache.read("out-6"), /unknown ref_id: out-6$/);
+    assert.equal(cache.isInline("out-1"), false, "a dropped output is not in the conversation");
+    assert.throws(() => cache.isInline("out-6"), /unknown ref_id: out-6/);
+
+    const bytes = new OutputCache(0, { maxBytes: 10 });
+    bytes.record("aaaa");
+    bytes.record("bbbb");
+    bytes.record("ccc€");
+    assert.deepEqual([bytes.heldCount, bytes.heldBytes], [2, 10], "UTF-8 bytes are counted");
+    await assert.rejects(bytes.read("out-1"), /dropped ref_id: out-1/);
+
+    for (const bad of [{ maxEntries: -1 }, { maxEntries: 1.5 }, { maxBytes: Number.NaN }, { maxBytes: 2 ** 53 }]) {
+      assert.throws(() => new OutputCache(10, bad), /(maxEntries|maxBytes) must be an integer >= 0/, JSON.stringify(bad));
+    }
+  });
+
+  test("outputs still whole in the conversation are never dropped", () => {
+    // Budget 100: five outputs of 10 stay inline although the cache is bounded to 2.
+    const cache = new OutputCache(100, { maxEntries: 2 });
+    for (let i = 0; i < 5; i++) cache.record("x".repeat(10));
+    assert.equal(cache.heldCount, 5);
+    assert.equal(cache.isInline("out-1"), true);
+    // One of 85 evicts the four oldest; the bound then drops them.
+    cache.record("y".repeat(85));
+    assert.equal(cache.isInline("out-5"), true);
+    assert.deepEqual([cache.heldCount, cache.heldBytes], [2, 95]);
+  });
+
+  test("the defaults: at most 256 outputs and 64 MiB of them", { timeout: 60_000 }, () => {
+    const cache = new OutputCache();
+    const text = "z".repeat(4_000_000);
+    for (let i = 0; i < 20; i++) cache.record(text);
+    assert.equal(cache.heldCount, Math.floor((64 * 2 ** 20) / 4_000_000));
+    assert.ok(cache.heldBytes <= 64 * 2 ** 20);
+    const small = new OutputCache(0);
+    for (let i = 0; i < 300; i++) small.record("s");
+    assert.equal(small.heldCount, 256);
+  });
+
   test("large outputs are searched without a round trip of the whole text", async () => {
     const cache = new OutputCache(1000);
     const { refId } = cache.record(lines(200_000, (i) => (i === 123_456 ? "needle here" : `hay ${i}`)));
@@ -68,6 +115,21 @@ describe("standard tools", () => {
     assert.equal((await rejection(toolkit.invoke("tool_output_cache", { ref_id: 1 }))).code, "INVALID_ARGUMENT");
   });
 
+  test("a dropped or unknown ref_id is an error with a code", async () => {
+    const cache = new OutputCache(0, { maxEntries: 1 });
+    cache.record(lines(3));
+    cache.record(lines(3));
+    const [read, grep] = outputCacheTools(cache);
+    assert.match((await read.executeRaw('{"ref_id":"out-1"}')).text, /^Error executing tool: dropped ref_id: out-1: the output was dropped from the bounded output cache/);
+    const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } }), { tools: [read, grep] });
+    assert.equal((await rejection(toolkit.invoke("tool_output_cache", { ref_id: "out-1" }))).code, "OUTPUT_DROPPED");
+    assert.equal((await rejection(toolkit.invoke("tool_output_cache_grep", { ref_id: "out-1", pattern: "x" }))).code, "OUTPUT_DROPPED");
+    assert.equal((await rejection(toolkit.invoke("tool_output_cache", { ref_id: "out-3" }))).code, "UNKNOWN_REF_ID");
+    assert.equal((await rejection(toolkit.invoke("tool_output_cache_grep", { ref_id: "out-2", pattern: "(", regex: true }))).code, "INVALID_REGEX");
+    assert.equal((await rejection(toolkit.invoke("tool_output_cache", { ref_id: "out-2", limit: 5000 }))).code, "INVALID_ARGUMENT");
+    assert.match((await toolkit.invoke("tool_output_cache", { ref_id: "out-2" })).content.text, /^\s+1\tline 1\n/);
+  });
+
   test("done", async () => {
     assert.deepEqual(await doneTool.executeRaw('{"message":"all set"}'), { type: "text", text: "all set" });
     assert.deepEqual(await doneTool.executeRaw("{}"), { type: "text", text: "done" });
@@ -91,5 +153,16 @@ describe("applyOutputCache", () => {
     assert.equal(messages[2].content, "y".repeat(20));
     const again = applyOutputCache(cache, messages);
     assert.deepEqual(again, messages, "idempotent");
+  });
+
+  test("more tool messages than the cache holds: the dropped ones become placeholders, nothing throws", async () => {
+    const cache = new OutputCache(25, { maxEntries: 2 });
+    const messages = Array.from({ length: 6 }, (_, i) => ({ role: "tool", tool_call_id: String(i), content: `${i}`.repeat(10) }));
+    const out = applyOutputCache(cache, messages);
+    assert.deepEqual(out.map((m) => m.output_ref), ["out-1", "out-2", "out-3", "out-4", "out-5", "out-6"]);
+    assert.deepEqual(out.map((m) => m.evicted === true), [true, true, true, true, false, false]);
+    assert.match(out[0].content, /ref_id "out-1"/);
+    await assert.rejects(cache.read("out-1"), /dropped ref_id: out-1/);
+    assert.equal(await cache.read("out-6"), "     1\t5555555555\n");
   });
 });

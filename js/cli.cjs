@@ -2,13 +2,14 @@
 "use strict";
 // Generated from ts/cli.cts by `npm run build:ts`: edit that file, not this one.
 // The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
-// clients over stdio (the official SDK's server), `tools` lists the allowed tools and `call` runs
-// one. Every call goes through `createAgentToolkit`'s invoke: the same policy, write scope and
-// descriptor-checked sandbox as the library (README, "Use it from an MCP client").
+// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts),
+// `tools` lists the allowed tools and `call` runs one. Every call goes through
+// `createAgentToolkit`'s invoke: the same policy, write scope and descriptor-checked sandbox as
+// the library (README, "Use it from an MCP client").
 var __importDefault = (this && this.__importDefault) || function (mod) {
     return (mod && mod.__esModule) ? mod : { "default": mod };
 };
-exports.DEFAULT_MAX_OUTPUT_CHARS = void 0;
+exports.DEFAULT_OUTPUT_CACHE_BYTES = exports.DEFAULT_OUTPUT_CACHE_ENTRIES = exports.DEFAULT_MAX_OUTPUT_CHARS = void 0;
 exports.parseArgs = parseArgs;
 exports.failureOf = failureOf;
 exports.mcpTools = mcpTools;
@@ -18,11 +19,15 @@ const node_path_1 = __importDefault(require("node:path"));
 const node_url_1 = require("node:url");
 const index_cjs_1 = require("./index.cjs");
 const internal_cjs_1 = require("./internal.cjs");
+const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
 const native_cjs_1 = require("./native.cjs");
 const user_tools_cjs_1 = require("./user_tools.cjs");
 const VERSION = require("../package.json").version;
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
 exports.DEFAULT_MAX_OUTPUT_CHARS = 40_000;
+/** Bounds of the MCP server's tool-output cache (OutputCache's defaults). */
+exports.DEFAULT_OUTPUT_CACHE_ENTRIES = 256;
+exports.DEFAULT_OUTPUT_CACHE_BYTES = 64 * 1024 * 1024;
 /** Lines of a cached output the client gets at once (and the default page of `tool_output_cache`). */
 const PAGE_LINES = 200;
 /** How often a call with a progressToken gets a progress notification. */
@@ -51,13 +56,39 @@ Options:
   --network MODE        allow | deny (default allow): with --exec-sandbox, deny commands IP sockets
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${exports.DEFAULT_MAX_OUTPUT_CHARS})
+  --output-cache-entries N, --output-cache-bytes SIZE
+                        mcp: the tool-output cache holds at most N outputs and SIZE bytes of
+                        their text (default ${exports.DEFAULT_OUTPUT_CACHE_ENTRIES}, 64m); past either the oldest are dropped
+  --max-message-bytes SIZE
+                        mcp: the largest JSON-RPC message (one line) read from the client
+                        (default 10m); a longer one is answered with an Invalid Request error
   -h, --help            this help
+
+SIZE is a number of bytes, or one with a k, m or g suffix (KiB, MiB, GiB).
 `;
 class UsageError extends Error {
 }
+/** A size option's value: a whole number of bytes, or with a k, m or g suffix (KiB, MiB, GiB). */
+function parseSize(flag, value, min) {
+    const match = /^(\d+)([kmg]?)$/i.exec(value.trim());
+    const unit = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match?.[2] ?? "").toLowerCase()];
+    const n = match ? Number(match[1]) * unit : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min)
+        throw new UsageError(`${flag} must be a whole number of bytes >= ${min} (a k, m or g suffix allowed)`);
+    return n;
+}
 /** The command line as options; a UsageError for anything it does not understand. */
 function parseArgs(argv) {
-    const options = { command: "help", positional: [], writeScope: "workspace-write", deny: [], maxOutputChars: exports.DEFAULT_MAX_OUTPUT_CHARS };
+    const options = {
+        command: "help",
+        positional: [],
+        writeScope: "workspace-write",
+        deny: [],
+        maxOutputChars: exports.DEFAULT_MAX_OUTPUT_CHARS,
+        maxMessageBytes: mcp_stdio_cjs_1.DEFAULT_MAX_MESSAGE_BYTES,
+        outputCacheEntries: exports.DEFAULT_OUTPUT_CACHE_ENTRIES,
+        outputCacheBytes: exports.DEFAULT_OUTPUT_CACHE_BYTES,
+    };
     const list = (value) => value
         .split(",")
         .map((s) => s.trim())
@@ -122,6 +153,19 @@ function parseArgs(argv) {
                 options.maxOutputChars = n;
                 break;
             }
+            case "--max-message-bytes":
+                options.maxMessageBytes = parseSize(flag, value(), 1024);
+                break;
+            case "--output-cache-entries": {
+                const n = Number(value());
+                if (!Number.isSafeInteger(n) || n < 1)
+                    throw new UsageError("--output-cache-entries must be a positive integer");
+                options.outputCacheEntries = n;
+                break;
+            }
+            case "--output-cache-bytes":
+                options.outputCacheBytes = parseSize(flag, value(), 1);
+                break;
             default:
                 if (arg.startsWith("-") && arg !== "-")
                     throw new UsageError(`unknown option ${arg}`);
@@ -280,7 +324,6 @@ function mcpTools(served) {
 function loadSdk() {
     return {
         server: require("@modelcontextprotocol/sdk/server/index.js"),
-        stdio: require("@modelcontextprotocol/sdk/server/stdio.js"),
         types: require("@modelcontextprotocol/sdk/types.js"),
     };
 }
@@ -347,7 +390,7 @@ async function serveMcp(options, extraTools) {
     // Only protocol on stdout: console output of user tools goes to stderr.
     console.log = console.info = console.debug = console.error;
     const sdk = loadSdk();
-    const cache = new index_cjs_1.OutputCache();
+    const cache = new index_cjs_1.OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
     const cacheTools = (0, index_cjs_1.outputCacheTools)(cache);
     // The tool list does not depend on the root; the toolkit used for calls does.
     const listing = makeToolkit(options.root ?? process.cwd(), options, extraTools, cacheTools);
@@ -384,15 +427,26 @@ async function serveMcp(options, extraTools) {
     }
     const running = new Set();
     server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({ tools: mcpTools(listing) }));
-    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request, extra) => {
-        const { name, arguments: args = {} } = request.params;
+    // tools/call is answered here, not through setRequestHandler: the SDK validates a call's params
+    // against its schema first and answers a bad `arguments` with a protocol error, where this server
+    // promises an isError result. The transport has already checked that params, if present, is an
+    // object (else -32602) and that `_meta` is well formed.
+    const callTool = async (params, extra) => {
+        const name = params.name;
+        if (typeof name !== "string") {
+            const got = name === undefined ? "none" : name === null ? "null" : typeof name;
+            return errorResult({ code: "INVALID_ARGUMENT", message: `tools/call needs params.name, the name of the tool to call (a string); got ${got}` });
+        }
+        // A present `arguments` goes to invoke as it is: a non-object fails there, after the policy,
+        // with the library's INVALID_TOOL_ARGUMENTS_TYPE.
+        const args = "arguments" in params ? params.arguments : {};
         const controller = new AbortController();
         const abort = () => controller.abort(extra.signal.reason);
         if (extra.signal.aborted)
             abort();
         extra.signal.addEventListener("abort", abort, { once: true });
         running.add(controller);
-        const token = request.params._meta?.progressToken;
+        const token = params._meta?.progressToken;
         const started = Date.now();
         let ticks = 0;
         const progress = token === undefined
@@ -420,8 +474,13 @@ async function serveMcp(options, extraTools) {
             extra.signal.removeEventListener("abort", abort);
             running.delete(controller);
         }
-    });
-    const transport = new sdk.stdio.StdioServerTransport();
+    };
+    server.fallbackRequestHandler = async (request, extra) => {
+        if (request.method === "tools/call")
+            return callTool(request.params ?? {}, extra);
+        throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
+    };
+    const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes });
     let closing = false;
     const shutdown = () => {
         if (closing)

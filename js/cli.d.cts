@@ -7,6 +7,9 @@ import { type ExecOptions, type FileAccessMode } from "./index.cjs";
 import { type AnyTool } from "./user_tools.cjs";
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
 export declare const DEFAULT_MAX_OUTPUT_CHARS = 40000;
+/** Bounds of the MCP server's tool-output cache (OutputCache's defaults). */
+export declare const DEFAULT_OUTPUT_CACHE_ENTRIES = 256;
+export declare const DEFAULT_OUTPUT_CACHE_BYTES: number;
 type Options = {
     command: "mcp" | "tools" | "call" | "help" | "version";
     positional: string[];
@@ -16,6 +19,9 @@ type Options = {
     deny: string[];
     toolsModule?: string;
     maxOutputChars: number;
+    maxMessageBytes: number;
+    outputCacheEntries: number;
+    outputCacheBytes: number;
     exec?: ExecOptions;
 };
 /** The command line as options; a UsageError for anything it does not understand. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
-// clients over stdio (the official SDK's server), `tools` lists the allowed tools and `call` runs
-// one. Every call goes through `createAgentToolkit`'s invoke: the same policy, write scope and
-// descriptor-checked sandbox as the library (README, "Use it from an MCP client").
+// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts),
+// `tools` lists the allowed tools and `call` runs one. Every call goes through
+// `createAgentToolkit`'s invoke: the same policy, write scope and descriptor-checked sandbox as
+// the library (README, "Use it from an MCP client").
 
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
@@ -13,12 +14,12 @@ import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js" with { "resolution-mode": "import" };
 import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
 import { hooks } from "./internal.cjs";
+import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { builtInCatalog } from "./native.cjs";
 import { type AnyTool, isTool, type ToolResult, toolInternals, toToolResult } from "./user_tools.cjs";
 
 type Sdk = {
   server: typeof import("@modelcontextprotocol/sdk/server/index.js", { with: { "resolution-mode": "import" } });
-  stdio: typeof import("@modelcontextprotocol/sdk/server/stdio.js", { with: { "resolution-mode": "import" } });
   types: typeof import("@modelcontextprotocol/sdk/types.js", { with: { "resolution-mode": "import" } });
 };
 
@@ -26,6 +27,9 @@ const VERSION = (require("../package.json") as { version: string }).version;
 
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 40_000;
+/** Bounds of the MCP server's tool-output cache (OutputCache's defaults). */
+export const DEFAULT_OUTPUT_CACHE_ENTRIES = 256;
+export const DEFAULT_OUTPUT_CACHE_BYTES = 64 * 1024 * 1024;
 /** Lines of a cached output the client gets at once (and the default page of `tool_output_cache`). */
 const PAGE_LINES = 200;
 /** How often a call with a progressToken gets a progress notification. */
@@ -57,7 +61,15 @@ Options:
   --network MODE        allow | deny (default allow): with --exec-sandbox, deny commands IP sockets
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${DEFAULT_MAX_OUTPUT_CHARS})
+  --output-cache-entries N, --output-cache-bytes SIZE
+                        mcp: the tool-output cache holds at most N outputs and SIZE bytes of
+                        their text (default ${DEFAULT_OUTPUT_CACHE_ENTRIES}, 64m); past either the oldest are dropped
+  --max-message-bytes SIZE
+                        mcp: the largest JSON-RPC message (one line) read from the client
+                        (default 10m); a longer one is answered with an Invalid Request error
   -h, --help            this help
+
+SIZE is a number of bytes, or one with a k, m or g suffix (KiB, MiB, GiB).
 `;
 
 class UsageError extends Error {}
@@ -71,12 +83,33 @@ type Options = {
   deny: string[];
   toolsModule?: string;
   maxOutputChars: number;
+  maxMessageBytes: number;
+  outputCacheEntries: number;
+  outputCacheBytes: number;
   exec?: ExecOptions;
 };
 
+/** A size option's value: a whole number of bytes, or with a k, m or g suffix (KiB, MiB, GiB). */
+function parseSize(flag: string, value: string, min: number): number {
+  const match = /^(\d+)([kmg]?)$/i.exec(value.trim());
+  const unit = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match?.[2] ?? "").toLowerCase() as "" | "k" | "m" | "g"];
+  const n = match ? Number(match[1]) * unit : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number of bytes >= ${min} (a k, m or g suffix allowed)`);
+  return n;
+}
+
 /** The command line as options; a UsageError for anything it does not understand. */
 export function parseArgs(argv: string[]): Options {
-  const options: Options = { command: "help", positional: [], writeScope: "workspace-write", deny: [], maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS };
+  const options: Options = {
+    command: "help",
+    positional: [],
+    writeScope: "workspace-write",
+    deny: [],
+    maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+    outputCacheEntries: DEFAULT_OUTPUT_CACHE_ENTRIES,
+    outputCacheBytes: DEFAULT_OUTPUT_CACHE_BYTES,
+  };
   const list = (value: string) =>
     value
       .split(",")
@@ -136,6 +169,18 @@ export function parseArgs(argv: string[]): Options {
         options.maxOutputChars = n;
         break;
       }
+      case "--max-message-bytes":
+        options.maxMessageBytes = parseSize(flag, value(), 1024);
+        break;
+      case "--output-cache-entries": {
+        const n = Number(value());
+        if (!Number.isSafeInteger(n) || n < 1) throw new UsageError("--output-cache-entries must be a positive integer");
+        options.outputCacheEntries = n;
+        break;
+      }
+      case "--output-cache-bytes":
+        options.outputCacheBytes = parseSize(flag, value(), 1);
+        break;
       default:
         if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}`);
         if (command === undefined) command = arg;
@@ -294,7 +339,6 @@ export function mcpTools(served: Served): McpTool[] {
 function loadSdk(): Sdk {
   return {
     server: require("@modelcontextprotocol/sdk/server/index.js"),
-    stdio: require("@modelcontextprotocol/sdk/server/stdio.js"),
     types: require("@modelcontextprotocol/sdk/types.js"),
   };
 }
@@ -359,7 +403,7 @@ async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> 
   // Only protocol on stdout: console output of user tools goes to stderr.
   console.log = console.info = console.debug = console.error;
   const sdk = loadSdk();
-  const cache = new OutputCache();
+  const cache = new OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
   const cacheTools = outputCacheTools(cache);
   // The tool list does not depend on the root; the toolkit used for calls does.
   const listing = makeToolkit(options.root ?? process.cwd(), options, extraTools, cacheTools);
@@ -402,14 +446,25 @@ async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> 
 
   const running = new Set<AbortController>();
   server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({ tools: mcpTools(listing) }));
-  server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
-    const { name, arguments: args = {} } = request.params;
+  // tools/call is answered here, not through setRequestHandler: the SDK validates a call's params
+  // against its schema first and answers a bad `arguments` with a protocol error, where this server
+  // promises an isError result. The transport has already checked that params, if present, is an
+  // object (else -32602) and that `_meta` is well formed.
+  const callTool = async (params: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
+    const name = params.name;
+    if (typeof name !== "string") {
+      const got = name === undefined ? "none" : name === null ? "null" : typeof name;
+      return errorResult({ code: "INVALID_ARGUMENT", message: `tools/call needs params.name, the name of the tool to call (a string); got ${got}` });
+    }
+    // A present `arguments` goes to invoke as it is: a non-object fails there, after the policy,
+    // with the library's INVALID_TOOL_ARGUMENTS_TYPE.
+    const args = "arguments" in params ? params.arguments : {};
     const controller = new AbortController();
     const abort = () => controller.abort(extra.signal.reason);
     if (extra.signal.aborted) abort();
     extra.signal.addEventListener("abort", abort, { once: true });
     running.add(controller);
-    const token = request.params._meta?.progressToken;
+    const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
     const started = Date.now();
     let ticks = 0;
     const progress =
@@ -435,9 +490,13 @@ async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> 
       extra.signal.removeEventListener("abort", abort);
       running.delete(controller);
     }
-  });
+  };
+  server.fallbackRequestHandler = async (request, extra) => {
+    if (request.method === "tools/call") return callTool(request.params ?? {}, extra);
+    throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
+  };
 
-  const transport = new sdk.stdio.StdioServerTransport();
+  const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes });
   let closing = false;
   const shutdown = () => {
     if (closing) return;

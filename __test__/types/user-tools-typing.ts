@@ -78,7 +78,11 @@ export async function cacheTyping(): Promise<void> {
   await toolkit.invoke("tool_output_cache_grep", { pattern: "x" });
   const messages = applyOutputCache(cache, [{ role: "tool", content: "x", tool_call_id: "1" }]);
   const ref: string | undefined = messages[0].output_ref;
-  void evicted, page, hits, ref;
+  const bounded = new OutputCache(undefined, { maxEntries: 16, maxBytes: 1 << 20 });
+  const held: number = bounded.heldCount + bounded.heldBytes;
+  // @ts-expect-error the bounds are numbers
+  new OutputCache(1000, { maxEntries: "16" });
+  void evicted, page, hits, ref, held;
 }
 
 import { runToolLoop, streamToolLoop, type LlmSession, type LoopEvent, type ReviewDecision } from "agent-tools-native";

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use agent_tools_core::output_cache::{self, GrepOptions, OutputCache as Cache};
+use agent_tools_core::output_cache::{self, Bounds, GrepOptions, OutputCache as Cache};
 
 #[napi(object)]
 pub struct RecordedOutput {
@@ -24,8 +24,20 @@ pub struct GrepRequest {
     pub max_matches: Option<f64>,
 }
 
+/// The bounds of an `OutputCache`.
+#[napi(object)]
+pub struct OutputCacheOptions {
+    /// Outputs the cache holds at most (default 256).
+    pub max_entries: Option<f64>,
+    /// Bytes of output text (UTF-8) the cache holds at most (default 64 MiB).
+    pub max_bytes: Option<f64>,
+}
+
 /// Tool outputs kept whole while their total stays under `budgetChars` (UTF-16 units, default
-/// 100 000); older ones are evicted from the conversation but stay readable by `refId`.
+/// 100 000); older ones are evicted from the conversation but stay readable by `refId` while the
+/// cache holds them. It holds at most `maxEntries` outputs (default 256) and `maxBytes` bytes of
+/// text (default 64 MiB): past either it drops the oldest evicted outputs, and reading one of them
+/// rejects with `dropped ref_id: …`. Outputs still whole in the conversation are never dropped.
 #[napi]
 pub struct OutputCache {
     inner: Arc<Mutex<Cache>>,
@@ -44,6 +56,9 @@ fn text_of(
     }
 }
 
+/// 2^53 - 1: larger numbers are not exact integers in JavaScript.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 fn cache_error(e: output_cache::CacheError) -> Error {
     Error::from_reason(e.to_string())
 }
@@ -51,14 +66,37 @@ fn cache_error(e: output_cache::CacheError) -> Error {
 #[napi]
 impl OutputCache {
     #[napi(constructor)]
-    pub fn new(budget_chars: Option<f64>) -> Result<Self> {
+    pub fn new(budget_chars: Option<f64>, options: Option<OutputCacheOptions>) -> Result<Self> {
         let budget = match budget_chars {
             None => output_cache::DEFAULT_BUDGET_CHARS,
             Some(b) if b.is_finite() && b >= 0.0 => b as usize,
             Some(_) => return Err(Error::from_reason("budgetChars must be a number >= 0")),
         };
+        let count = |value: Option<f64>, default: usize, name: &str| match value {
+            None => Ok(default),
+            Some(v) if v.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER).contains(&v) => Ok(v as usize),
+            Some(_) => Err(Error::from_reason(format!(
+                "{name} must be an integer >= 0"
+            ))),
+        };
+        let options = options.unwrap_or(OutputCacheOptions {
+            max_entries: None,
+            max_bytes: None,
+        });
+        let bounds = Bounds {
+            max_entries: count(
+                options.max_entries,
+                output_cache::DEFAULT_MAX_ENTRIES,
+                "maxEntries",
+            )?,
+            max_bytes: count(
+                options.max_bytes,
+                output_cache::DEFAULT_MAX_BYTES,
+                "maxBytes",
+            )?,
+        };
         Ok(OutputCache {
-            inner: Arc::new(Mutex::new(Cache::new(budget))),
+            inner: Arc::new(Mutex::new(Cache::with_bounds(budget, bounds))),
         })
     }
 
@@ -84,7 +122,20 @@ impl OutputCache {
         Ok(self.lock()?.inline_chars() as f64)
     }
 
-    /// Whether an output is still whole in the conversation (throws for an unknown id).
+    /// How many outputs the cache holds now.
+    #[napi(getter, catch_unwind)]
+    pub fn held_count(&self) -> Result<f64> {
+        Ok(self.lock()?.held().0 as f64)
+    }
+
+    /// Bytes of output text (UTF-8) the cache holds now.
+    #[napi(getter, catch_unwind)]
+    pub fn held_bytes(&self) -> Result<f64> {
+        Ok(self.lock()?.held().1 as f64)
+    }
+
+    /// Whether an output is still whole in the conversation (false for a dropped one; throws for
+    /// an id the cache never gave).
     #[napi(catch_unwind)]
     pub fn is_inline(&self, ref_id: String) -> Result<bool> {
         self.lock()?.is_inline(&ref_id).map_err(cache_error)

@@ -2,11 +2,22 @@
 //! their total size is under a budget; past it the oldest ones are evicted from the conversation
 //! (replaced by a reference id) but stay here, to be paged (`read`) and searched (`grep`) without
 //! copying the whole output into JavaScript again.
+//!
+//! The cache is bounded: it holds at most `max_entries` outputs and `max_bytes` bytes of text
+//! (UTF-8). Past either bound it drops the oldest outputs that are no longer whole in the
+//! conversation (those it alone holds); outputs still whole in the conversation, at most the budget
+//! plus the newest one, are never dropped. Eviction and dropping both go oldest first, so the
+//! dropped outputs are always `out-1` ..= `out-D`: one counter tells a dropped id from one that
+//! never existed.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Default budget: total characters of outputs kept whole in the conversation.
 pub const DEFAULT_BUDGET_CHARS: usize = 100_000;
+/// Default bounds of what the cache holds: outputs, and bytes of their text.
+pub const DEFAULT_MAX_ENTRIES: usize = 256;
+pub const DEFAULT_MAX_BYTES: usize = 64 * 1024 * 1024;
 /// `read` defaults and limits (lines).
 pub const DEFAULT_READ_LINES: usize = 200;
 pub const MAX_READ_LINES: usize = 2000;
@@ -18,6 +29,16 @@ pub const MAX_CONTEXT_LINES: usize = 20;
 pub enum CacheError {
     #[error("unknown ref_id: {0}")]
     UnknownRef(String),
+    #[error(
+        "dropped ref_id: {ref_id}: the output was dropped from the bounded output cache (it keeps at \
+         most {max_entries} outputs and {max_bytes} bytes, dropping the oldest); run the tool again \
+         for a fresh copy"
+    )]
+    Dropped {
+        ref_id: String,
+        max_entries: usize,
+        max_bytes: usize,
+    },
     #[error("invalid pattern: {0}")]
     InvalidPattern(String),
     #[error("{0}")]
@@ -25,7 +46,6 @@ pub enum CacheError {
 }
 
 struct Entry {
-    id: String,
     text: Arc<str>,
     /// Size counted against the budget (UTF-16 code units, as the conversation measures text).
     size: usize,
@@ -39,44 +59,85 @@ pub struct Recorded {
     pub evicted: Vec<String>,
 }
 
+/// The bounds of an `OutputCache` (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub max_entries: usize,
+    pub max_bytes: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            max_entries: DEFAULT_MAX_ENTRIES,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
 pub struct OutputCache {
     budget: usize,
-    entries: Vec<Entry>,
+    bounds: Bounds,
+    /// The held outputs, oldest first; the front one is `out-{dropped + 1}`.
+    entries: VecDeque<Entry>,
+    /// How many outputs were dropped (`out-1` ..= `out-{dropped}`).
+    dropped: usize,
     inline_total: usize,
+    /// Bytes of the held texts (UTF-8).
+    bytes: usize,
 }
 
 impl OutputCache {
     pub fn new(budget_chars: usize) -> OutputCache {
+        OutputCache::with_bounds(budget_chars, Bounds::default())
+    }
+
+    pub fn with_bounds(budget_chars: usize, bounds: Bounds) -> OutputCache {
         OutputCache {
             budget: budget_chars,
-            entries: Vec::new(),
+            bounds,
+            entries: VecDeque::new(),
+            dropped: 0,
             inline_total: 0,
+            bytes: 0,
         }
     }
 
     /// Stores an output (ids are `out-1`, `out-2`, ... in recording order) and evicts the oldest
     /// inline outputs until the inline total fits the budget again. The newest output is never
     /// evicted by its own recording, so a single huge output stays whole until the next one.
+    /// Then drops the oldest evicted outputs while the cache is over one of its bounds.
     pub fn record(&mut self, text: &str) -> Recorded {
-        let ref_id = format!("out-{}", self.entries.len() + 1);
+        let ref_id = format!("out-{}", self.dropped + self.entries.len() + 1);
         let size = crate::value::utf16_len(text);
-        self.entries.push(Entry {
-            id: ref_id.clone(),
+        self.entries.push_back(Entry {
             text: Arc::from(text),
             size,
             inline: true,
         });
         self.inline_total += size;
+        self.bytes += text.len();
         let mut evicted = Vec::new();
         let newest = self.entries.len() - 1;
-        for entry in &mut self.entries[..newest] {
+        for (i, entry) in self.entries.iter_mut().take(newest).enumerate() {
             if self.inline_total <= self.budget {
                 break;
             }
             if entry.inline {
                 entry.inline = false;
                 self.inline_total -= entry.size;
-                evicted.push(entry.id.clone());
+                evicted.push(format!("out-{}", self.dropped + i + 1));
+            }
+        }
+        while self.entries.len() > self.bounds.max_entries || self.bytes > self.bounds.max_bytes {
+            match self.entries.front() {
+                Some(oldest) if !oldest.inline => {
+                    self.bytes -= oldest.text.len();
+                    self.entries.pop_front();
+                    self.dropped += 1;
+                }
+                // Only outputs still whole in the conversation are left: they stay.
+                _ => break,
             }
         }
         Recorded { ref_id, evicted }
@@ -87,8 +148,21 @@ impl OutputCache {
         self.inline_total
     }
 
+    /// How many outputs the cache holds, and the bytes of their text.
+    pub fn held(&self) -> (usize, usize) {
+        (self.entries.len(), self.bytes)
+    }
+
+    pub fn bounds(&self) -> Bounds {
+        self.bounds
+    }
+
+    /// Whether an output is still whole in the conversation; a dropped one is not.
     pub fn is_inline(&self, ref_id: &str) -> Result<bool, CacheError> {
-        self.entry(ref_id).map(|e| e.inline)
+        match self.entry(ref_id) {
+            Err(CacheError::Dropped { .. }) => Ok(false),
+            found => found.map(|e| e.inline),
+        }
     }
 
     /// The text of an output (shared, not copied).
@@ -97,10 +171,21 @@ impl OutputCache {
     }
 
     fn entry(&self, ref_id: &str) -> Result<&Entry, CacheError> {
-        self.entries
-            .iter()
-            .find(|e| e.id == ref_id)
-            .ok_or_else(|| CacheError::UnknownRef(ref_id.to_string()))
+        let unknown = || CacheError::UnknownRef(ref_id.to_string());
+        // Only the canonical spelling `out-N` (N >= 1, no sign or leading zero) names an output.
+        let n: usize = ref_id
+            .strip_prefix("out-")
+            .filter(|digits| !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|digits| digits.parse().ok())
+            .ok_or_else(unknown)?;
+        if n <= self.dropped {
+            return Err(CacheError::Dropped {
+                ref_id: ref_id.to_string(),
+                max_entries: self.bounds.max_entries,
+                max_bytes: self.bounds.max_bytes,
+            });
+        }
+        self.entries.get(n - self.dropped - 1).ok_or_else(unknown)
     }
 }
 
@@ -273,6 +358,101 @@ mod tests {
             cache.text("out-9").unwrap_err(),
             CacheError::UnknownRef("out-9".into())
         );
+    }
+
+    #[test]
+    fn bounded_by_entries_dropping_the_oldest_evicted() {
+        let bounds = Bounds {
+            max_entries: 3,
+            max_bytes: usize::MAX,
+        };
+        let mut cache = OutputCache::with_bounds(0, bounds);
+        for i in 1..=5 {
+            assert_eq!(
+                cache.record(&format!("text {i}")).ref_id,
+                format!("out-{i}")
+            );
+        }
+        assert_eq!(cache.held(), (3, 18));
+        assert_eq!(&*cache.text("out-3").unwrap(), "text 3");
+        assert_eq!(&*cache.text("out-5").unwrap(), "text 5");
+        for gone in ["out-1", "out-2"] {
+            let error = cache.text(gone).unwrap_err();
+            assert!(matches!(&error, CacheError::Dropped { ref_id, .. } if ref_id == gone));
+            assert!(error
+                .to_string()
+                .starts_with(&format!("dropped ref_id: {gone}: ")));
+            assert!(error.to_string().contains("at most 3 outputs"));
+            assert!(
+                !cache.is_inline(gone).unwrap(),
+                "a dropped output is not inline"
+            );
+        }
+        for never in [
+            "out-6",
+            "out-0",
+            "out-03",
+            "out-+4",
+            "out-",
+            "x-4",
+            "out-99999999999999999999999",
+        ] {
+            assert_eq!(
+                cache.text(never).unwrap_err(),
+                CacheError::UnknownRef(never.into())
+            );
+            assert!(cache.is_inline(never).is_err());
+        }
+    }
+
+    #[test]
+    fn bounded_by_bytes_and_never_drops_inline_outputs() {
+        let bounds = Bounds {
+            max_entries: 100,
+            max_bytes: 10,
+        };
+        // Budget 8: two 4-char outputs stay inline; the bound of 10 bytes cannot drop them.
+        let mut cache = OutputCache::with_bounds(8, bounds);
+        cache.record("aaaa");
+        cache.record("bbbb");
+        cache.record("cccc");
+        // out-1 was evicted (budget), then dropped: 12 bytes > 10.
+        assert_eq!(cache.held(), (2, 8));
+        assert!(matches!(
+            cache.text("out-1"),
+            Err(CacheError::Dropped { .. })
+        ));
+        // One output over the bound is kept while it is the newest (inline)...
+        let big = "é".repeat(20);
+        cache.record(&big);
+        assert_eq!(cache.held(), (1, 40));
+        assert!(cache.is_inline("out-4").unwrap());
+        // ...and dropped once evicted.
+        cache.record("z");
+        assert_eq!(cache.held(), (1, 1));
+        assert!(matches!(
+            cache.text("out-4"),
+            Err(CacheError::Dropped { .. })
+        ));
+        assert_eq!(&*cache.text("out-5").unwrap(), "z");
+    }
+
+    #[test]
+    fn many_large_outputs_stay_within_the_bounds() {
+        let bounds = Bounds {
+            max_entries: 50,
+            max_bytes: 1_000_000,
+        };
+        let mut cache = OutputCache::with_bounds(DEFAULT_BUDGET_CHARS, bounds);
+        let text = "y".repeat(60_000);
+        for _ in 0..500 {
+            cache.record(&text);
+            let (entries, bytes) = cache.held();
+            assert!(entries <= 50);
+            assert!(bytes <= 1_000_000);
+        }
+        assert_eq!(cache.held(), (16, 960_000));
+        assert_eq!(&*cache.text("out-500").unwrap(), text.as_str());
     }
 
     #[test]
