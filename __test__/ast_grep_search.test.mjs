@@ -429,3 +429,23 @@ describe("sandbox and environment", () => {
       assert.deepStrictEqual(JSON.parse(stdout.trim()), ["a.ts", "B/b.ts", "src/main.ts", "src/main.ts", "src/sub/x.ts"]);
     }));
 });
+
+describe("ast_grep_search: patterns that used to end the process", () => {
+  test("5 000 nested parentheses and 5 000 chained operators are INVALID_ARGUMENT; the process lives on", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "atn-ast-"));
+    try {
+      fs.writeFileSync(path.join(dir, "a.ts"), "f(1)\n");
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL }));
+      const search = (pattern) => toolkit.invoke("ast_grep_search", { language: "typescript", rule: { pattern } });
+      for (const pattern of [`f(${"(".repeat(5000)}1${")".repeat(5000)})`, Array(5000).fill("a").join(" + ")]) {
+        const error = await rejectionOf(search(pattern));
+        assert.equal(error.code, "INVALID_ARGUMENT", error.message);
+        assert.match(error.message, /rule pattern nests more than/);
+      }
+      const out = await search("f($A)");
+      assert.equal(out.content.items.length, 1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -504,3 +504,25 @@ test("differential: random trees and patterns agree with the runtime's RegExp", 
     ws.cleanup();
   }
 });
+
+describe("regexp_search: patterns that used to end the process", () => {
+  test("20 000 alternatives, 5 000 nested groups and a 9 MB pattern are INVALID_ARGUMENT; the process lives on", async () => {
+    const ws = workspace();
+    try {
+      put(ws.root, "src/a.ts", "w1 w19999\n");
+      const alternatives = Array.from({ length: 20_000 }, (_, i) => `w${i}`).join("|");
+      for (const pattern of [alternatives, `${"(".repeat(5000)}a${")".repeat(5000)}`, "a".repeat(9 << 20)]) {
+        const error = await rejection(ws.toolkit.invoke("regexp_search", { pattern }));
+        assert.equal(error.code, "INVALID_ARGUMENT", error.message);
+        assert.match(error.message, /at most/);
+      }
+      // A large pattern within the limits (2 000 alternatives) still compiles and searches.
+      const within = Array.from({ length: 2000 }, (_, i) => `w${i}`).join("|");
+      const out = await ws.toolkit.invoke("regexp_search", { pattern: within });
+      // Alternatives are tried in order, as in JavaScript: "w1" wins at both places.
+      assert.deepEqual(out.content.items.map((i) => [i.column, i.match]), [[1, "w1"], [4, "w1"]]);
+    } finally {
+      ws.cleanup();
+    }
+  });
+});

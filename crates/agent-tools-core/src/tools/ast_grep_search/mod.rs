@@ -229,6 +229,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let root_path = checked_root_path(&request.root_path)?;
     let workspace_root = paths::absolute(workspace_root(rc, ERROR_CLASS)?);
     let lang = parse_language(&request.language)?;
+    check_patterns(&request.rule, lang)?;
     let rule = compile_rule(&request.language, &request.rule)?;
     let overrides = build_overrides(&workspace_root, &request.include, &request.exclude)?;
     if let Some(confinement) = &rc.confinement {
@@ -409,6 +410,57 @@ fn required_texts(rule: &serde_json::Value, lang: SupportLang) -> Vec<String> {
     texts.dedup();
     texts.truncate(2);
     texts
+}
+
+/// How long a pattern of a rule may be, and how deep its syntax tree may nest: ast-grep turns a
+/// pattern into its matcher, and matches with it, recursively, so a pattern nested thousands of
+/// levels deep (`((((…))))`, `a+a+a+…`) would overflow the thread's stack and end the process.
+/// Real code patterns nest a few dozen levels.
+pub const MAX_PATTERN_BYTES: usize = 64 << 10;
+pub const MAX_PATTERN_DEPTH: usize = 256;
+
+/// Refuses, before anything compiles them, patterns (`pattern`, or a pattern object's
+/// `context`) anywhere in `rule` that are longer or nest deeper than the limits above. The
+/// pattern is parsed as ast-grep will parse it; tree-sitter parses without recursion and the
+/// depth is measured with an explicit stack.
+fn check_patterns(rule: &serde_json::Value, lang: SupportLang) -> Result<(), ToolError> {
+    let mut values = vec![rule];
+    while let Some(value) = values.pop() {
+        match value {
+            serde_json::Value::Object(fields) => {
+                for (key, field) in fields {
+                    if let (Some(text), "pattern" | "context") = (field.as_str(), key.as_str()) {
+                        check_pattern(text, lang)?;
+                    }
+                    values.push(field);
+                }
+            }
+            serde_json::Value::Array(items) => values.extend(items),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_pattern(text: &str, lang: SupportLang) -> Result<(), ToolError> {
+    if text.len() > MAX_PATTERN_BYTES {
+        return Err(ERROR_CLASS.invalid(format!(
+            "rule pattern is {} bytes long; at most {MAX_PATTERN_BYTES} are allowed",
+            text.len()
+        )));
+    }
+    let source = lang.pre_process_pattern(text);
+    let tree = lang.ast_grep(source.as_ref());
+    let mut nodes = vec![(tree.root(), 1usize)];
+    while let Some((node, depth)) = nodes.pop() {
+        if depth > MAX_PATTERN_DEPTH {
+            return Err(ERROR_CLASS.invalid(format!(
+                "rule pattern nests more than {MAX_PATTERN_DEPTH} levels deep"
+            )));
+        }
+        nodes.extend(node.children().map(|child| (child, depth + 1)));
+    }
+    Ok(())
 }
 
 /// Upstream's `rule.yml`, read the way the CLI reads it.

@@ -780,3 +780,31 @@ fn confinement_rechecks_the_root_and_the_files() {
         .unwrap();
     assert_eq!(out["items"].as_array().unwrap().len(), 5);
 }
+
+/// Patterns that nest thousands of levels deep or are huge are refused before ast-grep converts
+/// them (its recursion overflowed the stack and ended the process); real patterns still work.
+#[test]
+fn oversized_and_deeply_nested_patterns_are_refused() {
+    let ws = Workspace::contract();
+    let rule = |pattern: String| json!({"language": "typescript", "rule": {"pattern": pattern}});
+    let nested = format!("f({}1{})", "(".repeat(5000), ")".repeat(5000));
+    let chained = vec!["a"; 5000].join(" + ");
+    let huge = format!("const x = \"{}\"", "y".repeat(MAX_PATTERN_BYTES));
+    for (what, input) in [
+        ("nested", rule(nested)),
+        ("chained", rule(chained)),
+        ("huge", rule(huge)),
+        (
+            "nested in a relational rule",
+            json!({"language": "typescript", "rule": {"kind": "call_expression",
+                "has": {"pattern": {"context": format!("f({}1{})", "[".repeat(3000), "]".repeat(3000)), "selector": "call_expression"}}}}),
+        ),
+    ] {
+        let (code, message) = error(ws.search(input));
+        assert_eq!(code, "INVALID_ARGUMENT", "{what}: {message}");
+        assert!(message.contains("rule pattern"), "{what}: {message}");
+    }
+    // Within the limits: a pattern nested 100 levels deep compiles and runs.
+    let fine = format!("f({}1{})", "(".repeat(100), ")".repeat(100));
+    ws.search(rule(fine)).unwrap();
+}

@@ -105,6 +105,8 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 
 /// `run` with a configurable per-file size limit (upstream's tests use a tiny one).
 fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<String, ToolError> {
+    // The timeout counts from here: compiling the pattern is part of the call.
+    let start = Instant::now();
     let query = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
     let budget = search_cache::budget_of(&rc.ctx.search_cache_bytes)
         .map_err(|message| ERROR_CLASS.invalid(message))?;
@@ -131,7 +133,6 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
     }
     let workspace = workspace_root(rc, ERROR_CLASS)?;
 
-    let start = Instant::now();
     let prefilter = prefilter::build(&query.pattern, &query.flags);
     let cache = search_cache::for_call(rc, budget);
     // What a file must contain to hold a match: the prefilter finds every matching line.
@@ -228,7 +229,8 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
         }
         seen.push(c);
     }
-    let regex = JsRegex::new(&pattern, &flags)
+    let regex = matcher::compile(&pattern, &flags)
+        .map_err(|m| ERROR_CLASS.invalid(m))?
         .map_err(|m| ERROR_CLASS.coded(ErrorCode::InvalidRegex, m))?;
 
     // The handler substitutes the workspace root for a missing or null root_path.

@@ -789,3 +789,42 @@ fn parallel_walk_equals_sequential_reference() {
         assert_eq!(out["warnings"], json!(warnings), "max_results {max}");
     }
 }
+
+/// Patterns beyond the engine's safe size are refused with INVALID_ARGUMENT before compiling
+/// (20 000 alternatives overflowed the compiler's stack and ended the process).
+#[test]
+fn oversized_patterns_are_refused_before_compiling() {
+    let (_dir, root) = fixture();
+    let alternatives = |n: usize| {
+        (0..n)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    for (what, pattern) in [
+        ("20 000 alternatives", alternatives(20_000)),
+        (
+            "5 000 nested groups",
+            format!("{}a{}", "(".repeat(5000), ")".repeat(5000)),
+        ),
+        ("9 MB", "a".repeat(9 << 20)),
+    ] {
+        let e = call(&root, json!({"pattern": pattern})).unwrap_err();
+        assert_eq!(
+            e.code.to_string(),
+            "INVALID_ARGUMENT",
+            "{what}: {}",
+            e.message
+        );
+        assert!(e.message.contains("at most"), "{what}: {}", e.message);
+    }
+    // Escaped bars and bars in classes are not alternatives; the limits themselves pass.
+    let at_limit = alternatives(matcher::MAX_ALTERNATIVES + 1);
+    call(&root, json!({"pattern": at_limit})).unwrap();
+    call(
+        &root,
+        json!({"pattern": format!("{}[|]", "\\|".repeat(5000))}),
+    )
+    .unwrap();
+    assert!(matcher::check_pattern_size(&"(".repeat(matcher::MAX_GROUP_DEPTH)).is_ok());
+}
