@@ -700,7 +700,11 @@ mod platform {
             .map_err(|e| text(&e))?;
             BpfProgram::try_from(filter).map_err(|e| text(&e))
         };
-        let request_is = |request: libc::c_ulong| -> Result<SeccompRule, String> {
+        // The request numbers (asm-generic, the same on x86_64 and aarch64; libc types them
+        // differently for glibc and musl).
+        const TIOCSTI: u64 = 0x5412;
+        const TIOCLINUX: u64 = 0x541C;
+        let request_is = |request: u64| -> Result<SeccompRule, String> {
             let condition =
                 SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request)
                     .map_err(|e| text(&e))?;
@@ -708,10 +712,7 @@ mod platform {
         };
         let mut terminal = BTreeMap::new();
         for number in numbers(libc::SYS_ioctl) {
-            terminal.insert(
-                number,
-                vec![request_is(libc::TIOCSTI)?, request_is(libc::TIOCLINUX)?],
-            );
+            terminal.insert(number, vec![request_is(TIOCSTI)?, request_is(TIOCLINUX)?]);
         }
         let mut programs = vec![program(terminal, libc::EPERM)?];
         if deny_network {

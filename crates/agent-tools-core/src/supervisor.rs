@@ -24,6 +24,8 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 
 /// The program, arguments and environment the command is executed with, as `execve` takes them.
+/// (Only Linux's supervisor executes it; elsewhere std executes the command.)
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub struct ExecImage {
     path: CString,
     _strings: Vec<CString>,
