@@ -506,4 +506,38 @@ mod tests {
         assert!(c.contains_fd(&inside));
         assert!(!c.contains_fd(&outside));
     }
+
+    #[test]
+    fn descriptor_walks_never_pass_a_symlink() {
+        let f = fixture();
+        let r = Path::new(&f.root);
+        fs::write(r.join("src/a.txt"), "a").unwrap();
+        symlink(&f.outside, r.join("out")).unwrap();
+        symlink("src", r.join("srclink")).unwrap();
+        let root = fs::File::open(r).unwrap();
+        let st = lstat_beneath(root.as_fd(), Path::new("src/a.txt")).unwrap();
+        assert_eq!(st.st_size, 1);
+        assert!(lstat_beneath(root.as_fd(), Path::new("")).is_ok());
+        // a symlink is never passed, even one that stays inside; as the last component it is
+        // what is stat'ed
+        for rel in ["out/secret.txt", "srclink/a.txt"] {
+            assert!(
+                lstat_beneath(root.as_fd(), Path::new(rel)).is_err(),
+                "{rel}"
+            );
+        }
+        let link = lstat_beneath(root.as_fd(), Path::new("out")).unwrap();
+        assert_eq!(
+            rustix::fs::FileType::from_raw_mode(link.st_mode),
+            rustix::fs::FileType::Symlink
+        );
+        assert!(open_dir_at(Some(root.as_fd()), OsStr::new("out")).is_err());
+        let src = open_dir_at(Some(root.as_fd()), OsStr::new("src")).unwrap();
+        let mut stream = rustix::fs::Dir::new(src).unwrap();
+        let entries = read_entries(&mut stream, |name| name != b"skipped").unwrap();
+        assert_eq!(
+            entries,
+            [(b"a.txt".to_vec(), rustix::fs::FileType::RegularFile)]
+        );
+    }
 }
