@@ -1,6 +1,6 @@
-// Crash safety: a process killed (SIGKILL) in the middle of write_file or apply_patch on large
-// files leaves each target with the old or the new content, never a mix, and the next run of the
-// tool leaves no temporary file behind.
+// Crash safety: a process killed (SIGKILL) in the middle of write_file, apply_patch, or the
+// opt-in edit_file and apply_patches, on large files leaves each target with the old or the new
+// content, never a mix, and the next run of the tool leaves no temporary file behind.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -17,7 +17,7 @@ const repo = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const WRITER = `
 const { createAgentToolkit, createToolContext } = require(${JSON.stringify(path.join(repo, "js/index.cjs"))});
 const [root, tool] = process.argv.slice(1);
-const tk = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: { tools: {}, defaultPolicy: "allow" } }));
+const tk = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: { tools: {}, defaultPolicy: "allow" } }), { extraTools: ["edit_file", "apply_patches"] });
 const a = "A".repeat(${SIZE}) + "\\n";
 const b = "B".repeat(${SIZE}) + "\\n";
 const patchAB = "--- a/big.txt\\n+++ b/big.txt\\n@@ -1 +1 @@\\n-" + a.slice(0, -1) + "\\n+" + b.slice(0, -1) + "\\n";
@@ -25,9 +25,13 @@ const patchBA = "--- a/big.txt\\n+++ b/big.txt\\n@@ -1 +1 @@\\n-" + b.slice(0, -
 (async () => {
   process.stdout.write("ready\\n");
   for (let i = 0; ; i++) {
-    const done = tool === "write_file"
-      ? tk.invoke("write_file", { path: "big.txt", content: i % 2 ? a : b })
-      : tk.invoke("apply_patch", { filePath: "big.txt", patch: i % 2 ? patchBA : patchAB });
+    // (a run that starts on the other version fails its first edit or patch, then goes on)
+    const done = {
+      write_file: () => tk.invoke("write_file", { path: "big.txt", content: i % 2 ? a : b }),
+      apply_patch: () => tk.invoke("apply_patch", { filePath: "big.txt", patch: i % 2 ? patchBA : patchAB }),
+      edit_file: () => tk.invoke("edit_file", { path: "big.txt", old_string: (i % 2 ? b : a).slice(0, -1), new_string: (i % 2 ? a : b).slice(0, -1) }),
+      apply_patches: () => tk.invoke("apply_patches", { patch: i % 2 ? patchBA : patchAB }),
+    }[tool]();
     // "ok" after each completed write, so the parent knows the writer made progress
     if (await done.then(() => true, () => false)) process.stdout.write("ok\\n");
   }
@@ -78,9 +82,21 @@ function assertWhole(file) {
   return first;
 }
 
+/** One more run of each tool, from the version the file holds (`"A"` or `"B"`) to the other. */
+const other = (version) => (version === "A" ? "B" : "A");
+const patchTo = (from) => `--- a/big.txt\n+++ b/big.txt\n@@ -1 +1 @@\n-${from.repeat(SIZE)}\n+${other(from).repeat(SIZE)}\n`;
+const NEXT_RUN = {
+  write_file: (tk, from) => tk.invoke("write_file", { path: "big.txt", content: other(from).repeat(SIZE) + "\n" }),
+  apply_patch: (tk, from) => tk.invoke("apply_patch", { filePath: "big.txt", patch: patchTo(from) }),
+  edit_file: (tk, from) => tk.invoke("edit_file", { path: "big.txt", old_string: from.repeat(SIZE), new_string: other(from).repeat(SIZE) }),
+  apply_patches: (tk, from) => tk.invoke("apply_patches", { patch: patchTo(from) }),
+};
+
 describe("crash safety", () => {
-  for (const tool of ["write_file", "apply_patch"]) {
-    test(`${tool}: SIGKILL mid-write leaves the old or the new content`, { timeout: 60_000 }, async () => {
+  for (const tool of ["write_file", "apply_patch", "edit_file", "apply_patches"]) {
+    // generous: each round starts a runtime and writes 8 MiB files (edit_file also returns a
+    // 16 MiB diff), which takes long on a loaded machine, under Bun especially
+    test(`${tool}: SIGKILL mid-write leaves the old or the new content`, { timeout: 240_000 }, async () => {
       const { dir: root, cleanup } = tempDir();
       try {
         const target = path.join(root, "big.txt");
@@ -91,8 +107,10 @@ describe("crash safety", () => {
           assertWhole(target);
         }
         // the next run of the tool leaves no temporary file behind
-        const tk = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }));
-        await tk.invoke("write_file", { path: "big.txt", content: "A".repeat(SIZE) + "\n" });
+        const tk = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }), { extraTools: ["edit_file", "apply_patches"] });
+        const last = assertWhole(target);
+        await NEXT_RUN[tool](tk, last);
+        assert.equal(assertWhole(target), other(last));
         assert.deepEqual(fs.readdirSync(root), ["big.txt"]);
       } finally {
         cleanup();

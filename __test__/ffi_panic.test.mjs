@@ -11,7 +11,9 @@ import { fileURLToPath } from "node:url";
 import { ToolCatalog } from "agent-tools-native";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const TOOLS = Object.keys(ToolCatalog);
+/** The 13, then the opt-in tools (ffi_panic_child.mjs enables them all). */
+const OPT_IN = ["edit_file", "find_files", "apply_patches"];
+const TOOLS = [...Object.keys(ToolCatalog), ...OPT_IN];
 
 /** Runs `code` (or the child script) in a fresh process of this runtime with `env`. */
 function runChild(args, env) {
@@ -40,6 +42,7 @@ describe("panics inside tools (test hook)", () => {
     assert.equal(child.code, 0, child.stderr);
     assert.deepEqual(Object.keys(report.tools), TOOLS);
     assert.match(child.stderr, /injected panic in apply_patch/, "Rust's panic hook reported the panics");
+    assert.deepEqual(report.optInListed, OPT_IN, "every opt-in tool is covered");
   });
 
   for (const name of TOOLS) {
@@ -61,9 +64,12 @@ describe("panics inside tools (test hook)", () => {
       assert.deepEqual(entry.wrapper, {
         resolved: { status: "failure", reason: "runtime", message, error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} } },
       });
-      // the raw ToolCatalog handler: an Error with code INTERNAL
-      assert.equal(entry.raw.rejected?.code, "INTERNAL");
-      assert.equal(entry.raw.rejected.message, message);
+      // the raw ToolCatalog handler: an Error with code INTERNAL (the opt-in tools have none)
+      if (OPT_IN.includes(name)) assert.deepEqual(entry.raw, { none: true });
+      else {
+        assert.equal(entry.raw.rejected?.code, "INTERNAL");
+        assert.equal(entry.raw.rejected.message, message);
+      }
       assert.equal(entry.burstInternal, 20, "every concurrent panicking call is INTERNAL");
       assert.ok(entry.other.resolved, `another tool kept working: ${JSON.stringify(entry.other)}`);
       // after the switch is off, the same tool works again through both doors
@@ -86,6 +92,9 @@ describe("panics inside tools (test hook)", () => {
     assert.equal(after("task_update").task.title, "renamed");
     assert.equal(after("task_update_status").task.status, "done");
     assert.ok(Array.isArray(after("task_list").tasks));
+    assert.deepEqual(after("edit_file").replacements, 1);
+    assert.ok(after("find_files").items.some((i) => i.path === "a.txt"));
+    assert.deepEqual(after("apply_patches").files, [{ path: "p.txt", action: "updated" }]);
   });
 
   test("the hook refuses unknown tool names", () => {

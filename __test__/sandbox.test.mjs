@@ -55,6 +55,11 @@ const LOOKALIKES = [
   "．．\u2215outside", // division slash
 ];
 
+/** The opt-in tools, enabled in every toolkit here: they face the same attacks as the 13. */
+const OPT_IN = ["edit_file", "find_files", "apply_patches"];
+/** The source of the move attacks (apply_patches: `*** Move to:`, `rename to`). */
+const MOVER = "mover.txt";
+
 const GIT = (cwd, ...args) => execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
 
 /**
@@ -101,8 +106,9 @@ function fixture() {
   link(path.join(root, "src"), "abs-in"); // absolute, inside: allowed
   link(".", "self"); // inside: allowed
   fs.linkSync(path.join(outside, "hardlinked.txt"), path.join(root, "hardlink"));
+  put(path.join(root, MOVER), DECOY_TEXT);
   const context = createToolContext({ workspaceRoot: root, policy: ALLOW_ALL });
-  return { base, root, outside, context, toolkit: createAgentToolkit(context), cleanup };
+  return { base, root, outside, context, toolkit: createAgentToolkit(context, { extraTools: OPT_IN }), cleanup };
 }
 
 /** Everything next to the workspace (not following symlinks): names, inodes, link counts, contents. */
@@ -138,18 +144,50 @@ function assertNothingOutsideChanged(ws, before, what) {
   assert.deepEqual(now, before, `${what}: something outside the workspace changed`);
 }
 
+/**
+ * For an attack that stays inside: the state of the file it names and of the move source, and a
+ * function that puts both back (an attempt that deletes, creates or moves a file must not change
+ * what the next attempt meets).
+ */
+function keepInside(ws, p) {
+  const files = [path.join(ws.root, MOVER), path.join(ws.root, "moved.txt")];
+  if (!p.includes("\0")) files.push(path.resolve(ws.root, p.replaceAll("\\", "/")));
+  const state = (file) => {
+    try {
+      const st = fs.statSync(file);
+      return st.isFile() ? fs.readFileSync(file, "latin1") : "other";
+    } catch {
+      return "absent";
+    }
+  };
+  const before = files.map(state);
+  return () => {
+    files.forEach((file, i) => {
+      const now = state(file);
+      if (now === before[i]) return;
+      if (before[i] === "absent") fs.rmSync(file, { force: true });
+      else if (before[i] !== "other") fs.writeFileSync(file, before[i], "latin1");
+    });
+  };
+}
+
 function assertNoMarker(value, what) {
   const text = JSON.stringify(value) ?? "";
   assert.ok(!text.includes(CONTENT_MARKER) && !text.includes(NAME_MARKER), `${what}: read outside: ${text.slice(0, 300)}`);
 }
 
 const SANDBOX_MESSAGE = /^\[Sandbox Violation\] Attempted to access path outside of workspace: /;
+/** The denial of a tool that resolves the paths inside its input itself (apply_patches). */
+const TOOL_DENIAL = /^INTERNAL: \[Sandbox Violation\] Attempted to access path outside of workspace: /;
 
 /** One call through the wrapper, classified. */
 async function viaWrapper(ws, row, args) {
   const result = await ws.toolkit.tools[row.tool](...args);
   assertNoMarker(result, `${row.tool} wrapper`);
   if (result.status === "denied" && result.reason === "sandbox" && result.error.code === "SANDBOX_VIOLATION" && SANDBOX_MESSAGE.test(result.message)) {
+    return "denied";
+  }
+  if (row.deniedByTool && result.status === "failure" && result.error.code === "RUNTIME_ERROR" && TOOL_DENIAL.test(result.message)) {
     return "denied";
   }
   if (result.status === "failure" && result.reason === "runtime" && result.error.code === "RUNTIME_ERROR") {
@@ -169,6 +207,7 @@ async function viaInvoke(ws, row, args) {
   } catch (error) {
     assertNoMarker(error.message, `${row.tool} invoke`);
     if (error.constructor === Error && error.code === undefined && SANDBOX_MESSAGE.test(error.message)) return "denied";
+    if (row.deniedByTool && error.name === row.errorClass && error.code === "INTERNAL" && TOOL_DENIAL.test(error.message)) return "denied";
     if (error.name === row.errorClass && typeof error.code === "string") return "refused";
     return `unexpected ${error.name} ${error.code} ${error.message.slice(0, 300)}`;
   }
@@ -181,6 +220,12 @@ const EXEC = ["sh", "-c", "cat canary.txt; ls; echo PWNED > pwned.txt"];
 const REGEX = { pattern: `${CONTENT_MARKER.slice(0, 3)}[A]${CONTENT_MARKER.slice(4)}` }; // finds the marker, does not spell it
 const AST_RULE = { kind: "identifier", regex: "^CAN.RY$" };
 const obj = (o) => [[o], o];
+/** apply_patches: one patch through the wrapper, another through invoke (or the same). */
+const both = (wrapperPatch, invokePatch) => [[{ patch: wrapperPatch }], { patch: invokePatch }];
+const same = (patch) => both(patch, patch);
+const codex = (body) => `*** Begin Patch\n${body}*** End Patch\n`;
+const CODEX_HUNK = "@@\n head\n+PWNED\n body\n";
+const CODEX_UNDO = "@@\n head\n-PWNED\n body\n";
 
 const FIELDS = [
   { tool: "read_file", field: "path", kind: "read", errorClass: "ReadFileError", build: (p) => [[p], { path: p }] },
@@ -200,6 +245,32 @@ const FIELDS = [
   { tool: "regexp_search", field: "root_path", kind: "dir", errorClass: "RegexpSearchError", build: (p) => obj({ ...REGEX, cwd: ".", root_path: p }) },
   { tool: "ast_grep_search", field: "root_path", kind: "dir", errorClass: "AstGrepSearchError", build: (p) => obj({ language: "typescript", rule: AST_RULE, cwd: ".", root_path: p }) },
   { tool: "git_status_summary", field: "cwd", kind: "dir", errorClass: "GitStatusSummaryError", build: (p) => [[p], { cwd: p }] },
+  // the opt-in tools
+  {
+    tool: "edit_file", field: "path", kind: "patch", errorClass: "EditFileError",
+    // the wrapper inserts a line, invoke takes it out again: both really write
+    build: (p) => [[p, { old_string: "head\nbody\n", new_string: "head\nPWNED\nbody\n" }], { path: p, old_string: "head\nPWNED\nbody\n", new_string: "head\nbody\n" }],
+  },
+  { tool: "find_files", field: "root_path", kind: "dir", errorClass: "FindFilesError", build: (p) => obj({ pattern: "*", include_hidden: true, root_path: p }) },
+  // apply_patches takes its paths inside the patch and checks each one itself: every kind of
+  // path a patch can name, in both formats. Each attempt's changes inside are undone (`restores`).
+  {
+    tool: "apply_patches", field: "*** Update File", trims: true, kind: "patch", errorClass: "ApplyPatchesError", deniedByTool: true,
+    build: (p) => both(codex(`*** Update File: ${p}\n${CODEX_HUNK}`), codex(`*** Update File: ${p}\n${CODEX_UNDO}`)),
+  },
+  { tool: "apply_patches", field: "*** Add File", trims: true, kind: "create", errorClass: "ApplyPatchesError", deniedByTool: true, restores: true, build: (p) => same(codex(`*** Add File: ${p}\n+PWNED\n`)) },
+  { tool: "apply_patches", field: "*** Delete File", trims: true, kind: "patch", errorClass: "ApplyPatchesError", deniedByTool: true, restores: true, build: (p) => same(codex(`*** Delete File: ${p}\n`)) },
+  {
+    tool: "apply_patches", field: "*** Move to", trims: true, kind: "create", errorClass: "ApplyPatchesError", deniedByTool: true, restores: true,
+    build: (p) => same(codex(`*** Update File: ${MOVER}\n*** Move to: ${p}\n${CODEX_HUNK}`)),
+  },
+  {
+    tool: "apply_patches", field: "---/+++", kind: "patch", errorClass: "ApplyPatchesError", deniedByTool: true,
+    build: (p) => both(`--- a/${p}\n+++ b/${p}\n${HUNK}`, `--- a/${p}\n+++ b/${p}\n${UNDO_HUNK}`),
+  },
+  { tool: "apply_patches", field: "+++ (new file)", kind: "create", errorClass: "ApplyPatchesError", deniedByTool: true, restores: true, build: (p) => same(`--- /dev/null\n+++ b/${p}\n@@ -0,0 +1 @@\n+PWNED\n`) },
+  { tool: "apply_patches", field: "rename from", trims: true, kind: "patch", errorClass: "ApplyPatchesError", deniedByTool: true, restores: true, build: (p) => same(`diff --git a/${p} b/moved.txt\nrename from ${p}\nrename to moved.txt\n`) },
+  { tool: "apply_patches", field: "rename to", trims: true, kind: "create", errorClass: "ApplyPatchesError", deniedByTool: true, restores: true, build: (p) => same(`diff --git a/${MOVER} b/${p}\nrename from ${MOVER}\nrename to ${p}\n`) },
   // Keys the tool does not take: neither door checks them and the tool works in the workspace
   // (docs/compat.md, "toolkit.tools checks the path field each tool takes").
   { tool: "exec_command", field: "root_path", kind: "ignored", errorClass: "ExecCommandError", build: (p) => obj({ cwd: ".", root_path: p, command: EXEC }) },
@@ -213,11 +284,18 @@ const OUTCOMES = {
   write: { file: "ok", dir: "refused", none: "ok", bad: "refused" },
   patch: { file: "ok", dir: "refused", none: "refused", bad: "refused" },
   dir: { file: "refused", dir: "ok", none: "refused", bad: "refused" },
+  create: { file: "refused", dir: "refused", none: "ok", bad: "refused" },
 };
 
 function expected(row, attack, door) {
   // a key the tool does not take is never checked and never reaches it, through either door
   if (row.kind === "ignored") return "ok";
+  // Patch headers that trim their path (Unicode whitespace, as `str::trim`): a look-alike led
+  // by a no-break space becomes a real `..` path, denied.
+  if (row.trims && attack.p.trim() !== attack.p && attack.p.trim().startsWith("..")) return "denied";
+  // A file the tool creates: the directory it would go in is checked by its descriptor first,
+  // so a NUL after an outside symlink is denied there before the NUL is met.
+  if (row.deniedByTool && row.kind === "create" && attack.target === "bad" && attack.p.startsWith("dlink/")) return "denied";
   return attack.denied ? "denied" : OUTCOMES[row.kind][attack.target];
 }
 
@@ -335,6 +413,7 @@ const GLOB_FIELDS = [
   { tool: "regexp_search", field: "exclude", errorClass: "RegexpSearchError", build: (g) => obj({ ...REGEX, exclude: [g] }) },
   { tool: "ast_grep_search", field: "include", errorClass: "AstGrepSearchError", build: (g) => obj({ language: "typescript", rule: AST_RULE, include: [g] }) },
   { tool: "ast_grep_search", field: "exclude", errorClass: "AstGrepSearchError", build: (g) => obj({ language: "typescript", rule: AST_RULE, exclude: [g] }) },
+  { tool: "find_files", field: "pattern", errorClass: "FindFilesError", build: (g) => obj({ pattern: g, include_hidden: true }) },
   { tool: "tree", field: "exclude", errorClass: "TreeError", build: (g) => [[".", { entry_kind: "all", exclude: [g] }], { path: ".", entry_kind: "all", exclude: [g] }] },
 ];
 
@@ -351,8 +430,11 @@ describe("sandbox matrix: every tool × every path field × every attack, both d
           const what = `${row.tool}.${row.field} ← ${attack.why} (${JSON.stringify(attack.p.slice(0, 80))})`;
           const started = Date.now();
           attacks += 2;
+          const restore = row.restores && !attack.denied ? keepInside(ws, attack.p) : () => {};
           assert.equal(await viaWrapper(ws, row, wrapperArgs), expected(row, attack, "wrapper"), `${what} via tools.*`);
+          restore();
           assert.equal(await viaInvoke(ws, row, invokeArgs), expected(row, attack, "invoke"), `${what} via invoke`);
+          restore();
           assert.ok(Date.now() - started < 10_000, `${what} took ${Date.now() - started} ms`);
           assertNothingOutsideChanged(ws, before, what);
         }
@@ -492,11 +574,22 @@ describe("check-then-use race", () => {
   test("a directory swapped for a symlink between check and use never leaks, for any tool", { timeout: 60_000 }, async () => {
     const ws = fixture();
     try {
-      const before = snapshot(ws);
+      for (let i = 0; i < 60; i++) {
+        fs.mkdirSync(path.join(ws.outside, `d${i}`));
+        fs.writeFileSync(path.join(ws.outside, `d${i}`, `${NAME_MARKER}.txt`), OUTSIDE_TEXT);
+      }
       const swap = path.join(ws.root, "swap");
       const parked = path.join(ws.root, "swap.dir");
       fs.mkdirSync(swap);
       fs.writeFileSync(path.join(swap, "canary.txt"), DECOY_TEXT);
+      // Directories of the same names on both sides, so a walk that enters one by its path while
+      // `swap` is the symlink lists the outside one (whose files carry the name marker).
+      for (let i = 0; i < 60; i++) {
+        fs.mkdirSync(path.join(swap, `d${i}`));
+        // enough files that a walk takes a while
+        for (let j = 0; j < 10; j++) fs.writeFileSync(path.join(swap, `d${i}`, `inside${j}.txt`), DECOY_TEXT);
+      }
+      const before = snapshot(ws);
       let stop = false;
       let linked = 0;
       // Writes re-create `swap` while it is parked, so every step tolerates losing the race.
@@ -511,6 +604,9 @@ describe("check-then-use race", () => {
           await new Promise((r) => setImmediate(r));
         }
       })();
+      const searchSwap = (r, i) => ws.toolkit.invoke("regexp_search", { ...REGEX, root_path: "swap" });
+      const findViaInvoke = (r, i) => ws.toolkit.invoke("find_files", { pattern: "*", root_path: "swap" }).then(checkListed);
+      const findViaWrapper = (r, i) => ws.toolkit.tools.find_files({ pattern: "**/*.txt", root_path: "swap" }).then(checkListed);
       // Every tool with a path into the swapped directory (writes also into new sub-directories).
       const calls = [
         (r, i) => ws.toolkit.invoke("read_file", { path: "swap/canary.txt" }),
@@ -521,14 +617,31 @@ describe("check-then-use race", () => {
         (r, i) => ws.toolkit.invoke("apply_patch", { filePath: "swap/canary.txt", patch: patchFor("swap/canary.txt") }),
         (r, i) => ws.toolkit.invoke("tree", { path: "swap", entry_kind: "all" }),
         (r, i) => ws.toolkit.tools.exec_command({ cwd: "swap", command: EXEC }),
-        (r, i) => ws.toolkit.invoke("regexp_search", { ...REGEX, root_path: "swap" }),
+        searchSwap,
         (r, i) => ws.toolkit.invoke("ast_grep_search", { language: "typescript", rule: AST_RULE, root_path: "swap" }),
         (r, i) => ws.toolkit.tools.git_status_summary("swap"),
+        findViaInvoke,
+        findViaWrapper,
+        // the edit of the decoy inside and its undo; through the symlink they would edit (and
+        // quote) the outside file, which has the same lines
+        (r, i) => ws.toolkit.invoke("edit_file", { path: "swap/canary.txt", old_string: "head\nbody\n", new_string: "head\nPWNED\nbody\n" }),
+        (r, i) => ws.toolkit.tools.edit_file("swap/canary.txt", { old_string: "head\nPWNED\nbody\n", new_string: "head\nbody\n" }),
       ];
+      // find_files lists only what the directory holds inside (the outside one has other names)
+      const listedOutside = [];
+      const checkListed = (out) => {
+        for (const item of out.content?.items ?? out.data?.items ?? []) {
+          if (!/^swap\/(canary\.txt|pwned\.txt|d\d+\/inside\d\.txt|new-[\d-]+\.txt|dir-[\d-]+\/(deep\/)?new\.txt)$/.test(item.path)) listedOutside.push(item.path);
+        }
+        return out;
+      };
+      // The walking tools have the longest windows: more rounds of them alone.
+      const walkers = [searchSwap, findViaInvoke, findViaWrapper];
       let attempts = 0;
       try {
-        for (let round = 0; round < 60; round++) {
-          const batch = Array.from({ length: 33 }, (_, i) => calls[i % calls.length](round, i).then((out) => out, (e) => e.message));
+        for (let round = 0; round < 90; round++) {
+          const pick = round < 60 ? calls : walkers;
+          const batch = Array.from({ length: 33 }, (_, i) => pick[i % pick.length](round, i).then((out) => out, (e) => e.message));
           for (const out of await Promise.all(batch)) assertNoMarker(out, "race");
           attempts += batch.length;
         }
@@ -538,6 +651,7 @@ describe("check-then-use race", () => {
       }
       attacks += attempts;
       assert.ok(linked > 0, "the swap to a symlink happened");
+      assert.deepEqual(listedOutside, [], "find_files listed only the names inside");
       // the swapped-in symlink may be left parked as a name inside; outside nothing changed
       assertNothingOutsideChanged(ws, before, "race");
     } finally {

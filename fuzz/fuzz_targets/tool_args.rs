@@ -1,5 +1,6 @@
-//! Argument decoding of every tool, through both front doors (`invoke` and `tools.*`) into the
-//! handler, in a small workspace with symlinks that point outside it.
+//! Argument decoding of every tool (the 13 and the opt-in edit_file, find_files and
+//! apply_patches), through both front doors (`invoke` and `tools.*`) into the handler, in a small
+//! workspace with symlinks that point outside it.
 //!
 //! Input: drives a generator of JavaScript values (strings mostly from a dictionary of paths,
 //! globs, patterns and patches). Checks, besides no panic: a success is JSON, an error carries an
@@ -14,7 +15,7 @@ use std::sync::OnceLock;
 
 use agent_tools_core::context::ToolContext;
 use agent_tools_core::invoke::{self, CallSite};
-use agent_tools_core::registry::{Handler, CATALOG, DEFINITIONS_JSON};
+use agent_tools_core::registry::{Handler, CATALOG, DEFINITIONS_JSON, OPT_IN_DEFINITIONS_JSON};
 use agent_tools_core::tools::todo::TodoState;
 use agent_tools_core::value::ArgValue;
 use arbitrary::{Result, Unstructured};
@@ -29,6 +30,9 @@ struct Fixture {
     keys: Vec<String>,
     /// `TOOL_ARGS_DEBUG=1`: print each call (to reproduce a finding).
     debug: bool,
+    /// `TOOL_ARGS_DECODE_ONLY=1`: print each call and stop before the handler (to see what an
+    /// input, e.g. a seed, decodes to without running it).
+    decode_only: bool,
 }
 
 fn fixture() -> &'static Fixture {
@@ -53,6 +57,7 @@ fn fixture() -> &'static Fixture {
             words,
             keys: keys(),
             debug: std::env::var_os("TOOL_ARGS_DEBUG").is_some(),
+            decode_only: std::env::var_os("TOOL_ARGS_DECODE_ONLY").is_some(),
         }
     })
 }
@@ -71,6 +76,13 @@ fn dictionary(root: &str) -> Vec<String> {
         "--- a/src/b.ts\n+++ b/src/b.ts\n@@ -1 +1 @@\n-const a = f(1);\n+const a = f(2);\n",
         "diff --git a/a.txt b/a.txt\ndeleted file mode 100644\n--- a/a.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-line one\n-line two\n",
         "content\n",
+        // the opt-in tools: edit strings, Codex patches (inside, and out through `..` and the
+        // symlink)
+        "line two", "line 2\n",
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n line one\n-line two\n+line 2\n*** End Patch\n",
+        "*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** Delete File: a.txt\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: src/b.ts\n*** Move to: ../outside/moved.ts\n@@\n-let b = 2;\n+let b = 3;\n*** End Patch\n",
+        "*** Begin Patch\n*** Add File: out/new.txt\n+x\n*** End Patch\n",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -84,7 +96,8 @@ fn dictionary(root: &str) -> Vec<String> {
     words
 }
 
-/// Every property name the tool definitions know, plus the `invoke` path fields.
+/// Every property name the tool definitions (opt-in ones too) know, plus the `invoke` path
+/// fields.
 fn keys() -> Vec<String> {
     fn collect(value: &serde_json::Value, out: &mut Vec<String>) {
         match value {
@@ -99,7 +112,9 @@ fn keys() -> Vec<String> {
         }
     }
     let mut keys = vec!["filePath".to_string(), "patch".into(), "path".into()];
-    collect(&serde_json::from_str(DEFINITIONS_JSON).unwrap(), &mut keys);
+    for definitions in [DEFINITIONS_JSON, OPT_IN_DEFINITIONS_JSON] {
+        collect(&serde_json::from_str(definitions).unwrap(), &mut keys);
+    }
     keys.sort();
     keys.dedup();
     keys
@@ -205,8 +220,11 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
             Err(_) => return Ok(()),
         }
     };
-    if f.debug {
+    if f.debug || f.decode_only {
         eprintln!("{} {:?}", spec.name, positional);
+    }
+    if f.decode_only {
+        return Ok(());
     }
     let output = match spec.handler {
         Handler::Session(_) => {

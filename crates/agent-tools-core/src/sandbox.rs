@@ -2,8 +2,10 @@
 //! (docs/compat.md, "The sandbox follows symlinks"): the real location of a path, following every symlink that exists, even a dangling
 //! one, must lie inside the real workspace root.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
 use super::paths;
@@ -238,6 +240,75 @@ impl Confinement {
     }
 }
 
+/// Walking by descriptor: a directory is opened relative to the descriptor of its parent, never
+/// following a symlink in its place, so a directory swapped for a symlink after its parent was
+/// checked (or listed) cannot lead a walk outside. tree, find_files and the search cache list
+/// directories this way.
+///
+/// `open_dir_at(Some(parent), name)` opens the directory `name` in `parent`; `None` opens `name`
+/// as a path, without following a final symlink.
+pub(crate) fn open_dir_at(parent: Option<BorrowedFd>, name: &OsStr) -> rustix::io::Result<OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match parent {
+        Some(fd) => rustix::fs::openat(fd, name, flags, Mode::empty()),
+        None => rustix::fs::open(name, flags, Mode::empty()),
+    }
+}
+
+/// The entries of a directory stream (without `.` and `..`) whose raw names `keep` accepts, with
+/// their types; a type the listing does not give (rare) comes from an `lstat` relative to the
+/// stream's own descriptor.
+pub(crate) fn read_entries(
+    stream: &mut rustix::fs::Dir,
+    mut keep: impl FnMut(&[u8]) -> bool,
+) -> rustix::io::Result<Vec<(Vec<u8>, rustix::fs::FileType)>> {
+    use rustix::fs::{AtFlags, FileType};
+    use std::os::unix::ffi::OsStrExt;
+    // The listing borrows the stream, so the stats wait until it is done.
+    let mut listed = Vec::new();
+    while let Some(entry) = stream.read() {
+        let entry = entry?;
+        let raw = entry.file_name().to_bytes();
+        if raw == b"." || raw == b".." || !keep(raw) {
+            continue;
+        }
+        listed.push((raw.to_vec(), entry.file_type()));
+    }
+    let dir = stream.fd()?;
+    for (name, file_type) in listed.iter_mut() {
+        if *file_type == FileType::Unknown {
+            let st = rustix::fs::statat(dir, OsStr::from_bytes(name), AtFlags::SYMLINK_NOFOLLOW)?;
+            *file_type = FileType::from_raw_mode(st.st_mode);
+        }
+    }
+    Ok(listed)
+}
+
+/// `lstat` of `rel` (a relative path) beneath the directory `root`, each directory on the way
+/// opened with [`open_dir_at`]: what `rel` names inside the tree `root` holds right now, whatever
+/// the path `root` was opened by names meanwhile.
+pub(crate) fn lstat_beneath(root: BorrowedFd, rel: &Path) -> rustix::io::Result<rustix::fs::Stat> {
+    use rustix::fs::AtFlags;
+    let names: Vec<&OsStr> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name),
+            _ => None,
+        })
+        .collect();
+    let Some((last, parents)) = names.split_last() else {
+        return rustix::fs::fstat(root);
+    };
+    let mut dir: Option<OwnedFd> = None;
+    for name in parents {
+        let parent = dir.as_ref().map_or(root, |d| d.as_fd());
+        dir = Some(open_dir_at(Some(parent), name)?);
+    }
+    let parent = dir.as_ref().map_or(root, |d| d.as_fd());
+    rustix::fs::statat(parent, *last, AtFlags::SYMLINK_NOFOLLOW)
+}
+
 /// The path the kernel holds for an open descriptor.
 #[cfg(target_os = "linux")]
 pub(crate) fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
@@ -434,5 +505,39 @@ mod tests {
         let outside = fs::File::open(format!("{}/secret.txt", f.outside)).unwrap();
         assert!(c.contains_fd(&inside));
         assert!(!c.contains_fd(&outside));
+    }
+
+    #[test]
+    fn descriptor_walks_never_pass_a_symlink() {
+        let f = fixture();
+        let r = Path::new(&f.root);
+        fs::write(r.join("src/a.txt"), "a").unwrap();
+        symlink(&f.outside, r.join("out")).unwrap();
+        symlink("src", r.join("srclink")).unwrap();
+        let root = fs::File::open(r).unwrap();
+        let st = lstat_beneath(root.as_fd(), Path::new("src/a.txt")).unwrap();
+        assert_eq!(st.st_size, 1);
+        assert!(lstat_beneath(root.as_fd(), Path::new("")).is_ok());
+        // a symlink is never passed, even one that stays inside; as the last component it is
+        // what is stat'ed
+        for rel in ["out/secret.txt", "srclink/a.txt"] {
+            assert!(
+                lstat_beneath(root.as_fd(), Path::new(rel)).is_err(),
+                "{rel}"
+            );
+        }
+        let link = lstat_beneath(root.as_fd(), Path::new("out")).unwrap();
+        assert_eq!(
+            rustix::fs::FileType::from_raw_mode(link.st_mode),
+            rustix::fs::FileType::Symlink
+        );
+        assert!(open_dir_at(Some(root.as_fd()), OsStr::new("out")).is_err());
+        let src = open_dir_at(Some(root.as_fd()), OsStr::new("src")).unwrap();
+        let mut stream = rustix::fs::Dir::new(src).unwrap();
+        let entries = read_entries(&mut stream, |name| name != b"skipped").unwrap();
+        assert_eq!(
+            entries,
+            [(b"a.txt".to_vec(), rustix::fs::FileType::RegularFile)]
+        );
     }
 }

@@ -852,7 +852,7 @@ impl WorkspaceCache {
 /// directory (a final symlink is followed only for the walk's root).
 fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>> {
     use rustix::fs::{FileType, Mode, OFlags};
-    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::ffi::OsStringExt;
     let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     if !is_root {
         flags |= OFlags::NOFOLLOW;
@@ -864,33 +864,19 @@ fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>>
     };
     let file = std::fs::File::from(fd);
     let id = FileId::of(&file.metadata()?);
-    let mut entries = Vec::new();
     // `Dir::new` reads through this descriptor (`Dir::read_from` would open the directory again).
     let mut dir = rustix::fs::Dir::new(std::os::fd::OwnedFd::from(file))?;
-    while let Some(entry) = dir.read() {
-        let entry = entry?;
-        let name = entry.file_name().to_bytes();
-        if name == b"." || name == b".." {
-            continue;
-        }
-        let file_type = match entry.file_type() {
-            FileType::Unknown => {
-                let at = rustix::fs::statat(
-                    dir.fd()?,
-                    entry.file_name(),
-                    rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
-                )?;
-                FileType::from_raw_mode(at.st_mode)
-            }
-            known => known,
-        };
-        let kind = match file_type {
-            FileType::RegularFile => EntryKind::File,
-            FileType::Directory => EntryKind::Directory,
-            _ => EntryKind::Other,
-        };
-        entries.push((std::ffi::OsStr::from_bytes(name).to_os_string(), kind));
-    }
+    let entries = crate::sandbox::read_entries(&mut dir, |_| true)?
+        .into_iter()
+        .map(|(name, file_type)| {
+            let kind = match file_type {
+                FileType::RegularFile => EntryKind::File,
+                FileType::Directory => EntryKind::Directory,
+                _ => EntryKind::Other,
+            };
+            (std::ffi::OsString::from_vec(name), kind)
+        })
+        .collect();
     Ok(Some(Listing { id, entries }))
 }
 

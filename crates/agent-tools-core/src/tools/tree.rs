@@ -4,9 +4,8 @@
 
 use std::ffi::OsStr;
 use std::os::fd::{BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+use rustix::fs::{Dir, FileType};
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
@@ -281,12 +280,7 @@ fn directory_node(name: String, path: String, depth: u32) -> TreeDirectoryNode {
 
 /// Opens a directory (relative to `parent` when given) without following a final symlink.
 fn open_dir(parent: Option<BorrowedFd>, name: &OsStr, abs: &str) -> Result<OwnedFd, ToolError> {
-    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let opened = match parent {
-        Some(fd) => rustix::fs::openat(fd, name, flags, Mode::empty()),
-        None => rustix::fs::open(name, flags, Mode::empty()),
-    };
-    opened.map_err(|e| {
+    crate::sandbox::open_dir_at(parent, name).map_err(|e| {
         ERROR_CLASS.coded(
             ErrorCode::Internal,
             node_io_message(&e.into(), "scandir", abs),
@@ -396,36 +390,14 @@ impl Walk<'_> {
                 node_io_message(&e.into(), "scandir", abs),
             )
         };
-        // The listing borrows the stream, so an entry whose type it does not give (rare) keeps its
-        // raw name for a stat once the listing is done.
-        let mut listed = Vec::new();
-        while let Some(entry) = stream.read() {
-            let entry = entry.map_err(io_fail)?;
-            let raw = entry.file_name().to_bytes();
-            if raw == b"." || raw == b".." {
-                continue;
-            }
-            let name = String::from_utf8_lossy(raw).into_owned();
-            if !self.options.include_hidden && name.starts_with('.') {
-                continue;
-            }
-            if DEFAULT_EXCLUDED.contains(&name.as_str()) {
-                continue;
-            }
-            let unknown = (entry.file_type() == FileType::Unknown).then(|| raw.to_vec());
-            listed.push((name, entry.file_type(), unknown));
-        }
-        let dir = stream.fd().map_err(io_fail)?;
+        let listed = crate::sandbox::read_entries(stream, |raw| {
+            (self.options.include_hidden || !raw.starts_with(b"."))
+                && !DEFAULT_EXCLUDED.iter().any(|n| n.as_bytes() == raw)
+        })
+        .map_err(io_fail)?;
         let mut out = Vec::new();
-        for (name, file_type, unknown) in listed {
-            let file_type = match unknown {
-                Some(raw) => {
-                    rustix::fs::statat(dir, OsStr::from_bytes(&raw), AtFlags::SYMLINK_NOFOLLOW)
-                        .map(|st| FileType::from_raw_mode(st.st_mode))
-                        .map_err(io_fail)?
-                }
-                None => file_type,
-            };
+        for (raw, file_type) in listed {
+            let name = String::from_utf8_lossy(&raw).into_owned();
             let kind = match file_type {
                 FileType::Directory => Kind::Directory,
                 FileType::RegularFile => Kind::File,
@@ -491,7 +463,7 @@ mod tests {
             rustix::fs::CWD,
             format!("{root}/fifo").as_str(),
             FileType::Fifo,
-            Mode::from_raw_mode(0o644),
+            rustix::fs::Mode::from_raw_mode(0o644),
             0,
         )
         .unwrap();

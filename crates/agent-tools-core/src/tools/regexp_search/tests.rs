@@ -644,6 +644,56 @@ fn timeout_and_walk_failures() {
     assert!(walk::search(&root, &spec(future)).is_ok());
 }
 
+/// The walk lists directories by path; when the path no longer leads to the checked root (a
+/// directory swapped for a symlink after the check, here the walk's path simply names another
+/// directory), files are still read only beneath the root descriptor, and an entry that exists
+/// only in the other directory is never named, in a result or in an error.
+#[test]
+fn a_listing_of_another_directory_never_names_its_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let (checked, other) = (base.join("ws/swap"), base.join("outside"));
+    for (d, text) in [(&checked, "TODO checked"), (&other, "TODO other")] {
+        fs::create_dir_all(d.join("sub")).unwrap();
+        fs::write(d.join("same.txt"), text).unwrap();
+        fs::write(d.join("sub/same.txt"), text).unwrap();
+    }
+    fs::write(other.join("SECRETNAME.ts"), "TODO").unwrap();
+    fs::create_dir_all(other.join("SECRETNAME-dir")).unwrap();
+    fs::write(other.join("SECRETNAME-dir/f.ts"), "TODO").unwrap();
+    fs::write(other.join("sub/SECRETNAME.ts"), "TODO").unwrap();
+    let regex = JsRegex::new("TODO", "").unwrap();
+    let root_dir: std::os::fd::OwnedFd = fs::File::open(&checked).unwrap().into();
+    let spec = SearchSpec {
+        regex: &regex,
+        prefilter: None,
+        include: Vec::new(),
+        exclude: Vec::new(),
+        max_results: 100,
+        max_file_size: MAX_FILE_SIZE,
+        deadline: Instant::now() + Duration::from_secs(60),
+        root_dir: &root_dir,
+        confinement: None,
+        cache: None,
+        requirement: &crate::search_cache::trigrams::Requirement::Anything,
+        call_start_ns: 0,
+    };
+    let found = walk::search(&other.to_string_lossy(), &spec).unwrap();
+    let files: Vec<(&str, &str)> = found
+        .files
+        .iter()
+        .map(|(rel, hits)| (rel.as_str(), hits[0].line_text.as_str()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("same.txt", "TODO checked"),
+            ("sub/same.txt", "TODO checked")
+        ]
+    );
+    assert_eq!(found.scanned_files, 2);
+}
+
 /// A plain sequential implementation of upstream's walk, to check the parallel one.
 fn reference(root: &str, pattern: &str, max_results: usize) -> (Vec<String>, bool, u64, u64) {
     let regex = JsRegex::new(pattern, "").unwrap();

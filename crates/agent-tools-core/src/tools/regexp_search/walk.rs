@@ -14,7 +14,7 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -50,8 +50,7 @@ pub struct SearchSpec<'a> {
     pub max_file_size: u64,
     pub deadline: Instant,
     /// The walk root, opened (and, when confined, verified) by the caller. Files are opened
-    /// relative to it (with `openat2`, Linux only).
-    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    /// relative to it (with `openat2`, Linux only); failures are checked against it.
     pub root_dir: &'a OwnedFd,
     /// When set, every file read must lie inside it.
     pub confinement: Option<&'a Confinement>,
@@ -365,7 +364,7 @@ fn walk_listings(shared: &Shared, spec: &SearchSpec, cache: &Arc<WorkspaceCache>
                         }
                     }
                 }
-                Err(e) => visitor.records.push(Record {
+                Err(e) => visitor.record_failure(Record {
                     rel: dir_rel,
                     outcome: Outcome::Failed(node_io_message(
                         &e,
@@ -503,7 +502,7 @@ impl ParallelVisitor for Visitor<'_> {
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
-                self.records.push(self.failure(&err));
+                self.record_failure(self.failure(&err));
                 return WalkState::Continue;
             }
         };
@@ -541,7 +540,29 @@ impl Visitor<'_> {
                 self.shared.add_matches(&rel, hits.len());
             }
         }
-        self.records.push(Record { rel, outcome });
+        self.record_failure_or(Record { rel, outcome });
+    }
+
+    /// Keeps a record; a failure only when its path names an entry of the tree the checked root
+    /// descriptor holds (see `record_failure`).
+    fn record_failure_or(&mut self, record: Record) {
+        match record.outcome {
+            Outcome::Failed(_) => self.record_failure(record),
+            _ => self.records.push(record),
+        }
+    }
+
+    /// Keeps a failure only when its path (`rel`) names an entry that exists, right now, beneath
+    /// the root descriptor the call checked, reached without following any symlink. The walk
+    /// lists directories by path: one swapped for a symlink meanwhile can make it list names of a
+    /// directory elsewhere, which then fail to open beneath the root. Such a failure, or one for
+    /// an entry removed since it was listed, is dropped rather than reported, so an error text
+    /// only ever names what the checked tree holds, under the path the caller gave.
+    fn record_failure(&mut self, record: Record) {
+        let rel = Path::new(&record.rel);
+        if crate::sandbox::lstat_beneath(self.spec.root_dir.as_fd(), rel).is_ok() {
+            self.records.push(record);
+        }
     }
 
     /// A walk error (an unreadable directory), placed where upstream's walk meets it.
