@@ -137,15 +137,15 @@ describe("apply_patches: check-then-use race", () => {
     let flipped = 0;
     for (let n = 0; ; n++) {
       if (n % 64 === 0 && fs.existsSync(STOP)) break;
-      if (attempt(() => fs.renameSync(SWAP, PARK))) {
-        if (attempt(() => fs.renameSync(LINK, SWAP))) {
-          linked++;
-          attempt(() => fs.renameSync(SWAP, LINK));
-        }
-        while (!attempt(() => fs.renameSync(PARK, SWAP)));
-      }
+      const parked = attempt(() => fs.renameSync(SWAP, PARK));
+      const swapped = parked && attempt(() => fs.renameSync(LINK, SWAP));
       point(OUTSIDE);
       flipped++;
+      if (swapped) {
+        linked++;
+        attempt(() => fs.renameSync(SWAP, LINK));
+      }
+      if (parked) while (!attempt(() => fs.renameSync(PARK, SWAP)));
       point(FLIP_REAL);
     }
     fs.unlinkSync(LINK);
