@@ -118,7 +118,7 @@ describe("apply_patches", () => {
 describe("apply_patches: check-then-use race", () => {
   const OUTSIDE_TEXT = "head\nbody\nCANARY\n";
   const INSIDE_TEXT = "head\nbody\nDECOY\n";
-  const ROUNDS = 100;
+  const ROUNDS = 300;
   const BATCH = 30;
   // Until $STOP exists: toggles $SWAP between the directory (parked at $PARK meanwhile) and a
   // symlink to $OUTSIDE (kept at $LINK meanwhile), one rename each way; and points the symlink
@@ -145,7 +145,8 @@ describe("apply_patches: check-then-use race", () => {
         linked++;
         attempt(() => fs.renameSync(SWAP, LINK));
       }
-      if (parked) while (!attempt(() => fs.renameSync(PARK, SWAP)));
+      // a write that re-created the directory meanwhile: its stray copy is moved aside
+      if (parked) while (!attempt(() => fs.renameSync(PARK, SWAP))) attempt(() => fs.renameSync(SWAP, SWAP + ".stray-" + n));
       point(FLIP_REAL);
     }
     fs.unlinkSync(LINK);
