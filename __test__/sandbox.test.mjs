@@ -488,6 +488,9 @@ describe("symlinks inside the workspace", () => {
   });
 });
 
+/** A toolkit with the opt-in apply_patches over the workspace's context. */
+const patches = (ws) => createAgentToolkit(ws.context, { extraTools: ["apply_patches"] });
+
 describe("check-then-use race", () => {
   test("a directory swapped for a symlink between check and use never leaks, for any tool", { timeout: 60_000 }, async () => {
     const ws = fixture();
@@ -524,6 +527,11 @@ describe("check-then-use race", () => {
         (r, i) => ws.toolkit.invoke("regexp_search", { ...REGEX, root_path: "swap" }),
         (r, i) => ws.toolkit.invoke("ast_grep_search", { language: "typescript", rule: AST_RULE, root_path: "swap" }),
         (r, i) => ws.toolkit.tools.git_status_summary("swap"),
+        // apply_patches (opt-in): the canary rewritten as it is, moved away and renamed back;
+        // outside content read through the swap would land in it, where read_file shows it
+        (r, i) => patches(ws).invoke("apply_patches", { patch: "*** Begin Patch\n*** Update File: swap/canary.txt\n@@\n-body\n+body\n*** End Patch" }),
+        (r, i) => patches(ws).tools.apply_patches({ patch: "*** Begin Patch\n*** Update File: swap/canary.txt\n*** Move to: swap/canary2.txt\n*** End Patch" }),
+        (r, i) => patches(ws).invoke("apply_patches", { patch: "diff --git a/swap/canary2.txt b/swap/canary.txt\nrename from swap/canary2.txt\nrename to swap/canary.txt\n" }),
       ];
       let attempts = 0;
       try {
