@@ -3,7 +3,7 @@
 // one right answer, run through `toolkit.invoke("edit_file", ...)` beside an exact-match-only
 // baseline (one exact occurrence → replace; otherwise refuse).
 //
-//   node bench/edit_robustness.mjs             run 600 requests, print the table
+//   node bench/edit_robustness.mjs             run 720 requests, print the table
 //   node bench/edit_robustness.mjs --write     also write the table into bench/README.md
 //   node bench/edit_robustness.mjs --count N   another corpus size (the test runs a small one)
 //
@@ -271,7 +271,7 @@ export function table(results) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const at = process.argv.indexOf("--count");
-  const count = at > 0 ? Number(process.argv[at + 1]) : 600;
+  const count = at > 0 ? Number(process.argv[at + 1]) : 720;
   const results = await run(corpus(count));
   const text = table(results);
   console.log(text);
