@@ -452,6 +452,10 @@ struct Place {
     name: OsString,
 }
 
+/// What planning found at a path: the file's place (`None`: its directory does not exist) and
+/// its bytes and permission bits (`None`: no such file).
+type Existing = (Option<Place>, Option<(Vec<u8>, u32)>);
+
 /// A directory the call created: its parent's descriptor and its name.
 type CreatedDir = (OwnedFd, OsString);
 
@@ -504,12 +508,7 @@ fn open_place(rc: &RunContext, abs: &str) -> Result<Option<Place>, ToolError> {
 /// The file at `abs`, read through its checked directory: its place (`None`: the directory does
 /// not exist) and its bytes and permission bits (`None`: no such file). A symlink, a directory or
 /// any other non-regular file is refused.
-#[allow(clippy::type_complexity)]
-fn read_existing(
-    rc: &RunContext,
-    abs: &str,
-    path: &str,
-) -> Result<(Option<Place>, Option<(Vec<u8>, u32)>), ToolError> {
+fn read_existing(rc: &RunContext, abs: &str, path: &str) -> Result<Existing, ToolError> {
     if workspace_relative(workspace_root(rc, ERROR_CLASS)?, abs) == "." {
         return Err(not_regular(path));
     }
