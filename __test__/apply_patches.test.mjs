@@ -124,6 +124,9 @@ describe("apply_patches: check-then-use race", () => {
   // symlink to $OUTSIDE (kept at $LINK meanwhile), one rename each way; and points the symlink
   // $FLIP at $FLIP_REAL (inside) and at $OUTSIDE in turn, atomically (no moment without it).
   // Leaves the directory and the inside target in place; prints how often each pointed outside.
+  // The retargeted symlink never leaves a moment without the path, so it meets the window
+  // between a check and a use far more often than the directory swap (the old code leaked
+  // through both, dozens of times a run).
   const SWAPPER = `
     const fs = require("node:fs");
     const { SWAP, PARK, LINK, FLIP, FLIP_REAL, OUTSIDE, STOP } = process.env;
@@ -146,7 +149,7 @@ describe("apply_patches: check-then-use race", () => {
         attempt(() => fs.renameSync(SWAP, LINK));
       }
       // a write that re-created the directory meanwhile: its stray copy is moved aside
-      if (parked) while (!attempt(() => fs.renameSync(PARK, SWAP))) attempt(() => fs.renameSync(SWAP, SWAP + ".stray-" + n));
+      if (parked) while (!attempt(() => fs.renameSync(PARK, SWAP)) && fs.existsSync(PARK)) attempt(() => fs.renameSync(SWAP, SWAP + ".stray-" + n));
       point(FLIP_REAL);
     }
     fs.unlinkSync(LINK);
@@ -167,6 +170,7 @@ describe("apply_patches: check-then-use race", () => {
   test("Move to, plain updates and git renames never read through the swapped directory", { timeout: 120_000 }, async () => {
     // on tmpfs (where there is one) a swap takes microseconds, on a disk often a millisecond
     const { dir, cleanup } = tempDir("atn-patches-race-", fs.existsSync("/dev/shm") ? "/dev/shm" : undefined);
+    let swapper;
     try {
       const root = path.join(dir, "ws");
       const outside = path.join(dir, "outside");
@@ -196,7 +200,7 @@ describe("apply_patches: check-then-use race", () => {
       ]);
       // The swapper runs in its own process, so it toggles while the tool runs on its thread.
       const stopFile = path.join(dir, "stop");
-      const swapper = spawn(process.execPath, ["-e", SWAPPER], {
+      swapper = spawn(process.execPath, ["-e", SWAPPER], {
         env: { ...process.env, SWAP: swap, PARK: path.join(root, "swap.parked"), LINK: path.join(root, "swap.link"), FLIP: flip, FLIP_REAL: flipReal, OUTSIDE: outside, STOP: stopFile },
         stdio: ["ignore", "pipe", "inherit"],
       });
@@ -234,6 +238,7 @@ describe("apply_patches: check-then-use race", () => {
       assert.deepEqual(leaked.map(([name]) => name), [], "outside content landed in the workspace");
       assert.deepEqual(files(outside), outsideBefore, "something outside the workspace changed");
     } finally {
+      if (swapper && swapper.exitCode === null) swapper.kill();
       cleanup();
     }
   });
