@@ -5,9 +5,9 @@ import path from "node:path";
 import assert from "node:assert/strict";
 import { createToolContext, createAgentToolkit } from "agent-tools-native";
 
-/** A fresh real (symlink-free) temporary directory; removed by the returned cleanup. */
-export function tempDir(prefix = "atn-") {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+/** A fresh real (symlink-free) temporary directory (in `base`, by default the system's); removed by the returned cleanup. */
+export function tempDir(prefix = "atn-", base = os.tmpdir()) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(base, prefix)));
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -570,6 +570,9 @@ describe("symlinks inside the workspace", () => {
   });
 });
 
+/** A toolkit with the opt-in apply_patches over the workspace's context. */
+const patches = (ws) => createAgentToolkit(ws.context, { extraTools: ["apply_patches"] });
+
 describe("check-then-use race", () => {
   test("a directory swapped for a symlink between check and use never leaks, for any tool", { timeout: 60_000 }, async () => {
     const ws = fixture();
@@ -626,12 +629,17 @@ describe("check-then-use race", () => {
         // quote) the outside file, which has the same lines
         (r, i) => ws.toolkit.invoke("edit_file", { path: "swap/canary.txt", old_string: "head\nbody\n", new_string: "head\nPWNED\nbody\n" }),
         (r, i) => ws.toolkit.tools.edit_file("swap/canary.txt", { old_string: "head\nPWNED\nbody\n", new_string: "head\nbody\n" }),
+        // apply_patches (opt-in): the canary rewritten as it is, moved away and renamed back;
+        // outside content read through the swap would land in it, where read_file shows it
+        (r, i) => patches(ws).invoke("apply_patches", { patch: "*** Begin Patch\n*** Update File: swap/canary.txt\n@@\n-body\n+body\n*** End Patch" }),
+        (r, i) => patches(ws).tools.apply_patches({ patch: "*** Begin Patch\n*** Update File: swap/canary.txt\n*** Move to: swap/canary2.txt\n*** End Patch" }),
+        (r, i) => patches(ws).invoke("apply_patches", { patch: "diff --git a/swap/canary2.txt b/swap/canary.txt\nrename from swap/canary2.txt\nrename to swap/canary.txt\n" }),
       ];
       // find_files lists only what the directory holds inside (the outside one has other names)
       const listedOutside = [];
       const checkListed = (out) => {
         for (const item of out.content?.items ?? out.data?.items ?? []) {
-          if (!/^swap\/(canary\.txt|pwned\.txt|d\d+\/inside\d\.txt|new-[\d-]+\.txt|dir-[\d-]+\/(deep\/)?new\.txt)$/.test(item.path)) listedOutside.push(item.path);
+          if (!/^swap\/(canary2?\.txt|pwned\.txt|d\d+\/inside\d\.txt|new-[\d-]+\.txt|dir-[\d-]+\/(deep\/)?new\.txt)$/.test(item.path)) listedOutside.push(item.path);
         }
         return out;
       };

@@ -3,13 +3,14 @@
 // one right answer, run through `toolkit.invoke("edit_file", ...)` beside an exact-match-only
 // baseline (one exact occurrence → replace; otherwise refuse).
 //
-//   node bench/edit_robustness.mjs             run 600 requests, print the table
+//   node bench/edit_robustness.mjs             run 720 requests, print the table
 //   node bench/edit_robustness.mjs --write     also write the table into bench/README.md
 //   node bench/edit_robustness.mjs --count N   another corpus size (the test runs a small one)
 //
-// An outcome is `right` (the file is exactly the expected one), `refused` (an error, the file
-// unchanged) or `wrong` (the file changed into anything else). For a request whose old_string
-// occurs twice the right answer is a refusal (`AMBIGUOUS`): editing either place is a guess.
+// An outcome is `right` (the file is exactly the expected one, byte for byte), `refused` (an
+// error, the file unchanged) or `wrong` (the file changed into anything else). For a request
+// whose old_string occurs twice, also overlapping itself, the right answer is a refusal
+// (`AMBIGUOUS`): editing either place is a guess.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -104,6 +105,7 @@ export const PERTURBATIONS = [
   "trailing_whitespace",
   "crlf_and_indentation",
   "occurs_twice",
+  "overlaps_itself",
 ];
 
 /**
@@ -141,9 +143,18 @@ export function corpus(count, seed = 17) {
       // the same block again further down (a copied snippet), at the same depth
       fileLines = [...lines, ...region.map((l) => ({ ...l })), { depth: 0, text: "" }];
     }
+    // overlaps_itself: the region is two equal lines and the file has three of them in a row
+    // (closing braces, repeated calls), so old_string is there twice, overlapping; in turn as
+    // it is, with CRLF in the file, and with the model's indentation one level off
+    const overlapStyle = perturbation === "overlaps_itself" ? Math.floor(i / PERTURBATIONS.length) % 3 : -1;
+    if (perturbation === "overlaps_itself") {
+      const line = region[0];
+      fileLines = [...lines.slice(0, start), line, { ...line }, { ...line }, ...lines.slice(start + 1)];
+      region.splice(0, region.length, line, { ...line });
+    }
     const fileStyle = {
       unit: lang.unit,
-      eol: perturbation.startsWith("crlf") ? "\r\n" : "\n",
+      eol: perturbation.startsWith("crlf") || overlapStyle === 1 ? "\r\n" : "\n",
       trailing: perturbation === "trailing_whitespace" ? (k) => (k % 2 === 0 ? "  " : "") : undefined,
     };
     const modelUnit = {
@@ -151,7 +162,7 @@ export function corpus(count, seed = 17) {
       spaces_file_tabs_model: "\t",
       crlf_and_indentation: lang.unit === "\t" ? "    " : "\t",
     }[perturbation] ?? lang.unit;
-    const shift = perturbation === "wrong_depth" ? (r() < 0.5 ? -1 : 1) : 0;
+    const shift = perturbation === "wrong_depth" ? (r() < 0.5 ? -1 : 1) : overlapStyle === 2 ? 1 : 0;
     const model = (ls) =>
       ls
         .map((l) => ({ ...l, depth: Math.max(0, l.depth + shift - (shift < 0 ? 0 : 0)) }))
@@ -161,7 +172,7 @@ export function corpus(count, seed = 17) {
     const old_string = model(region);
     const new_string = model(replacement);
     let expected = null;
-    if (perturbation !== "occurs_twice") {
+    if (perturbation !== "occurs_twice" && perturbation !== "overlaps_itself") {
       // the right answer: the region's lines replaced by the new ones in the file's own style;
       // the replaced lines lose their trailing whitespace only where the stage had to ignore it
       const before = fileLines.slice(0, start);
@@ -169,11 +180,13 @@ export function corpus(count, seed = 17) {
       const trailingBefore = (k) => fileStyle.trailing?.(k) ?? "";
       const renderAt = (ls, offset, keepTrailing) =>
         ls.map((l, k) => (l.text === "" ? "" : lang.unit.repeat(l.depth) + l.text + (keepTrailing ? trailingBefore(offset + k) : "")));
-      const rendered = [
-        ...renderAt(before, 0, true),
-        ...renderAt(replacement, start, false),
-        ...renderAt(after, start + len, true),
-      ];
+      const replaced = renderAt(replacement, start, false);
+      // old_string literally in the file (no trailing blanks before its last line's end): the
+      // exact stage replaces just that text, and the last line's trailing blanks stay
+      if (region.slice(0, -1).every((_, k) => trailingBefore(start + k) === "")) {
+        replaced[replaced.length - 1] += trailingBefore(start + len - 1);
+      }
+      const rendered = [...renderAt(before, 0, true), ...replaced, ...renderAt(after, start + len, true)];
       expected = rendered.join(fileStyle.eol) + fileStyle.eol;
     }
     out.push({ file: `f${i}.${lang.ext}`, content, old_string, new_string, expected, perturbation, depthShift: shift });
@@ -191,17 +204,11 @@ function baseline(request) {
   return { after: content.slice(0, first) + new_string + content.slice(first + old_string.length) };
 }
 
-/** Text with the spaces and tabs before each line ending (and at the end) removed. */
-const withoutTrailing = (text) => text.replace(/[ \t]+(?=\r?\n|$)/g, "");
-
-/**
- * `right`, `refused` or `wrong`. The expected content is compared modulo trailing whitespace:
- * whether a replaced line keeps the file's trailing blanks is no one's intent.
- */
+/** `right`, `refused` or `wrong`: the file must be exactly the expected content, byte for byte. */
 function judge(request, after, errored) {
   if (after === request.content) return request.expected === null && errored ? "right" : "refused";
   if (request.expected === null) return "wrong";
-  return withoutTrailing(after) === withoutTrailing(request.expected) ? "right" : "wrong";
+  return after === request.expected ? "right" : "wrong";
 }
 
 /** Runs every request through edit_file and the baseline: per-request outcomes. */
@@ -264,7 +271,7 @@ export function table(results) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const at = process.argv.indexOf("--count");
-  const count = at > 0 ? Number(process.argv[at + 1]) : 600;
+  const count = at > 0 ? Number(process.argv[at + 1]) : 720;
   const results = await run(corpus(count));
   const text = table(results);
   console.log(text);

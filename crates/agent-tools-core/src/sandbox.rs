@@ -186,6 +186,18 @@ impl Confinement {
     /// component, `ENOTDIR` before it. A creation that would land outside fails with `EXDEV`
     /// (what `openat2`'s `RESOLVE_BENEATH` reports for an escape).
     pub fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.create_dir_all_recording(path, &mut Vec::new())
+    }
+
+    /// [`Confinement::create_dir_all`] that appends each directory it creates to `recorded`, in
+    /// creation order, as its parent's open descriptor and its name: what a caller needs to
+    /// remove exactly those directories again (`unlinkat(parent, name, AT_REMOVEDIR)`), even when
+    /// a failure stops the creation halfway.
+    pub fn create_dir_all_recording(
+        &self,
+        path: &Path,
+        recorded: &mut Vec<(std::os::fd::OwnedFd, std::ffi::OsString)>,
+    ) -> io::Result<()> {
         use rustix::fs::{mkdirat, openat, Mode, OFlags};
         use rustix::io::Errno;
         if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
@@ -224,7 +236,8 @@ impl Confinement {
                         return Err(Errno::XDEV.into());
                     }
                     match mkdirat(&dir, *name, Mode::from_raw_mode(0o777)) {
-                        Ok(()) | Err(Errno::EXIST) => {}
+                        Ok(()) => recorded.push((dir.try_clone()?, name.to_os_string())),
+                        Err(Errno::EXIST) => {}
                         Err(e) => return Err(e.into()),
                     }
                     openat(&dir, *name, flags, Mode::empty()).map_err(|e| match e {
@@ -480,6 +493,22 @@ mod tests {
         let c2 = Confinement::new(&fresh.to_string_lossy()).unwrap();
         c2.create_dir_all(&fresh.join("sub")).unwrap();
         assert!(fresh.join("sub").is_dir());
+    }
+
+    #[test]
+    fn confined_create_dir_all_records_what_it_created() {
+        let f = fixture();
+        let r = Path::new(&f.root);
+        let c = Confinement::new(&f.root).unwrap();
+        let mut created = Vec::new();
+        c.create_dir_all_recording(&r.join("src/a/b"), &mut created)
+            .unwrap();
+        let names: Vec<_> = created.iter().map(|(_, n)| n.clone()).collect();
+        assert_eq!(names, ["a", "b"], "src existed");
+        for (parent, name) in created.iter().rev() {
+            rustix::fs::unlinkat(parent, name, rustix::fs::AtFlags::REMOVEDIR).unwrap();
+        }
+        assert!(!r.join("src/a").exists() && r.join("src").is_dir());
     }
 
     #[test]

@@ -1,22 +1,29 @@
 //! apply_patches (docs/tools/apply_patches.md), an opt-in tool: one patch over several files, as
 //! a git-style unified diff or in the Codex patch format, all or nothing. Every new content is
 //! computed in memory first; then the files are written, and when a write fails the ones
-//! already written are put back. Every path, move targets included, passes the sandbox.
+//! already written are put back and the directories created removed. Every path, move targets
+//! included, passes the sandbox, and every file is read and written through its directory's
+//! descriptor, checked once opened.
 
+use std::ffi::OsString;
 use std::fs;
+use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use rustix::fs::{openat, unlinkat, AtFlags, Mode, OFlags};
+use rustix::io::Errno;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::{to_json, workspace_root};
+use super::{read_sized, to_json, workspace_root};
 use crate::atomic::{open_parent, replace_atomically};
 use crate::context::RunContext;
-use crate::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
+use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::paths::workspace_relative;
-use crate::sandbox::resolve_in_root;
+use crate::sandbox::{fd_path, resolve_in_root, Confinement};
 use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchesError");
@@ -62,8 +69,27 @@ pub struct ApplyPatchesOutput {
 struct Hunk {
     old: Vec<String>,
     new: Vec<String>,
+    /// For each new line: `Some(i)` when it is old line `i` (context), `None` when added.
+    kept: Vec<Option<usize>>,
     hint: Option<usize>,
     anchor: Option<String>,
+}
+
+impl Hunk {
+    fn context(&mut self, line: &str) {
+        self.kept.push(Some(self.old.len()));
+        self.old.push(line.to_string());
+        self.new.push(line.to_string());
+    }
+
+    fn removed(&mut self, line: &str) {
+        self.old.push(line.to_string());
+    }
+
+    fn added(&mut self, line: &str) {
+        self.kept.push(None);
+        self.new.push(line.to_string());
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -146,16 +172,10 @@ fn parse_codex(patch: &str) -> Result<Vec<FileOp>, ToolError> {
                     }
                     let hunk = hunks.last_mut().expect("a hunk");
                     match l.chars().next() {
-                        Some('+') => hunk.new.push(l[1..].to_string()),
-                        Some('-') => hunk.old.push(l[1..].to_string()),
-                        Some(' ') => {
-                            hunk.old.push(l[1..].to_string());
-                            hunk.new.push(l[1..].to_string());
-                        }
-                        None => {
-                            hunk.old.push(String::new());
-                            hunk.new.push(String::new());
-                        }
+                        Some('+') => hunk.added(&l[1..]),
+                        Some('-') => hunk.removed(&l[1..]),
+                        Some(' ') => hunk.context(&l[1..]),
+                        None => hunk.context(""),
                         Some(_) => {
                             return Err(failed(format!(
                                 "line {}: unexpected line in a hunk: {l}",
@@ -256,17 +276,11 @@ fn parse_git(patch: &str) -> Result<Vec<FileOp>, ToolError> {
             {
                 let l = lines[i];
                 match l.chars().next() {
-                    Some('+') => hunk.new.push(l[1..].to_string()),
-                    Some('-') => hunk.old.push(l[1..].to_string()),
-                    Some(' ') => {
-                        hunk.old.push(l[1..].to_string());
-                        hunk.new.push(l[1..].to_string());
-                    }
+                    Some('+') => hunk.added(&l[1..]),
+                    Some('-') => hunk.removed(&l[1..]),
+                    Some(' ') => hunk.context(&l[1..]),
                     Some('\\') => {}
-                    None => {
-                        hunk.old.push(String::new());
-                        hunk.new.push(String::new());
-                    }
+                    None => hunk.context(""),
                     Some(_) => break,
                 }
                 i += 1;
@@ -307,20 +321,52 @@ fn parse_git(patch: &str) -> Result<Vec<FileOp>, ToolError> {
     Ok(ops)
 }
 
-/// Applies `hunks` to `text` in memory.
+/// A line ending: `\r\n`, `\n`, or none (a last line without one).
+type Eol = &'static str;
+
+/// The lines of `text` with their own endings.
+fn split_with_endings(text: &str) -> Vec<(String, Eol)> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        match rest.find('\n') {
+            Some(nl) => {
+                let (content, eol) = match rest[..nl].strip_suffix('\r') {
+                    Some(content) => (content, "\r\n"),
+                    None => (&rest[..nl], "\n"),
+                };
+                lines.push((content.to_string(), eol));
+                rest = &rest[nl + 1..];
+            }
+            None => {
+                lines.push((rest.to_string(), ""));
+                rest = "";
+            }
+        }
+    }
+    lines
+}
+
+/// Applies `hunks` to `text` in memory. Every line keeps its own ending: context lines theirs,
+/// an added line that of the first line removed in its place, or, where nothing is removed, that
+/// of the line before it; lines without one take the file's dominant ending (docs/tools/apply_patches.md).
 fn apply_hunks(text: &str, hunks: &[Hunk], path: &str) -> Result<String, ToolError> {
-    let crlf = text.contains("\r\n");
-    let eol = if crlf { "\r\n" } else { "\n" };
+    if hunks.is_empty() {
+        return Ok(text.to_string());
+    }
+    let crlf = text.matches("\r\n").count();
+    let dominant: Eol = if crlf * 2 > text.matches('\n').count() {
+        "\r\n"
+    } else {
+        "\n"
+    };
     let final_newline = text.ends_with('\n') || text.is_empty();
-    let mut lines: Vec<String> = text
-        .lines()
-        .map(|l| l.trim_end_matches('\r').to_string())
-        .collect();
+    let mut lines = split_with_endings(text);
     let mut cursor = 0usize;
     for (n, hunk) in hunks.iter().enumerate() {
         let mut from = cursor;
         if let Some(anchor) = &hunk.anchor {
-            if let Some(at) = (cursor..lines.len()).find(|&k| lines[k].trim() == anchor.trim()) {
+            if let Some(at) = (cursor..lines.len()).find(|&k| lines[k].0.trim() == anchor.trim()) {
                 from = at;
             }
         }
@@ -328,9 +374,9 @@ fn apply_hunks(text: &str, hunks: &[Hunk], path: &str) -> Result<String, ToolErr
             k + hunk.old.len() <= lines.len()
                 && hunk.old.iter().enumerate().all(|(j, o)| {
                     if loose {
-                        lines[k + j].trim_end() == o.trim_end()
+                        lines[k + j].0.trim_end() == o.trim_end()
                     } else {
-                        lines[k + j] == *o
+                        lines[k + j].0 == *o
                     }
                 })
         };
@@ -351,23 +397,76 @@ fn apply_hunks(text: &str, hunks: &[Hunk], path: &str) -> Result<String, ToolErr
                 n + 1
             )));
         };
-        lines.splice(at..at + hunk.old.len(), hunk.new.iter().cloned());
+        let mut is_context = vec![false; hunk.old.len()];
+        for i in hunk.kept.iter().flatten() {
+            is_context[*i] = true;
+        }
+        let mut previous: Option<usize> = None;
+        let replacement: Vec<(String, Eol)> = hunk
+            .new
+            .iter()
+            .zip(&hunk.kept)
+            .map(|(content, kept)| {
+                let eol = match *kept {
+                    Some(i) => {
+                        previous = Some(i);
+                        lines[at + i].1
+                    }
+                    None => {
+                        let first_gap = previous.map_or(0, |p| p + 1);
+                        if first_gap < hunk.old.len() && !is_context[first_gap] {
+                            lines[at + first_gap].1
+                        } else if let Some(p) = previous {
+                            lines[at + p].1
+                        } else if at > 0 {
+                            lines[at - 1].1
+                        } else {
+                            lines.get(at).map_or(dominant, |l| l.1)
+                        }
+                    }
+                };
+                (content.clone(), eol)
+            })
+            .collect();
+        lines.splice(at..at + hunk.old.len(), replacement);
         cursor = at + hunk.new.len();
     }
-    let mut out = lines.join(eol);
-    if final_newline && !lines.is_empty() {
-        out.push_str(eol);
+    let last = lines.len().saturating_sub(1);
+    let mut out = String::with_capacity(text.len());
+    for (i, (content, eol)) in lines.iter().enumerate() {
+        out.push_str(content);
+        out.push_str(match *eol {
+            _ if i == last && !final_newline => "",
+            "" => dominant,
+            eol => eol,
+        });
     }
     Ok(out)
 }
 
+/// The directory of a file, opened and checked (where it really is, for a confined call), and
+/// the file's name in it. Every read and write of the file goes through this descriptor, so a
+/// directory swapped for a symlink after the check cannot lead them anywhere else.
+struct Place {
+    dir: OwnedFd,
+    name: OsString,
+}
+
+/// What planning found at a path: the file's place (`None`: its directory does not exist) and
+/// its bytes and permission bits (`None`: no such file).
+type Existing = (Option<Place>, Option<(Vec<u8>, u32)>);
+
+/// A directory the call created: its parent's descriptor and its name.
+type CreatedDir = (OwnedFd, OsString);
+
 /// One planned change: the absolute path, the new content (`None`: delete), the old content
-/// (`None`: the file did not exist) and its mode.
+/// (`None`: the file did not exist), its mode, and its directory when that existed at planning.
 struct Change {
     abs: String,
     new: Option<Vec<u8>>,
     old: Option<Vec<u8>>,
     mode: Option<u32>,
+    place: Option<Place>,
 }
 
 fn resolve(rc: &RunContext, path: &str) -> Result<String, ToolError> {
@@ -376,58 +475,187 @@ fn resolve(rc: &RunContext, path: &str) -> Result<String, ToolError> {
         .map_err(|v| ERROR_CLASS.internal(v.message))
 }
 
-fn read_existing(abs: &str, path: &str) -> Result<Option<(Vec<u8>, u32)>, ToolError> {
-    match fs::symlink_metadata(abs) {
-        Err(_) => Ok(None),
-        Ok(meta) if !meta.is_file() => Err(failed(format!("not a regular file: {path}"))),
-        Ok(meta) if meta.len() > SIZE_LIMIT => {
-            Err(failed(format!("file is larger than 10 MiB: {path}")))
-        }
-        Ok(meta) => {
-            let bytes = fs::read(abs)
-                .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", path)))?;
-            Ok(Some((bytes, meta.permissions().mode() & 0o7777)))
-        }
-    }
+fn sandbox_violation(abs: &str) -> ToolError {
+    ERROR_CLASS.internal(format!(
+        "[Sandbox Violation] Attempted to access path outside of workspace: \"{abs}\""
+    ))
 }
 
-/// Writes or deletes one file, inside the workspace (checked by the directory's descriptor).
+fn not_regular(path: &str) -> ToolError {
+    failed(format!("not a regular file: {path}"))
+}
+
+/// Opens the directory of `abs` and checks it (`None`: the directory does not exist).
+fn open_place(rc: &RunContext, abs: &str) -> Result<Option<Place>, ToolError> {
+    let (dir, name) = match open_parent(Path::new(abs)) {
+        Ok(found) => found,
+        Err(e) if is_not_found(&e) || e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error()) => {
+            return Ok(None)
+        }
+        Err(e) => return Err(ERROR_CLASS.internal(node_io_message(&e, "open", abs))),
+    };
+    if let Some(c) = &rc.confinement {
+        if !c.contains_fd(&dir) {
+            return Err(sandbox_violation(abs));
+        }
+    }
+    Ok(Some(Place {
+        dir,
+        name: name.to_os_string(),
+    }))
+}
+
+/// The file at `abs`, read through its checked directory: its place (`None`: the directory does
+/// not exist) and its bytes and permission bits (`None`: no such file). A symlink, a directory or
+/// any other non-regular file is refused.
+fn read_existing(rc: &RunContext, abs: &str, path: &str) -> Result<Existing, ToolError> {
+    if workspace_relative(workspace_root(rc, ERROR_CLASS)?, abs) == "." {
+        return Err(not_regular(path));
+    }
+    let Some(place) = open_place(rc, abs)? else {
+        return Ok((None, None));
+    };
+    let fd = match openat(
+        &place.dir,
+        &place.name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok((Some(place), None)),
+        Err(Errno::LOOP | Errno::NXIO) => return Err(not_regular(path)),
+        Err(e) => return Err(ERROR_CLASS.internal(node_io_message(&e.into(), "open", path))),
+    };
+    let mut file = fs::File::from(fd);
+    let meta = file
+        .metadata()
+        .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "fstat", path)))?;
+    let too_large = || failed(format!("file is larger than 10 MiB: {path}"));
+    if !meta.is_file() {
+        return Err(not_regular(path));
+    }
+    if meta.len() > SIZE_LIMIT {
+        return Err(too_large());
+    }
+    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT + 1), meta.len())
+        .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "read", path)))?;
+    if bytes.len() as u64 > SIZE_LIMIT {
+        return Err(too_large());
+    }
+    Ok((
+        Some(place),
+        Some((bytes, meta.permissions().mode() & 0o7777)),
+    ))
+}
+
+/// Test hook: decides from the path and the content (`None`: a removal) whether a write fails.
+#[cfg(test)]
+type WriteFault = Box<dyn Fn(&str, Option<&[u8]>) -> bool>;
+
+#[cfg(test)]
+thread_local! {
+    /// Test hook: a write or removal for which this returns true fails with `EIO`, to provoke
+    /// failures mid-call (a failed restore among them).
+    static FAIL_WRITE: std::cell::RefCell<Option<WriteFault>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Writes (`content`) or removes (`None`) the file at `abs` through its directory. A directory
+/// that did not exist at planning is created now (confined to the workspace), each one created
+/// recorded in `created`, then opened and checked.
 fn put(
     rc: &RunContext,
     abs: &str,
+    place: &mut Option<Place>,
     content: Option<&[u8]>,
     mode: Option<u32>,
+    created: &mut Vec<CreatedDir>,
 ) -> Result<(), ToolError> {
-    let target = Path::new(abs);
-    let parent = target.parent().unwrap_or(Path::new("/"));
-    if content.is_some() {
-        match &rc.confinement {
-            Some(c) => c.create_dir_all(parent),
-            None => fs::create_dir_all(parent),
+    if place.is_none() {
+        if content.is_some() {
+            let parent = Path::new(abs).parent().unwrap_or(Path::new("/"));
+            let confinement = rc
+                .confinement
+                .clone()
+                .unwrap_or_else(|| Confinement::at(PathBuf::from("/")));
+            confinement
+                .create_dir_all_recording(parent, created)
+                .map_err(|e| {
+                    ERROR_CLASS.internal(node_io_message(&e, "mkdir", &parent.to_string_lossy()))
+                })?;
         }
-        .map_err(|e| {
-            ERROR_CLASS.internal(node_io_message(&e, "mkdir", &parent.to_string_lossy()))
-        })?;
+        *place = open_place(rc, abs)?;
     }
-    let (dir, name) =
-        open_parent(target).map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", abs)))?;
-    if let Some(c) = &rc.confinement {
-        if !c.contains_fd(&dir) {
-            return Err(ERROR_CLASS.internal(format!(
-                "[Sandbox Violation] Attempted to access path outside of workspace: \"{abs}\""
-            )));
-        }
+    let Some(place) = place else {
+        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
+        return Err(ERROR_CLASS.internal(node_io_message(&e, "open", abs)));
+    };
+    #[cfg(test)]
+    if FAIL_WRITE.with(|hook| {
+        hook.borrow()
+            .as_ref()
+            .is_some_and(|fail| fail(abs, content))
+    }) {
+        let e = std::io::Error::from_raw_os_error(Errno::IO.raw_os_error());
+        let syscall = if content.is_some() { "open" } else { "unlink" };
+        return Err(ERROR_CLASS.internal(node_io_message(&e, syscall, abs)));
     }
     match content {
-        Some(bytes) => replace_atomically(&dir, name, bytes, mode)
+        Some(bytes) => replace_atomically(&place.dir, &place.name, bytes, mode)
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", abs)))?,
-        None => rustix::fs::unlinkat(&dir, name, rustix::fs::AtFlags::empty())
+        None => unlinkat(&place.dir, &place.name, AtFlags::empty())
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e.into(), "unlink", abs)))?,
     }
     if let (Some(reads), Some(bytes)) = (&rc.ctx.reads, content) {
-        reads.record(target, bytes);
+        reads.record(Path::new(abs), bytes);
     }
     Ok(())
+}
+
+/// Undoes the first `done` changes, last first, and removes the directories the call created,
+/// deepest first. Returns what could not be undone, one entry each.
+fn roll_back(
+    rc: &RunContext,
+    root: &str,
+    changes: &mut [Change],
+    done: usize,
+    created: &[CreatedDir],
+) -> Vec<String> {
+    let mut failures = Vec::new();
+    // the directories of changes already done exist: restoring creates none
+    let mut none_created = Vec::new();
+    for change in changes[..done].iter_mut().rev() {
+        let restored = put(
+            rc,
+            &change.abs,
+            &mut change.place,
+            change.old.as_deref(),
+            change.mode,
+            &mut none_created,
+        );
+        if let Err(e) = restored {
+            let reason = e.message.strip_prefix("INTERNAL: ").unwrap_or(&e.message);
+            failures.push(format!(
+                "{} ({reason})",
+                workspace_relative(root, &change.abs)
+            ));
+        }
+    }
+    for (parent, name) in created.iter().rev() {
+        if let Err(e) = unlinkat(parent, name.as_os_str(), AtFlags::REMOVEDIR) {
+            let dir = fd_path(parent).map_or_else(
+                || name.to_string_lossy().into_owned(),
+                |p| p.join(name).to_string_lossy().into_owned(),
+            );
+            let shown = rc.ctx.real_root().ok().map_or(dir.clone(), |r| {
+                workspace_relative(&r.to_string_lossy(), &dir)
+            });
+            failures.push(format!(
+                "directory {shown}/ ({})",
+                node_io_message(&e.into(), "rmdir", &dir)
+            ));
+        }
+    }
+    failures
 }
 
 /// `apply_patches({ patch })`.
@@ -461,7 +689,8 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             FileOp::Add { path, content } => {
                 let abs = resolve(rc, path)?;
                 claim(&abs, path)?;
-                if read_existing(&abs, path)?.is_some() {
+                let (place, existing) = read_existing(rc, &abs, path)?;
+                if existing.is_some() {
                     return Err(failed(format!("{path} already exists")));
                 }
                 changes.push(Change {
@@ -469,6 +698,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
                     new: Some(content.clone().into_bytes()),
                     old: None,
                     mode: None,
+                    place,
                 });
                 files.push(PatchedFile {
                     path: workspace_relative(&root, &abs),
@@ -479,13 +709,15 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             FileOp::Delete { path } => {
                 let abs = resolve(rc, path)?;
                 claim(&abs, path)?;
-                let (old, mode) = read_existing(&abs, path)?
-                    .ok_or_else(|| failed(format!("{path} does not exist")))?;
+                let (place, existing) = read_existing(rc, &abs, path)?;
+                let (old, mode) =
+                    existing.ok_or_else(|| failed(format!("{path} does not exist")))?;
                 changes.push(Change {
                     abs: abs.clone(),
                     new: None,
                     old: Some(old),
                     mode: Some(mode),
+                    place,
                 });
                 files.push(PatchedFile {
                     path: workspace_relative(&root, &abs),
@@ -505,8 +737,9 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
                 }
                 let abs = resolve(rc, path)?;
                 claim(&abs, path)?;
-                let (old, mode) = read_existing(&abs, path)?
-                    .ok_or_else(|| failed(format!("{path} does not exist")))?;
+                let (place, existing) = read_existing(rc, &abs, path)?;
+                let (old, mode) =
+                    existing.ok_or_else(|| failed(format!("{path} does not exist")))?;
                 let text = std::str::from_utf8(&old)
                     .map_err(|_| failed(format!("{path} is not UTF-8 text")))?;
                 let new = apply_hunks(text, hunks, path)?.into_bytes();
@@ -514,7 +747,8 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
                     Some(to) => {
                         let to_abs = resolve(rc, to)?;
                         claim(&to_abs, to)?;
-                        if read_existing(&to_abs, to)?.is_some() {
+                        let (to_place, existing) = read_existing(rc, &to_abs, to)?;
+                        if existing.is_some() {
                             return Err(failed(format!("{to} already exists")));
                         }
                         changes.push(Change {
@@ -522,12 +756,14 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
                             new: Some(new),
                             old: None,
                             mode: Some(mode),
+                            place: to_place,
                         });
                         changes.push(Change {
                             abs: abs.clone(),
                             new: None,
                             old: Some(old),
                             mode: Some(mode),
+                            place,
                         });
                         files.push(PatchedFile {
                             path: workspace_relative(&root, &abs),
@@ -541,6 +777,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
                             new: Some(new),
                             old: Some(old),
                             mode: Some(mode),
+                            place,
                         });
                         files.push(PatchedFile {
                             path: workspace_relative(&root, &abs),
@@ -553,11 +790,26 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         }
     }
 
-    // 2. the writes; on a failure, the ones done are undone, last first
-    for (done, change) in changes.iter().enumerate() {
-        if let Err(e) = put(rc, &change.abs, change.new.as_deref(), change.mode) {
-            for undo in changes[..done].iter().rev() {
-                let _ = put(rc, &undo.abs, undo.old.as_deref(), undo.mode);
+    // 2. the writes; on a failure, the ones done are undone, last first, and the directories
+    // created removed; what could not be undone is named in the error
+    let mut created: Vec<CreatedDir> = Vec::new();
+    for done in 0..changes.len() {
+        let change = &mut changes[done];
+        let written = put(
+            rc,
+            &change.abs,
+            &mut change.place,
+            change.new.as_deref(),
+            change.mode,
+            &mut created,
+        );
+        if let Err(mut e) = written {
+            let failures = roll_back(rc, &root, &mut changes, done, &created);
+            if !failures.is_empty() {
+                e.message.push_str(&format!(
+                    "; the rollback failed, not restored: {}",
+                    failures.join(", ")
+                ));
             }
             return Err(e);
         }

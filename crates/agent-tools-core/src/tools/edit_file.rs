@@ -3,9 +3,11 @@
 //! `old_string` is looked for in stages, each used only when the stricter ones found nothing:
 //! exact; line endings ignored; trailing whitespace ignored (whole lines); indentation ignored
 //! (whole lines, tabs vs spaces and a uniform shift or scale of the indentation). A stage that
-//! finds more than one place fails with `AMBIGUOUS` unless `replace_all`; no stage finding
-//! anything fails with `NOT_FOUND` and the closest region. The new content keeps the file's line
-//! endings, byte order mark, final newline and permissions, and replaces it atomically.
+//! finds more than one place, overlapping places counted (`"aa"` is twice in `"aaa"`), fails
+//! with `AMBIGUOUS` unless `replace_all`, which replaces the non-overlapping places from the
+//! first on; no stage finding anything fails with `NOT_FOUND` and the closest region. The new
+//! content keeps the file's line endings, byte order mark, final newline and permissions, and
+//! replaces it atomically.
 
 use std::fs;
 use std::ops::Range;
@@ -161,9 +163,18 @@ fn with_eol(s: &str, eol: &str) -> String {
     }
 }
 
-/// The 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset]).count() + 1
+/// The 1-based line of each of `offsets` (ascending byte offsets) in `text`, in one pass.
+fn lines_of(text: &str, offsets: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let bytes = text.as_bytes();
+    let (mut line, mut at) = (1, 0);
+    offsets
+        .into_iter()
+        .map(|offset| {
+            line += memchr::memchr_iter(b'\n', &bytes[at..offset]).count();
+            at = offset;
+            line
+        })
+        .collect()
 }
 
 /// Leading whitespace of `s` and its width in columns (a tab advances to the next tab stop).
@@ -285,20 +296,62 @@ fn indent_unit<'a>(lines: impl Iterator<Item = &'a str>) -> usize {
         .fold(0, gcd)
 }
 
-/// Non-overlapping occurrences of `needle` in `hay`.
+/// Non-overlapping occurrences of `needle` in `hay`, leftmost first: the places `replace_all`
+/// replaces.
 fn occurrences(hay: &str, needle: &str) -> Vec<usize> {
     hay.match_indices(needle).map(|(at, _)| at).collect()
+}
+
+/// Every occurrence of `needle` in `hay`, overlapping ones included (`"aa"` is twice in
+/// `"aaa"`): the places that make a match ambiguous. Knuth–Morris–Pratt, linear in both.
+fn overlapping_occurrences(hay: &str, needle: &str) -> Vec<usize> {
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    if needle.is_empty() || needle.len() > hay.len() {
+        return Vec::new();
+    }
+    // border[i]: the length of the longest proper prefix of needle[..=i] that also ends it
+    let mut border = vec![0usize; needle.len()];
+    let mut k = 0;
+    for i in 1..needle.len() {
+        while k > 0 && needle[i] != needle[k] {
+            k = border[k - 1];
+        }
+        if needle[i] == needle[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    let mut found = Vec::new();
+    let mut q = 0;
+    for (i, &b) in hay.iter().enumerate() {
+        while q > 0 && b != needle[q] {
+            q = border[q - 1];
+        }
+        if b == needle[q] {
+            q += 1;
+        }
+        if q == needle.len() {
+            found.push(i + 1 - needle.len());
+            q = border[q - 1];
+        }
+    }
+    found
 }
 
 /// Plans replacing `old` by `new` in `text` (a file's text without its byte order mark).
 pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan, EditFailure> {
     let eol = dominant_eol(text);
     let new_text = with_eol(new, eol);
-    let finish = |stage, edits: Vec<(Range<usize>, String)>| -> Result<Plan, EditFailure> {
-        let lines: Vec<usize> = edits.iter().map(|(r, _)| line_of(text, r.start)).collect();
-        if edits.len() > 1 && !replace_all {
-            return Err(EditFailure::Ambiguous(stage, lines));
+    // `places`: the start of every match, overlapping ones included (ascending); `edits`: the
+    // non-overlapping ones, leftmost first, that replace_all replaces
+    let finish = |stage,
+                  places: Vec<usize>,
+                  edits: Vec<(Range<usize>, String)>|
+     -> Result<Plan, EditFailure> {
+        if places.len() > 1 && !replace_all {
+            return Err(EditFailure::Ambiguous(stage, lines_of(text, places)));
         }
+        let lines = lines_of(text, edits.iter().map(|(r, _)| r.start));
         let mut out = String::with_capacity(text.len() + new.len());
         let mut at = 0;
         for (range, replacement) in &edits {
@@ -318,11 +371,16 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
     // 1. exact
     let found = occurrences(text, old);
     if !found.is_empty() {
+        let places = if replace_all {
+            found.clone()
+        } else {
+            overlapping_occurrences(text, old)
+        };
         let edits = found
             .into_iter()
             .map(|at| (at..at + old.len(), new_text.clone()))
             .collect();
-        return finish(MatchStage::Exact, edits);
+        return finish(MatchStage::Exact, places, edits);
     }
 
     // 2. line endings ignored: the text with `\r\n` read as `\n`, matched back to its bytes
@@ -342,6 +400,14 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
         let to_text = |n: usize| n + crs.partition_point(|&q| q < n);
         let found = occurrences(&lf, &old_lf);
         if !found.is_empty() {
+            let places = if replace_all {
+                Vec::new()
+            } else {
+                overlapping_occurrences(&lf, &old_lf)
+                    .into_iter()
+                    .map(to_text)
+                    .collect()
+            };
             let edits = found
                 .into_iter()
                 .map(|at| {
@@ -357,7 +423,7 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
                     (range, with_eol(new, eol_here))
                 })
                 .collect();
-            return finish(MatchStage::LineEndings, edits);
+            return finish(MatchStage::LineEndings, places, edits);
         }
     }
 
@@ -387,6 +453,10 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
     if k > 0 && k <= lines.len() && old_lines.iter().any(|l| !l.trim().is_empty()) {
         for stage in [MatchStage::TrailingWhitespace, MatchStage::Indentation] {
             let mut edits = Vec::new();
+            // every matching window, overlapping ones included; edits only for those after the
+            // last edited one
+            let mut places = Vec::new();
+            let mut free_from = 0;
             let mut s = 0;
             while s + k <= lines.len() {
                 let window: Vec<&str> = lines[s..s + k].iter().map(content).collect();
@@ -408,6 +478,11 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
                     s += 1;
                     continue;
                 };
+                places.push(lines[s].start);
+                if s < free_from {
+                    s += 1;
+                    continue;
+                }
                 let first = lines[s];
                 let last = lines[s + k - 1];
                 let eol_here = if text[first.content_end..first.end].starts_with('\r') {
@@ -431,10 +506,11 @@ pub fn plan(text: &str, old: &str, new: &str, replace_all: bool) -> Result<Plan,
                     first.start..last.content_end
                 };
                 edits.push((range, rendered.join(eol_here)));
-                s += k;
+                free_from = s + k;
+                s += 1;
             }
             if !edits.is_empty() {
-                return finish(stage, edits);
+                return finish(stage, places, edits);
             }
         }
     }

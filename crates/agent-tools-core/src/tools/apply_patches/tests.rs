@@ -129,3 +129,151 @@ fn every_path_passes_the_sandbox() {
     assert_eq!(read(&root, "a.txt"), "one\ntwo\nthree\n");
     assert!(!Path::new(&format!("{root}/../evil.txt")).exists());
 }
+
+/// Runs `f` with the write-failure hook set to `fail`, then clears it.
+fn with_failing_writes<T>(
+    fail: impl Fn(&str, Option<&[u8]>) -> bool + 'static,
+    f: impl FnOnce() -> T,
+) -> T {
+    FAIL_WRITE.with(|hook| *hook.borrow_mut() = Some(Box::new(fail)));
+    let out = f();
+    FAIL_WRITE.with(|hook| *hook.borrow_mut() = None);
+    out
+}
+
+#[test]
+fn a_failed_restore_is_named_in_the_error() {
+    let (_d, ctx, root) = setup();
+    // a.txt is written, gone.txt's removal fails, and putting a.txt back fails too
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n-two\n+2\n*** Delete File: gone.txt\n*** End Patch";
+    let e = with_failing_writes(
+        |abs, content| {
+            abs.ends_with("/gone.txt")
+                || (abs.ends_with("/a.txt") && content == Some(b"one\ntwo\nthree\n"))
+        },
+        || apply(&ctx, patch).unwrap_err(),
+    );
+    assert_eq!(e.code, "INTERNAL");
+    assert_eq!(
+        e.message,
+        format!(
+            "INTERNAL: EIO: i/o error, unlink '{root}/gone.txt'; the rollback failed, not restored: a.txt (EIO: i/o error, open '{root}/a.txt')"
+        )
+    );
+    assert_eq!(
+        read(&root, "a.txt"),
+        "one\n2\nthree\n",
+        "the restore really failed"
+    );
+    assert_eq!(read(&root, "gone.txt"), "bye\n");
+    // a rollback that succeeds adds nothing to the message
+    fs::write(format!("{root}/a.txt"), "one\ntwo\nthree\n").unwrap();
+    let e = with_failing_writes(
+        |abs, _| abs.ends_with("/gone.txt"),
+        || apply(&ctx, patch).unwrap_err(),
+    );
+    assert_eq!(
+        e.message,
+        format!("INTERNAL: EIO: i/o error, unlink '{root}/gone.txt'")
+    );
+    assert_eq!(read(&root, "a.txt"), "one\ntwo\nthree\n", "restored");
+}
+
+#[test]
+fn rollback_removes_the_directories_the_call_created() {
+    let (_d, ctx, root) = setup();
+    fs::create_dir(format!("{root}/kept")).unwrap();
+    // three new files in new directories (one below an existing one), then a failing write
+    let patch = "*** Begin Patch\n*** Add File: new/deep/c.txt\n+c\n*** Add File: kept/sub/d.txt\n+d\n*** Update File: b.txt\n*** Move to: moved/x/b.txt\n*** Update File: a.txt\n-two\n+2\n*** End Patch";
+    let e = with_failing_writes(
+        |abs, _| abs.ends_with("/a.txt"),
+        || apply(&ctx, patch).unwrap_err(),
+    );
+    assert_eq!(
+        e.message,
+        format!("INTERNAL: EIO: i/o error, open '{root}/a.txt'")
+    );
+    let mut names: Vec<String> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.txt", "b.txt", "gone.txt", "kept"]);
+    assert_eq!(fs::read_dir(format!("{root}/kept")).unwrap().count(), 0);
+    assert_eq!(read(&root, "b.txt"), "alpha\r\nbeta\r\n");
+    // a created directory that cannot be removed (something else was put in it) is named
+    let patch = "*** Begin Patch\n*** Add File: new/c.txt\n+c\n*** Update File: a.txt\n-two\n+2\n*** End Patch";
+    let squatter = format!("{root}/new/other.txt");
+    let e = with_failing_writes(
+        move |abs, _| {
+            if abs.ends_with("/a.txt") {
+                fs::write(&squatter, "x").unwrap();
+                return true;
+            }
+            false
+        },
+        || apply(&ctx, patch).unwrap_err(),
+    );
+    assert_eq!(
+        e.message,
+        format!("INTERNAL: EIO: i/o error, open '{root}/a.txt'; the rollback failed, not restored: directory new/ (ENOTEMPTY: directory not empty, rmdir '{root}/new')")
+    );
+    assert!(!Path::new(&format!("{root}/new/c.txt")).exists());
+}
+
+#[test]
+fn mixed_line_endings_keep_each_lines_own() {
+    let (_d, ctx, root) = setup();
+    fs::write(format!("{root}/m.txt"), "a\r\nb\nc\r\nd\ne\n").unwrap();
+    // context lines keep theirs; a changed line takes the ending of the line it replaces; a
+    // pure insertion takes that of the line before it
+    let patch = "*** Begin Patch\n*** Update File: m.txt\n@@\n a\n b\n-c\n+C\n+C2\n d\n+D\n e\n*** End Patch";
+    apply(&ctx, patch).unwrap();
+    assert_eq!(read(&root, "m.txt"), "a\r\nb\nC\r\nC2\r\nd\nD\ne\n");
+    // an insertion after a CRLF line, and a file without a final newline stays so
+    fs::write(format!("{root}/n.txt"), "x\r\ny\nz").unwrap();
+    let patch =
+        "*** Begin Patch\n*** Update File: n.txt\n@@\n x\n+X\n y\n-z\n+Z\n+END\n*** End Patch";
+    apply(&ctx, patch).unwrap();
+    assert_eq!(read(&root, "n.txt"), "x\r\nX\r\ny\nZ\nEND");
+    // a rename without hunks keeps the bytes as they are
+    fs::write(format!("{root}/r.txt"), "1\r\n2\n3\r\r\n4").unwrap();
+    let patch =
+        "diff --git a/r.txt b/s.txt\nsimilarity index 100%\nrename from r.txt\nrename to s.txt\n";
+    apply(&ctx, patch).unwrap();
+    assert_eq!(read(&root, "s.txt"), "1\r\n2\n3\r\r\n4");
+    // unmixed files as before: all CRLF stays CRLF
+    let patch = "*** Begin Patch\n*** Update File: b.txt\n alpha\n+middle\n beta\n*** End Patch";
+    apply(&ctx, patch).unwrap();
+    assert_eq!(read(&root, "b.txt"), "alpha\r\nmiddle\r\nbeta\r\n");
+}
+
+#[test]
+fn reads_go_through_the_checked_directory() {
+    let (_d, ctx, root) = setup();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("a.txt"), "one\ntwo\nCANARY\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), format!("{root}/out")).unwrap();
+    std::os::unix::fs::symlink("a.txt", format!("{root}/alink")).unwrap();
+    let rc = RunContext {
+        ctx: &ctx,
+        confinement: Some(Confinement::new(&root).unwrap()),
+    };
+    // the directory really is outside: refused when opened, whatever the path check said
+    let e = open_place(&rc, &format!("{root}/out/a.txt"))
+        .err()
+        .expect("refused");
+    assert!(e.message.contains("[Sandbox Violation]"), "{}", e.message);
+    // a symlink as the file itself is not followed
+    let e = read_existing(&rc, &format!("{root}/alink"), "alink")
+        .err()
+        .expect("refused");
+    assert_eq!(e.message, "APPLY_FAILED: not a regular file: alink");
+    let (place, content) = read_existing(&rc, &format!("{root}/a.txt"), "a.txt").unwrap();
+    assert!(place.is_some());
+    assert_eq!(content.unwrap().0, b"one\ntwo\nthree\n");
+    let (place, content) = read_existing(&rc, &format!("{root}/none/x.txt"), "none/x.txt").unwrap();
+    assert!(place.is_none() && content.is_none());
+    let e = read_existing(&rc, &root, ".").err().expect("refused");
+    assert_eq!(e.message, "APPLY_FAILED: not a regular file: .");
+}

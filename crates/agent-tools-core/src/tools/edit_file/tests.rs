@@ -448,3 +448,100 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn overlapping_places_are_ambiguous_at_every_stage() {
+    // exact
+    assert_eq!(
+        plan("}\n}\n}\n", "}\n}\n", "}\n", false),
+        Err(EditFailure::Ambiguous(MatchStage::Exact, vec![1, 2]))
+    );
+    assert_eq!(
+        plan("aaa", "aa", "b", false),
+        Err(EditFailure::Ambiguous(MatchStage::Exact, vec![1, 1]))
+    );
+    assert_eq!(
+        plan("x\nabab\nabab", "abab\nabab", "y", false),
+        Ok(Plan {
+            stage: MatchStage::Exact,
+            text: "x\ny".to_string(),
+            lines: vec![2],
+            edits: vec![(2..11, "y".to_string())],
+        }),
+        "one place, no overlap"
+    );
+    // line endings ignored
+    assert_eq!(
+        plan("}\r\n}\r\n}\r\n", "}\n}\n", "}\n", false),
+        Err(EditFailure::Ambiguous(MatchStage::LineEndings, vec![1, 2]))
+    );
+    // trailing whitespace ignored (whole lines)
+    assert_eq!(
+        plan(
+            "  end \n  end \n  end \nx\n",
+            "  end\n  end",
+            "  END",
+            false
+        ),
+        Err(EditFailure::Ambiguous(
+            MatchStage::TrailingWhitespace,
+            vec![1, 2]
+        ))
+    );
+    // indentation ignored (whole lines)
+    assert_eq!(
+        plan("    }\n    }\n    }\n", "}\n}", "}", false),
+        Err(EditFailure::Ambiguous(MatchStage::Indentation, vec![1, 2]))
+    );
+    // replace_all takes the non-overlapping places from the first on
+    let p = plan("aaa", "aa", "b", true).unwrap();
+    assert_eq!((p.text.as_str(), p.lines), ("ba", vec![1]));
+    let p = plan("    }\n    }\n    }\n", "}\n}", "]", true).unwrap();
+    assert_eq!(p.stage, MatchStage::Indentation);
+    assert_eq!((p.text.as_str(), p.lines), ("    ]\n    }\n", vec![1]));
+}
+
+#[test]
+fn overlapping_search_finds_every_place() {
+    assert_eq!(overlapping_occurrences("aaaa", "aa"), [0, 1, 2]);
+    assert_eq!(overlapping_occurrences("abababa", "aba"), [0, 2, 4]);
+    assert_eq!(overlapping_occurrences("aabaabaaab", "aab"), [0, 3, 7]);
+    assert_eq!(overlapping_occurrences("héhéhé", "héhé"), [0, 3]);
+    assert_eq!(overlapping_occurrences("abc", "abcd"), Vec::<usize>::new());
+    assert_eq!(overlapping_occurrences("abc", "x"), Vec::<usize>::new());
+    // the same as a naive search on a generated text
+    let hay: String = (0..2000u32)
+        .map(|i| if (i * 7919) % 13 < 6 { 'a' } else { 'b' })
+        .collect();
+    for needle in ["ab", "aab", "aba", "bab", "aaaa", "abba"] {
+        let naive: Vec<usize> = (0..hay.len())
+            .filter(|&i| hay[i..].starts_with(needle))
+            .collect();
+        assert_eq!(overlapping_occurrences(&hay, needle), naive, "{needle}");
+    }
+}
+
+#[test]
+fn replace_all_on_a_huge_line_is_linear() {
+    // 4 MiB on one line, 2 Mi places: with a scan from the start of the text for each place
+    // (what made it quadratic) about 4 * 10^12 bytes are scanned, over a minute even optimised;
+    // linear, 2.4 s unoptimised here, so the bound is generous for a busy machine
+    let text = "ab".repeat(2 << 20);
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let p = plan(&text, "a", "xy", true).unwrap();
+        let diff = unified_diff("f", &text, &p.text, &p.edits);
+        done.send((
+            p.lines.len(),
+            p.lines[p.lines.len() - 1],
+            p.text.len(),
+            diff.len(),
+        ))
+        .unwrap();
+    });
+    let (places, last_line, len, diff_len) = result
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("replace_all of 2 MiB places finishes in linear time");
+    assert_eq!((places, last_line, len), (2 << 20, 1, 6 << 20));
+    assert!(diff_len > 10 << 20);
+}
