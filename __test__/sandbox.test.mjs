@@ -293,9 +293,9 @@ function expected(row, attack, door) {
   // Patch headers that trim their path (Unicode whitespace, as `str::trim`): a look-alike led
   // by a no-break space becomes a real `..` path, denied.
   if (row.trims && attack.p.trim() !== attack.p && attack.p.trim().startsWith("..")) return "denied";
-  // A file the tool creates: the directory it would go in is checked by its descriptor first,
-  // so a NUL after an outside symlink is denied there before the NUL is met.
-  if (row.deniedByTool && row.kind === "create" && attack.target === "bad" && attack.p.startsWith("dlink/")) return "denied";
+  // apply_patches opens and checks the directory of every file it reads or writes first, so a
+  // NUL after an outside symlink is denied there before the NUL is met.
+  if (row.deniedByTool && attack.target === "bad" && attack.p.startsWith("dlink/")) return "denied";
   return attack.denied ? "denied" : OUTCOMES[row.kind][attack.target];
 }
 
