@@ -611,8 +611,8 @@ mod tests {
             ".hidden/h.rs",
             ".env",
             ".keep-me",
-            "docs/x.md",
-            "docs/sub/y.md",
+            "notes/x.md",
+            "notes/sub/y.md",
             "node_modules/m.rs",
             "build/b.rs",
             "dir.rs/inner.rs",
@@ -635,7 +635,7 @@ mod tests {
         }
         put(
             ".gitignore",
-            "*.log\n!keep.log\n/docs/sub/\n!.keep-me\ndir.rs/\n# comment\n[\n",
+            "*.log\n!keep.log\n/notes/sub/\n!.keep-me\ndir.rs/\n# comment\n[\n",
         );
         put("src/.gitignore", "*.tmp\ndeep/*.gen\n!deep/keep.gen\n");
         put(".git/info/exclude", "excluded.txt\n");
@@ -679,7 +679,7 @@ mod tests {
                 "b.log",
                 "src/d.tmp",
                 "src/deep/f.gen",
-                "docs/sub/y.md",
+                "notes/sub/y.md",
                 "dir.rs/inner.rs",
                 "excluded.txt",
                 "sub/excluded.txt",
