@@ -254,8 +254,9 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
     ];
 
     /** A Unix socket client and server in one process: prints `ux` or `refused <code>`. */
+    let sockets = 0;
     const unixEcho = () =>
-      `${JSON.stringify(process.execPath)} -e 'const n=require("net");const p=require("path").join(process.cwd(),"u.sock");const s=n.createServer(c=>c.end("ux")).on("error",e=>{console.log("refused",e.code??e.message);process.exit(0)}).listen(p,()=>n.connect(p).on("data",d=>{console.log(String(d));process.exit(0)}))'`;
+      `${JSON.stringify(process.execPath)} -e 'const n=require("net");const p=require("path").join(process.cwd(),"u${++sockets}.sock");const s=n.createServer(c=>c.end("ux")).on("error",e=>{console.log("refused",e.code??e.message);process.exit(0)}).listen(p,()=>n.connect(p).on("data",d=>{console.log(String(d));process.exit(0)}))'`;
 
     test("deny: a connection to a listener on 127.0.0.1 fails, listening fails, no Unix socket can be made", async () => {
       const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required", network: "deny" });
@@ -343,7 +344,7 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
     return false;
   }
 
-  test("background jobs end with the call: `&`, a setsid job, and a setsid job after a timeout", async () => {
+  test("background jobs end with the call: `&`, a setsid job, and a setsid job after a timeout", { timeout: 60_000 }, async () => {
     const toolkit = toolkitFor(ws.root, "workspace-write", { sandbox: "required" });
     const pidFile = path.join(ws.root, "job.pid");
     const detached = `setsid sh -c 'echo $$ > ${JSON.stringify(pidFile)}; exec sleep 30' >/dev/null 2>&1 </dev/null &`;
@@ -362,7 +363,7 @@ describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is L
     }
   });
 
-  test("no controlling terminal and no terminal injection (TIOCSTI)", async () => {
+  test("no controlling terminal and no terminal injection (TIOCSTI)", { timeout: 60_000 }, async () => {
     // A pty that the command's own child makes its controlling terminal, then tries to type into.
     const inject = `python3 -c '
 import os, pty, fcntl, termios
@@ -407,7 +408,7 @@ os.waitpid(pid, 0)
     assert.match(out.stdout, /kept\n$/);
   });
 
-  test("descriptors the host left open (not close-on-exec) do not reach the command", async () => {
+  test("descriptors the host left open (not close-on-exec) do not reach the command", { timeout: 60_000 }, async () => {
     // A host process holding a pipe at descriptor 200 without close-on-exec (python moves it
     // there and executes this runtime with exec_sandbox_fds_child.mjs).
     const { spawn } = await import("node:child_process");
@@ -425,7 +426,7 @@ os.waitpid(pid, 0)
     assert.equal(written, "plain\n", report);
   });
 
-  test("Landlock ABI 6: no signal to the host and no abstract Unix socket outside", { skip: !landlockAbi6() && "the kernel's Landlock ABI is below 6" }, async () => {
+  test("Landlock ABI 6: no signal to the host and no abstract Unix socket outside", { skip: !landlockAbi6() && "the kernel's Landlock ABI is below 6", timeout: 60_000 }, async () => {
     const name = `atn-test-${process.pid}-${Date.now()}`;
     // An abstract socket served by a process outside any sandbox.
     const { spawn } = await import("node:child_process");
