@@ -167,8 +167,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         }
     };
     let supervised = supervise(&mut child, &mut tree, spec, started);
-    // What the command left behind ends with the call (the supervisor then exits).
-    tree.kill();
+    tree.end_of_call();
     // Whatever happened, the child is reaped (no zombies).
     let status = child.wait();
     let (stdout, stderr, timed_out) = supervised.map_err(spawn_error)?;
@@ -229,6 +228,16 @@ impl Tree {
             Tree::Group(pid) => signal_group(*pid, Signal::KILL),
             #[cfg(target_os = "linux")]
             Tree::Supervised { control, .. } => drop(control.take()),
+        }
+    }
+
+    /// The call is over. A supervised tree ends with it: the supervisor kills what the command
+    /// left behind and exits. A plain group is left alone, as upstream leaves it (only its
+    /// timeout kills the group).
+    fn end_of_call(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Tree::Supervised { .. } = self {
+            self.kill();
         }
     }
 

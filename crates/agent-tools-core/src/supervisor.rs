@@ -196,6 +196,7 @@ mod linux {
         }
         libc::close(failure[1]);
         close_all_except(&mut [control, report, failure[0]]);
+        release_memory();
         let mut errno = [0u8; 4];
         let got = read_full(failure[0], &mut errno);
         libc::close(failure[0]);
@@ -246,6 +247,97 @@ mod linux {
         };
         libc::execve(image.path.as_ptr(), image.argv.as_ptr(), envp);
         last_error()
+    }
+
+    /// Unmaps the host's anonymous writable memory (its heaps) from the supervisor's copy of the
+    /// address space. The supervisor lives as long as the call and needs none of it, but while
+    /// it shares those pages every page the host writes meanwhile is copied (measured: the
+    /// sandboxed `true` cost about 8 ms more per call). Kept: the mapping holding this stack
+    /// (with the thread's TLS), and anonymous mappings that directly follow a file mapping (the
+    /// `.bss` of the loaded libraries, libc's among them). Best effort: a line that cannot be
+    /// read leaves its mapping.
+    unsafe fn release_memory() {
+        let marker = 0u8;
+        let stack = std::ptr::addr_of!(marker) as usize;
+        let fd = libc::open(
+            c"/proc/self/maps".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return;
+        }
+        let mut buf = [0u8; 16 << 10];
+        let (mut held, mut previous_end, mut previous_file) = (0usize, 0usize, false);
+        loop {
+            let n = libc::read(fd, buf[held..].as_mut_ptr().cast(), buf.len() - held);
+            if n <= 0 {
+                break;
+            }
+            let len = held + n as usize;
+            let mut start = 0;
+            while let Some(end) = buf[start..len].iter().position(|&b| b == b'\n') {
+                let line = &buf[start..start + end];
+                if let Some(m) = Mapping::parse(line) {
+                    let follows_file = previous_file && m.start == previous_end;
+                    if m.anonymous_writable() && !follows_file && !(m.start..m.end).contains(&stack)
+                    {
+                        libc::munmap(m.start as *mut libc::c_void, m.end - m.start);
+                    }
+                    previous_end = m.end;
+                    previous_file = m.file_backed;
+                }
+                start += end + 1;
+            }
+            buf.copy_within(start..len, 0);
+            held = len - start;
+            if held == buf.len() {
+                break; // a line longer than the buffer: stop here
+            }
+        }
+        libc::close(fd);
+    }
+
+    /// One line of `/proc/self/maps`: `start-end perms offset dev inode [path]`.
+    struct Mapping {
+        start: usize,
+        end: usize,
+        writable_private: bool,
+        file_backed: bool,
+        special: bool,
+    }
+
+    impl Mapping {
+        fn parse(line: &[u8]) -> Option<Mapping> {
+            let mut fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+            let range = fields.next()?;
+            let dash = range.iter().position(|&b| b == b'-')?;
+            let start = hex(&range[..dash])?;
+            let end = hex(&range[dash + 1..])?;
+            let perms = fields.next()?;
+            let _offset = fields.next()?;
+            let _device = fields.next()?;
+            let inode = fields.next()?;
+            let path = fields.next().unwrap_or_default();
+            Some(Mapping {
+                start,
+                end,
+                writable_private: perms.len() >= 4 && perms[1] == b'w' && perms[3] == b'p',
+                file_backed: inode != b"0",
+                special: path.starts_with(b"[") && path != b"[heap]" && !path.starts_with(b"[anon"),
+            })
+        }
+
+        fn anonymous_writable(&self) -> bool {
+            self.writable_private && !self.file_backed && !self.special
+        }
+    }
+
+    fn hex(digits: &[u8]) -> Option<usize> {
+        let mut value = 0usize;
+        for &d in digits {
+            value = value.checked_mul(16)? + (d as char).to_digit(16)? as usize;
+        }
+        Some(value)
     }
 
     /// Closes every descriptor but `keep`.
