@@ -17,7 +17,10 @@
 //!
 //! Between `fork` and `exec` only async-signal-safe system calls run (the host is
 //! multi-threaded): everything that allocates (the argument and environment vectors, the
-//! restriction) is built before the fork.
+//! restriction) is built before the fork. The command's process is cloned from the supervisor
+//! sharing its memory until it executes (as posix_spawn does), and the supervisor unmaps the
+//! host's heaps from its own copy right after: the cost is one copy of the host's page tables
+//! per call (figures in the README, "The OS sandbox for commands").
 
 use std::ffi::{c_char, CString, OsStr};
 use std::io;
@@ -182,30 +185,63 @@ mod linux {
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::sigprocmask(libc::SIG_SETMASK, &all, std::ptr::null_mut());
-        let pid = libc::fork();
+        // The command's process shares this one's memory until it executes (vfork-like, as
+        // posix_spawn does): no second copy of the host's page tables. It runs on a stack
+        // carved from this frame, which waits, suspended, until the command's process has
+        // executed or exited.
+        let mut stack = [0u8; COMMAND_STACK];
+        let top = stack.as_mut_ptr().add(stack.len()) as usize & !15;
+        let start = CommandStart {
+            image,
+            restrict,
+            failure: failure[1],
+        };
+        let pid = libc::clone(
+            command_main,
+            top as *mut libc::c_void,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            std::ptr::addr_of!(start) as *mut libc::c_void,
+        );
         if pid < 0 {
             return Err(last_error());
         }
-        if pid == 0 {
-            libc::close(failure[0]);
-            let error = start_command(image, restrict);
-            let errno = error.raw_os_error().unwrap_or(libc::EINVAL);
-            let bytes = errno.to_ne_bytes();
-            libc::write(failure[1], bytes.as_ptr().cast(), bytes.len());
-            return Err(error);
-        }
         libc::close(failure[1]);
-        close_all_except(&mut [control, report, failure[0]]);
-        release_memory();
         let mut errno = [0u8; 4];
         let got = read_full(failure[0], &mut errno);
         libc::close(failure[0]);
         if got == errno.len() {
-            // The command never ran: std in its process reports the error; end without a report.
+            // The command never ran: std reports the error as a failed spawn.
             libc::waitpid(pid, std::ptr::null_mut(), 0);
-            libc::_exit(0);
+            return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
         }
+        close_all_except(&mut [control, report]);
+        release_memory();
         watch(pid, control, report)
+    }
+
+    /// The stack of the command's process until it executes.
+    const COMMAND_STACK: usize = 256 << 10;
+
+    /// What the command's process needs, on the supervisor's stack.
+    struct CommandStart<'a> {
+        image: &'a ExecImage,
+        restrict: &'a (dyn Fn() -> io::Result<()> + Send + Sync),
+        failure: c_int,
+    }
+
+    /// The command's process (`clone` entry): starts the command, or reports why it could not
+    /// through the failure pipe and exits.
+    extern "C" fn command_main(start: *mut libc::c_void) -> c_int {
+        // SAFETY: `start` points to the `CommandStart` in the supervisor's frame, which waits
+        // (CLONE_VFORK) until this process has executed or exited.
+        unsafe {
+            let start = &*(start as *const CommandStart);
+            let error = start_command(start.image, start.restrict);
+            let errno = error.raw_os_error().unwrap_or(libc::EINVAL);
+            let bytes = errno.to_ne_bytes();
+            libc::write(start.failure, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(127)
+        }
     }
 
     /// The command's process: its own group, an empty signal mask, the restriction, no inherited
@@ -217,6 +253,18 @@ mod linux {
         image: &ExecImage,
         restrict: &(dyn Fn() -> io::Result<()> + Send + Sync),
     ) -> io::Error {
+        // The host's signal handlers must not run here (this process shares the supervisor's
+        // memory, and a handler could act for the host): back to the defaults first.
+        for signal in 1..libc::SIGRTMAX() {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut action) == 0
+                && action.sa_sigaction != libc::SIG_DFL
+                && action.sa_sigaction != libc::SIG_IGN
+            {
+                action.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
