@@ -425,12 +425,13 @@ describe("a kernel without Landlock (test hook, in a child process)", { skip: !l
       execFile(
         process.execPath,
         [path.join(here, "exec_sandbox_child.mjs")],
-        { cwd: path.join(here, ".."), env: { ...process.env, AGENT_TOOLS_NATIVE_TEST_HOOKS: "1" }, timeout: 60_000 },
+        // a fixed job (2 s on a loaded 2-core machine): the timeout only catches a hang
+        { cwd: path.join(here, ".."), env: { ...process.env, AGENT_TOOLS_NATIVE_TEST_HOOKS: "1" }, timeout: 300_000 },
         (error, stdout, stderr) => resolve({ code: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
       );
     });
     if (child.code === 0) report = JSON.parse(child.stdout.trim().split("\n").at(-1));
-  });
+  }, { timeout: 310_000 });
 
   test("the child ran", () => {
     assert.equal(child.code, 0, child.stderr);
