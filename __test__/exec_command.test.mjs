@@ -295,11 +295,18 @@ describe("exec_command: timeout", () => {
     });
   });
 
-  test("the whole process group is killed and the call returns promptly (docs/compat.md)", async () => {
+  test("the whole process group is killed and the call returns promptly (docs/compat.md)", { timeout: 120_000 }, async () => {
     await withWorkspace(async (ws) => {
-      const started = Date.now();
-      const out = await viaInvoke(ws, { cwd: ".", command: ["sh", "-c", "echo $$; sleep 30 & sleep 30"], timeout_ms: 200 });
-      const took = Date.now() - started;
+      // The shell prints its group first; a kill before it did (a loaded machine) started no
+      // children: then the same call again with a longer timeout.
+      let out;
+      let took;
+      for (const timeout_ms of [200, 800, 3_200]) {
+        const started = Date.now();
+        out = await viaInvoke(ws, { cwd: ".", command: ["sh", "-c", "echo $$; sleep 30 & sleep 30"], timeout_ms });
+        took = Date.now() - started;
+        if (out.stdout !== "") break;
+      }
       assert.ok(took < PROMPTLY_MS, `returned after ${took} ms`);
       assert.equal(out.timed_out, true);
       assert.equal(out.exit_code, 124);
