@@ -87,3 +87,22 @@ export function assertToolError(err, name, code, message) {
   assert.equal(err.code, code);
   assert.equal(err.message, message);
 }
+
+/**
+ * How soon a call must come back when it must not wait for a command that would run 30 s or more
+ * (killed on a timeout or an abort): a third of that wait, so a loaded machine has room and a call
+ * that waited still fails.
+ */
+export const PROMPTLY_MS = 10_000;
+
+/**
+ * Waits until `check()` holds, polling every `every` ms; throws after `ms` (generous: a wait that
+ * succeeds ends as soon as the condition holds, whatever the machine's speed).
+ */
+export async function waitUntil(check, what, { ms = 30_000, every = 20 } = {}) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, every));
+  }
+}

@@ -41,7 +41,8 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
   const groupScript = `echo $$; sleep ${marker} & sleep ${marker}`;
   const tally = { normal: 0, sharedSignal: 0, timeout: 0, timeoutIgnoringTerm: 0, abort: 0, abortBeforeStart: 0 };
   // Timed-out shells killed before they printed their pid (on a loaded machine): they had not
-  // started their children either.
+  // started their children either. The timeouts (500 ms, 250 ms) leave a loaded machine time to
+  // start most shells, so most timeouts do kill a group with children.
   let silent = 0;
   const groupOf = (stdout) => {
     if (stdout === "") silent++;
@@ -64,13 +65,13 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
       check(result.type === "json" && result.value.stdout === `shared ${i}\n`, `shared signal ${i}: ${JSON.stringify(result)}`);
     },
     async timeout(i) {
-      const result = await toolkit.tools.exec_command({ cwd: ".", command: ["sh", "-c", groupScript], timeout_ms: 100 });
+      const result = await toolkit.tools.exec_command({ cwd: ".", command: ["sh", "-c", groupScript], timeout_ms: 500 });
       const out = result.data;
       check(result.status === "success" && out.timed_out && out.exit_code === 124, `timeout ${i}: ${JSON.stringify(result)}`);
       if (out) groupOf(out.stdout);
     },
     async timeoutIgnoringTerm(i) {
-      const { content } = await toolkit.invoke("exec_command", { cwd: ".", command: ["sh", "-c", `trap "" TERM; ${groupScript}`], timeout_ms: 50 });
+      const { content } = await toolkit.invoke("exec_command", { cwd: ".", command: ["sh", "-c", `trap "" TERM; ${groupScript}`], timeout_ms: 250 });
       check(content.timed_out && content.exit_code === 124, `timeout ignoring TERM ${i}: ${JSON.stringify(content)}`);
       groupOf(content.stdout);
     },
@@ -111,7 +112,7 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
  * living members of its process groups or carrying its marker, and zombie children of this
  * process.
  */
-export async function leftovers({ pgids, marker, settleMs = 3000 }) {
+export async function leftovers({ pgids, marker, settleMs = 30_000 }) {
   const find = () => {
     const all = processes();
     return {

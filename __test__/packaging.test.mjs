@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { assertGlibcFloor, compareVersions, GLIBC_FLOOR, publishedRootManifest, requiredGlibcVersions, root, rootManifest, targets } from "../scripts/packaging.mjs";
+import { assertGlibcFloor, compareVersions, GLIBC_FLOOR, publishProblems, publishedRootManifest, requiredGlibcVersions, root, rootManifest, selectTargets, targets } from "../scripts/packaging.mjs";
 
 const require = createRequire(import.meta.url);
 const { missingBinaryMessage, platformName, tripleToPlatform, PREBUILT } = require("../js/native.cjs");
@@ -93,6 +93,125 @@ describe("platform packages", () => {
     const files = packed.files.map((f) => f.path);
     for (const file of ["js/cli.cjs", "js/internal.cjs", "js/output_schemas.json", "package.json"]) assert.ok(files.includes(file), file);
     assert.ok(!files.some((f) => f.startsWith("__test__/") || f.endsWith(".node")), "no tests or local binaries");
+  });
+});
+
+/**
+ * A copy of the repository's packaging inputs in a temporary directory (node_modules linked), with
+ * a stand-in binary in every npm/<platform>/: for the gnu targets a small shared object whose only
+ * versioned glibc symbols are GLIBC_2.2.5 (the floor check reads them), for the others a few bytes.
+ */
+function packagingCopy() {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-pack-")));
+  for (const entry of ["package.json", "scripts", "npm", "README.md", "LICENSE", ...rootManifest.files]) {
+    fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true, filter: (f) => !f.endsWith(".node") && !/\/npm\/[^/]+\/LICENSE$/.test(f) });
+  }
+  fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"));
+  const source = path.join(dir, "stand-in.c");
+  fs.writeFileSync(source, '__asm__(".symver memcpy,memcpy@GLIBC_2.2.5");\nvoid *memcpy(void *, const void *, unsigned long);\nvoid copy3(char *a, const char *b) { memcpy(a, b, 3); }\n');
+  const so = path.join(dir, "stand-in.so");
+  execFileSync("cc", ["-shared", "-fPIC", "-nostartfiles", "-o", so, source]);
+  for (const t of targets) {
+    const binary = path.join(dir, "npm", t.platform, t.binaryFile);
+    if (t.isGnu) fs.copyFileSync(so, binary);
+    else fs.writeFileSync(binary, `stand-in for the ${t.platform} binary\n`);
+  }
+  return dir;
+}
+
+/** Runs scripts/check-publish.mjs on `what` (a directory or a tarball): its exit status and output. */
+function checkPublish(cwd, what) {
+  const r = spawnSync(process.execPath, [path.join(cwd, "scripts", "check-publish.mjs"), ...(what ? [what] : [])], { cwd, encoding: "utf8" });
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+/** The package.json inside a packed tarball. */
+const tarballManifest = (file) => JSON.parse(execFileSync("tar", ["-xzOf", file, "package/package.json"], { encoding: "utf8" }));
+
+describe("packing and publishing the root package", () => {
+  const version = rootManifest.version;
+  const everyPlatform = Object.fromEntries(targets.map((t) => [t.packageName, version]));
+
+  test("the guard refuses the repository's package.json (no optionalDependencies), with what to run instead", () => {
+    assert.equal(rootManifest.scripts.prepack, "node scripts/check-publish.mjs");
+    const { status, out } = checkPublish(root);
+    assert.equal(status, 1);
+    assert.match(out, new RegExp(`^agent-tools-native@${version.replaceAll(".", "\\.")}: refusing to pack or publish ${root}:\n`));
+    assert.match(out, /it has no optionalDependencies, so an install would get no native binary/);
+    assert.match(out, /`npm run pack:all` packs the root package/);
+  });
+
+  test("the guard accepts exactly every platform package at the package's version", () => {
+    assert.deepEqual(publishProblems(publishedRootManifest()), []);
+    assert.deepEqual(publishedRootManifest().optionalDependencies, everyPlatform);
+    const some = publishProblems(publishedRootManifest(selectTargets(["--targets", "linux-x64-gnu"])));
+    assert.equal(some.length, 1);
+    assert.match(some[0], /lack agent-tools-native-linux-arm64-gnu, agent-tools-native-linux-x64-musl, .*agent-tools-native-darwin-arm64: a partial pack/);
+    const stale = publishProblems({ ...publishedRootManifest(), optionalDependencies: { ...everyPlatform, "agent-tools-native-darwin-x64": "0.0.1" } });
+    assert.deepEqual(stale, [`its optional dependency agent-tools-native-darwin-x64 is at 0.0.1, not the package's version ${version}`]);
+    const extra = publishProblems({ ...publishedRootManifest(), optionalDependencies: { ...everyPlatform, "left-pad": version } });
+    assert.deepEqual(extra, ["its optional dependency left-pad is not a platform package"]);
+  });
+
+  test("--targets: a clear error for a missing list, an unknown or a repeated platform", () => {
+    assert.deepEqual(selectTargets([]), targets);
+    assert.deepEqual(selectTargets(["--skip-build", "--targets", "darwin-arm64,linux-x64-gnu"]).map((t) => t.platform), ["linux-x64-gnu", "darwin-arm64"]);
+    assert.throws(() => selectTargets(["--targets"]), /^Error: --targets needs a comma-separated list of platforms: linux-x64-gnu, /);
+    assert.throws(() => selectTargets(["--targets", "--skip-build"]), /--targets needs a comma-separated list/);
+    assert.throws(() => selectTargets(["--targets", "linux-x64-gnu,win32-x64-msvc"]), /unknown platform in --targets: win32-x64-msvc; known: linux-x64-gnu, /);
+    assert.throws(() => selectTargets(["--targets", "darwin-x64,darwin-x64"]), /a platform is named twice in --targets: darwin-x64,darwin-x64/);
+  });
+
+  // npm runs the prepack script for `npm pack` and `npm publish` of a directory (not for a tarball)
+  test("a plain `npm pack` and `npm publish` at the root stop at the guard, before anything is packed", { timeout: 120_000 }, () => {
+    const dir = packagingCopy();
+    try {
+      for (const command of [["pack", "--dry-run"], ["publish", "--dry-run"]]) {
+        const r = spawnSync("npm", command, { cwd: dir, encoding: "utf8" });
+        assert.notEqual(r.status, 0, command.join(" "));
+        assert.match(r.stderr, /refusing to pack or publish .*\n {2}- it has no optionalDependencies/, command.join(" "));
+        assert.doesNotMatch(r.stdout + r.stderr, /Tarball Contents|\+ agent-tools-native@/, command.join(" "));
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("pack:all packs every platform and a root the guard accepts; --targets packs exactly those, and its root is refused", { timeout: 300_000 }, () => {
+    const dir = packagingCopy();
+    const dist = path.join(dir, "dist", "npm");
+    const packAll = (...args) => execFileSync(process.execPath, [path.join(dir, "scripts", "pack-all.mjs"), "--skip-build", ...args], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const tarballs = () => fs.readdirSync(dist).filter((f) => f.endsWith(".tgz")).sort();
+    const rootTarball = path.join(dist, `agent-tools-native-${version}.tgz`);
+    try {
+      packAll();
+      assert.deepEqual(tarballs(), [`agent-tools-native-${version}.tgz`, ...targets.map((t) => `${t.packageName}-${version}.tgz`)].sort());
+      assert.deepEqual(tarballManifest(rootTarball).optionalDependencies, everyPlatform);
+      assert.equal(tarballManifest(rootTarball).scripts, undefined);
+      const accepted = checkPublish(dir, rootTarball);
+      assert.equal(accepted.status, 0, accepted.out);
+      assert.match(accepted.out, /optionalDependencies name every platform package/);
+      assert.equal(JSON.parse(fs.readFileSync(path.join(dist, "pack.json"), "utf8")).partial, false);
+
+      // every binary from before is still in npm/*/: only the two named are packed
+      packAll("--targets", "darwin-arm64,linux-x64-musl");
+      const named = ["agent-tools-native-linux-x64-musl", "agent-tools-native-darwin-arm64"];
+      assert.deepEqual(tarballs(), [`agent-tools-native-${version}.tgz`, ...named.map((n) => `${n}-${version}.tgz`)].sort());
+      assert.deepEqual(tarballManifest(rootTarball).optionalDependencies, Object.fromEntries(named.map((n) => [n, version])));
+      const summary = JSON.parse(fs.readFileSync(path.join(dist, "pack.json"), "utf8"));
+      assert.deepEqual([summary.partial, summary.targets], [true, ["linux-x64-musl", "darwin-arm64"]]);
+      const refused = checkPublish(dir, rootTarball);
+      assert.equal(refused.status, 1);
+      assert.match(refused.out, /lack agent-tools-native-linux-x64-gnu, agent-tools-native-linux-arm64-gnu, agent-tools-native-linux-arm64-musl, agent-tools-native-darwin-x64: a partial pack/);
+
+      // a named platform without its binary: refused before anything is packed
+      fs.rmSync(path.join(dir, "npm", "darwin-x64", "agent-tools-native.darwin-x64.node"));
+      const missing = spawnSync(process.execPath, [path.join(dir, "scripts", "pack-all.mjs"), "--skip-build", "--targets", "darwin-x64"], { cwd: dir, encoding: "utf8" });
+      assert.notEqual(missing.status, 0);
+      assert.match(missing.stderr, /agent-tools-native\.darwin-x64\.node is missing: build it first/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

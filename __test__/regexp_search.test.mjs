@@ -456,7 +456,9 @@ function referenceSearch(workspaceRoot, rootPath, pattern, flags, maxResults) {
   return { truncated, scanned_files: scanned, items, binary };
 }
 
-test("differential: random trees and patterns agree with the runtime's RegExp", async () => {
+// A fixed amount of work (150 files, 84 searches; about 1.5 s on an idle machine): the timeout
+// only catches a hang.
+test("differential: random trees and patterns agree with the runtime's RegExp", { timeout: 120_000 }, async () => {
   const ws = workspace();
   try {
     let seed = 7;

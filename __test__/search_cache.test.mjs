@@ -38,7 +38,11 @@ const SEEDS = process.env.SEARCH_CACHE_SEEDS
 const STEPS = Number.parseInt(process.env.SEARCH_CACHE_STEPS ?? "", 10) || 20;
 const DEFAULT_BUDGET = 128 * 1024 * 1024;
 const TINY_BUDGET = 4096;
-const TIMEOUT = { timeout: 180_000 };
+// A fixed amount of work per test (20 steps), 2-3 s on an idle 2-core machine. The steps that
+// wait for the cache's background thread (native.searchCacheWait) wait for idle-priority work,
+// which a busy machine runs last: beside two CPU-bound processes a test took 75 s. The timeout
+// only catches a hang.
+const TIMEOUT = { timeout: 900_000 };
 
 // ---- the workspaces ----------------------------------------------------------------------------
 

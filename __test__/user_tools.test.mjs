@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { asTools, createAgentToolkit, createToolContext, defineTool, SecurityBypass, toToolMessageContent } from "agent-tools-native";
-import { rejection, workspace } from "./helpers.mjs";
+import { rejection, workspace, PROMPTLY_MS } from "./helpers.mjs";
 
 const schemaOf = (input, strict = false) =>
   defineTool({ name: "t", description: "d", input, strict, execute: () => null }).definition.function.parameters;
@@ -137,7 +137,8 @@ describe("executeRaw", () => {
     let sawSignal;
     const slow = defineTool({
       name: "slow", description: "", input: z.object({}),
-      execute: (_, ctx) => { sawSignal = ctx.signal; return new Promise((r) => setTimeout(() => r("late"), 5000)); },
+      // resolves only after 30 s (an unref'd timer: it keeps no process alive)
+      execute: (_, ctx) => { sawSignal = ctx.signal; return new Promise((r) => setTimeout(() => r("late"), 30_000).unref()); },
     });
     const controller = new AbortController();
     const started = Date.now();
@@ -146,7 +147,7 @@ describe("executeRaw", () => {
     const result = await pending;
     assert.equal(result.is_error, true);
     assert.equal(result.text, "Error executing tool: aborted");
-    assert.ok(Date.now() - started < 2000);
+    assert.ok(Date.now() - started < PROMPTLY_MS);
     assert.equal(sawSignal, controller.signal);
     const already = await slow.executeRaw("{}", { signal: AbortSignal.abort() });
     assert.equal(already.text, "Error executing tool: aborted");

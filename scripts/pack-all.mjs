@@ -1,20 +1,20 @@
 // `npm run pack:all [-- --targets linux-x64-gnu,darwin-arm64] [--skip-build]`: builds the release
 // binary of every target (or the ones named) with zig as the linker, checks the glibc floor of the
 // gnu binaries, and packs the root package and one package per platform into dist/npm/*.tgz.
-// dist/npm/pack.json records each package's sizes and each target's build time.
+// dist/npm/pack.json records the targets, each package's sizes and each target's build time.
+// With --targets, exactly the platforms named are packed (a binary of another platform left in
+// npm/ is not) and the root package's optionalDependencies name exactly those: such a partial pack
+// is for `npm run test:install`; scripts/check-publish.mjs refuses to publish its root.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertGlibcFloor, distDir, GLIBC_FLOOR, publishedRootManifest, root, rootManifest, targets } from "./packaging.mjs";
+import { assertGlibcFloor, distDir, GLIBC_FLOOR, publishProblems, publishedRootManifest, root, rootManifest, selectTargets, stageRootPackage, targets } from "./packaging.mjs";
 
 const args = process.argv.slice(2);
-const only = args.includes("--targets") ? args[args.indexOf("--targets") + 1].split(",") : null;
 const skipBuild = args.includes("--skip-build");
-const selected = only ? targets.filter((t) => only.includes(t.platform)) : targets;
-if (only && selected.length !== only.length) {
-  throw new Error(`unknown platform in --targets; known: ${targets.map((t) => t.platform).join(", ")}`);
-}
+const selected = selectTargets(args);
+const partial = selected.length < targets.length;
 
 const run = (cmd, argv, opts = {}) => execFileSync(cmd, argv, { cwd: root, stdio: "inherit", ...opts });
 
@@ -54,26 +54,25 @@ mkdirSync(distDir, { recursive: true });
 const pack = (dir) => JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", distDir], { cwd: dir, encoding: "utf8" }))[0];
 
 // The root package from a staging copy, so the published manifest never touches package.json.
+const problems = publishProblems(publishedRootManifest(selected));
+if (!partial && problems.length) throw new Error(`the packed root manifest would be refused:\n${problems.join("\n")}`);
 const stage = mkdtempSync(join(tmpdir(), "atn-root-"));
-for (const entry of [...rootManifest.files, "README.md", "LICENSE"]) {
-  cpSync(join(root, entry), join(stage, entry), { recursive: true });
-}
-writeFileSync(join(stage, "package.json"), `${JSON.stringify(publishedRootManifest(), null, 2)}\n`);
+stageRootPackage(stage, selected);
 const packed = [pack(stage)];
 rmSync(stage, { recursive: true, force: true });
-for (const t of targets) {
-  if (existsSync(join(t.packageDir, t.binaryFile))) {
-    copyFileSync(join(root, "LICENSE"), join(t.packageDir, "LICENSE"));
-    packed.push(pack(t.packageDir));
-  }
-  else console.log(`   (no binary for ${t.platform}: its package is not packed)`);
+for (const t of selected) {
+  copyFileSync(join(root, "LICENSE"), join(t.packageDir, "LICENSE"));
+  packed.push(pack(t.packageDir));
 }
 
 const summary = packed.map((p) => ({ package: p.name, tarball: p.filename, size: p.size, unpackedSize: p.unpackedSize, buildSeconds: buildSeconds[p.name.replace(`${rootManifest.name}-`, "")] }));
-writeFileSync(join(distDir, "pack.json"), `${JSON.stringify({ totalSeconds: Math.round((Date.now() - started) / 1000), packages: summary }, null, 2)}\n`);
+writeFileSync(join(distDir, "pack.json"), `${JSON.stringify({ totalSeconds: Math.round((Date.now() - started) / 1000), targets: selected.map((t) => t.platform), partial, packages: summary }, null, 2)}\n`);
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
 console.log("\n| package | packed | unpacked | release build |\n| --- | --- | --- | --- |");
 for (const s of summary) {
   console.log(`| ${s.package} | ${mb(s.size)} | ${mb(s.unpackedSize)} | ${s.buildSeconds === undefined ? "—" : `${s.buildSeconds} s`} |`);
 }
 console.log(`\n${packed.length} tarballs in dist/npm/, ${Math.round((Date.now() - started) / 1000)} s in all`);
+if (partial) {
+  console.log(`partial pack (${selected.map((t) => t.platform).join(", ")}): for \`npm run test:install\`; its root is refused for publishing:\n  ${problems.join("\n  ")}`);
+}

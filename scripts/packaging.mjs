@@ -1,7 +1,7 @@
 // What the packaging scripts share: the targets, their packages, the published root manifest and
 // the check of a binary's glibc floor.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,17 +35,73 @@ export const targets = rootManifest.napi.targets.map((triple) => {
 });
 
 /**
- * The root package.json as published: every platform package as an optional dependency at the
- * root's version (npm installs the one whose os/cpu/libc match), without the development-only
- * fields. The repository's package.json leaves `optionalDependencies` out: `npm ci` needs every
- * optional dependency in package-lock.json, and the platform packages are built from here.
+ * The targets a `--targets linux-x64-gnu,darwin-arm64` argument names (every target without one),
+ * in `napi.targets` order. Throws on a missing list, an unknown platform or a repeated one.
  */
-export function publishedRootManifest() {
+export function selectTargets(argv) {
+  const at = argv.indexOf("--targets");
+  if (at === -1) return targets;
+  const list = argv[at + 1];
+  if (!list || list.startsWith("--")) throw new Error(`--targets needs a comma-separated list of platforms: ${targets.map((t) => t.platform).join(", ")}`);
+  const names = list.split(",");
+  const unknown = names.filter((n) => !targets.some((t) => t.platform === n));
+  if (unknown.length) throw new Error(`unknown platform in --targets: ${unknown.join(", ")}; known: ${targets.map((t) => t.platform).join(", ")}`);
+  if (new Set(names).size !== names.length) throw new Error(`a platform is named twice in --targets: ${list}`);
+  return targets.filter((t) => names.includes(t.platform));
+}
+
+/**
+ * The root package.json as packed by `pack:all`: the platform packages of `selected` (every
+ * target unless `--targets` named fewer) as optional dependencies at the root's version (npm
+ * installs the one whose os/cpu/libc match), without the development-only fields. The
+ * repository's package.json leaves `optionalDependencies` out: `npm ci` needs every optional
+ * dependency in package-lock.json, and the platform packages are built from here.
+ */
+export function publishedRootManifest(selected = targets) {
   const { devDependencies, scripts, overrides, allowScripts, ...published } = rootManifest;
   published.optionalDependencies = Object.fromEntries(
-    targets.map((t) => [t.packageName, rootManifest.version]),
+    selected.map((t) => [t.packageName, rootManifest.version]),
   );
   return published;
+}
+
+/** Writes the root package as `pack:all` packs it into `dir`: its `files`, README, LICENSE and manifest. */
+export function stageRootPackage(dir, selected = targets) {
+  for (const entry of [...rootManifest.files, "README.md", "LICENSE"]) {
+    cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  }
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(publishedRootManifest(selected), null, 2)}\n`);
+}
+
+/**
+ * Why a root manifest must not be packed or published, one line per reason; empty when it may.
+ * It may when its `optionalDependencies` are exactly the six platform packages, each at the
+ * manifest's own version: what `pack:all` writes when it packs every target. The repository's
+ * package.json (none at all) and a partial pack's (`--targets`: some missing) are refused.
+ */
+export function publishProblems(manifest) {
+  const problems = [];
+  if (manifest.name !== rootManifest.name) return [`${manifest.name} is not the root package ${rootManifest.name}`];
+  const deps = manifest.optionalDependencies ?? {};
+  if (Object.keys(deps).length === 0) {
+    return [
+      "it has no optionalDependencies, so an install would get no native binary. This package.json is " +
+        "the development manifest: `npm run pack:all` packs the root package with one optional " +
+        "dependency per platform package into dist/npm/ (README: Releasing); publish those tarballs",
+    ];
+  }
+  const missing = targets.filter((t) => !(t.packageName in deps)).map((t) => t.platform);
+  if (missing.length) {
+    problems.push(
+      `its optionalDependencies lack ${missing.map((p) => `${manifest.name}-${p}`).join(", ")}: a partial ` +
+        "pack (`pack:all --targets`) is for `npm run test:install`, not for the registry; run `npm run pack:all` for every target",
+    );
+  }
+  for (const [name, version] of Object.entries(deps)) {
+    if (!targets.some((t) => t.packageName === name)) problems.push(`its optional dependency ${name} is not a platform package`);
+    else if (version !== manifest.version) problems.push(`its optional dependency ${name} is at ${version}, not the package's version ${manifest.version}`);
+  }
+  return problems;
 }
 
 /** Compares dotted versions numerically: negative when a < b. */

@@ -14,7 +14,10 @@ bash scripts/ensure.sh --rebuild
 echo "== build:ts (ts/ → js/, index.d.ts)"
 npm run -s build:ts
 echo "== bun test"
-node_modules/.bin/bun test __test__/
+# Bun gives each test 5 s unless told otherwise, a figure for an idle machine; Node gives no limit.
+# 60 s leaves a test that takes 1 s on an idle machine room for a busy one; the heavy tests set
+# their own, larger timeouts, proportional to their fixed amount of work.
+node_modules/.bin/bun test --timeout 60000 __test__/
 echo "== node --test"
 node --test __test__/
 echo "== tsc (typing contract)"

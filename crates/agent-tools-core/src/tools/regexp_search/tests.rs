@@ -825,8 +825,14 @@ fn parallel_walk_equals_sequential_reference() {
     }
     fs::create_dir_all(format!("{root}/node_modules")).unwrap();
     fs::write(format!("{root}/node_modules/x.txt"), "hit\n").unwrap();
+    // The longest timeout allowed: the walk is what is tested, not the default 5 s (which a
+    // loaded machine running the other tests beside this one can exceed).
     for max in [1, 2, 3, 7, 50, 137, 500] {
-        let out = call(&root, json!({"pattern": "hit", "max_results": max})).unwrap();
+        let out = call(
+            &root,
+            json!({"pattern": "hit", "max_results": max, "timeout_ms": 30000}),
+        )
+        .unwrap();
         let (items, truncated, scanned, binary) = reference(&root, "hit", max);
         assert_eq!(located(&out), items, "max_results {max}");
         assert_eq!(out["truncated"], truncated, "max_results {max}");
