@@ -192,7 +192,8 @@ mod linux {
         fd: OwnedFd,
         /// The paths each watch was added for (a file's inode can have several names).
         by_wd: HashMap<i32, Vec<PathBuf>>,
-        by_path: HashMap<PathBuf, i32>,
+        /// Each watched path's watch and the kind it was watched as (its event mask).
+        by_path: HashMap<PathBuf, (i32, Kind)>,
         /// Per device: whether its filesystem is one of `LOCAL_FILESYSTEMS`.
         local: HashMap<u64, bool>,
         /// Polled for mount table changes.
@@ -224,10 +225,20 @@ mod linux {
             self.by_path.contains_key(path)
         }
 
+        /// Whether `path` is watched as `kind` (with that kind's events).
+        fn is_watched_as(&self, path: &Path, kind: Kind) -> bool {
+            self.by_path.get(path).is_some_and(|(_, k)| *k == kind)
+        }
+
         /// Watches `path` (a directory or a file, per `kind`) unless it already is; whether it is.
         fn watch(&mut self, path: &Path, dev: u64, kind: Kind) -> bool {
-            if self.by_path.contains_key(path) {
-                return true;
+            match self.by_path.get(path) {
+                Some((_, watched)) if *watched == kind => return true,
+                // Watched as the other kind: a candidate recorded before the path changed kind
+                // (a file replaced by a directory) watched it with the wrong events. Watch it
+                // again with this kind's.
+                Some(_) => self.forget(|p| p == path),
+                None => {}
             }
             if self.full || self.mounts.is_none() {
                 return false;
@@ -255,8 +266,10 @@ mod linux {
                         WATCHES_USED.fetch_add(1, Ordering::Relaxed);
                         Vec::new()
                     });
-                    paths.push(path.to_path_buf());
-                    self.by_path.insert(path.to_path_buf(), wd);
+                    if !paths.iter().any(|p| p == path) {
+                        paths.push(path.to_path_buf());
+                    }
+                    self.by_path.insert(path.to_path_buf(), (wd, kind));
                     true
                 }
                 Err(rustix::io::Errno::NOSPC) => {
@@ -270,7 +283,7 @@ mod linux {
         /// Forgets the watches of every path `gone` says, removing watches left with no path.
         pub fn forget(&mut self, gone: impl Fn(&Path) -> bool) {
             let mut emptied = Vec::new();
-            self.by_path.retain(|path, wd| {
+            self.by_path.retain(|path, (wd, _)| {
                 if !gone(path) {
                     return true;
                 }
@@ -397,7 +410,9 @@ mod linux {
                         return;
                     };
                     for (path, id, kind) in chunk {
-                        let parent_watched = path.parent().is_some_and(|p| inotify.is_watched(p));
+                        let parent_watched = path
+                            .parent()
+                            .is_some_and(|p| inotify.is_watched_as(p, Kind::Directory));
                         if *kind == Kind::Directory || parent_watched {
                             inotify.watch(path, id.dev, *kind);
                         }
@@ -413,8 +428,10 @@ mod linux {
                     return;
                 };
                 for (path, id, kind) in chunk {
-                    let watched = inotify.is_watched(path)
-                        && path.parent().is_some_and(|p| inotify.is_watched(p));
+                    let watched = inotify.is_watched_as(path, *kind)
+                        && path
+                            .parent()
+                            .is_some_and(|p| inotify.is_watched_as(p, Kind::Directory));
                     if !watched {
                         continue;
                     }
@@ -431,5 +448,47 @@ mod linux {
                 }
             }
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A candidate recorded while a path was a file, checked after the file was replaced by a
+    /// directory, watched the directory with a file's events (no event for an entry created in
+    /// it); the directory's own candidate then took that watch and trusted the directory, whose
+    /// new entries went unseen. Found under load by the watched-cache sequence of seed 5.
+    #[test]
+    fn a_path_watched_as_a_file_is_watched_again_as_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let path = root.join("m0.py");
+        std::fs::write(&path, "file").unwrap();
+        let id = |p: &Path| FileId::of(&std::fs::symlink_metadata(p).unwrap());
+        let file_id = id(&path);
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("inside.ts"), "x").unwrap();
+        let watch = Watch::new();
+        // The stale candidate first (as a pass that started before the change would have it).
+        watch.verify(vec![
+            (root.clone(), id(&root), Kind::Directory),
+            (path.clone(), file_id, Kind::File),
+        ]);
+        assert!(!watch.is_trusted(&path, file_id));
+        let dir_id = id(&path);
+        watch.verify(vec![(path.clone(), dir_id, Kind::Directory)]);
+        if !watch.is_trusted(&path, dir_id) {
+            // A filesystem the watcher does not trust (nothing is ever trusted there).
+            assert_eq!(watch.trusted_count(), 0);
+            return;
+        }
+        std::fs::write(path.join("renamed_in.py"), "y").unwrap();
+        watch.drain();
+        assert!(
+            !watch.is_trusted(&path, dir_id),
+            "a new entry in the directory left it trusted"
+        );
     }
 }
