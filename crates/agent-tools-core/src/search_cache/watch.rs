@@ -221,10 +221,6 @@ mod linux {
             })
         }
 
-        fn is_watched(&self, path: &Path) -> bool {
-            self.by_path.contains_key(path)
-        }
-
         /// Whether `path` is watched as `kind` (with that kind's events).
         fn is_watched_as(&self, path: &Path, kind: Kind) -> bool {
             self.by_path.get(path).is_some_and(|(_, k)| *k == kind)
