@@ -189,8 +189,9 @@ mod linux {
         // posix_spawn does): no second copy of the host's page tables. It runs on a stack
         // carved from this frame, which waits, suspended, until the command's process has
         // executed or exited.
-        let mut stack = [0u8; COMMAND_STACK];
-        let top = stack.as_mut_ptr().add(stack.len()) as usize & !15;
+        // Not zeroed: filling it would touch (and so copy) every page of it on each spawn.
+        let mut stack = std::mem::MaybeUninit::<[u8; COMMAND_STACK]>::uninit();
+        let top = (stack.as_mut_ptr() as usize + COMMAND_STACK) & !15;
         let start = CommandStart {
             image,
             restrict,
