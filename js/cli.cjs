@@ -227,8 +227,8 @@ async function loadUserTools(specifier) {
  * tools) are allowed unless denied by name, also when --allow lists others.
  */
 function makeToolkit(root, options, userTools, ownTools = []) {
-    const extraTools = [...userTools, ...ownTools];
-    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...extraTools.map((t) => t.name)]);
+    const servedTools = [...userTools, ...ownTools];
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...servedTools.map((t) => t.name)]);
     for (const name of [...(options.allow ?? []), ...options.deny]) {
         if (!known.has(name))
             throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})`);
@@ -246,11 +246,11 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
         ...(options.exec ? { exec: options.exec } : {}),
     });
-    const toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: extraTools });
+    const toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools });
     return {
         definitions: toolkit.getAllowedTools(),
         invoke: (name, args, signal) => (0, toolkit_cjs_1.invokeWithSignal)(toolkit, name, args, signal),
-        userTools: new Map(extraTools.map((t) => [t.name, t])),
+        userTools: new Map(servedTools.map((t) => [t.name, t])),
     };
 }
 /** What a rejected invoke means for the caller: a code, a message and, for a refusal, why. */
@@ -383,14 +383,14 @@ async function clientRoot(server) {
     const first = roots.find((r) => r.uri.startsWith("file:"));
     return first ? (0, node_url_1.fileURLToPath)(first.uri) : null;
 }
-async function serveMcp(options, extraTools) {
+async function serveMcp(options, userTools) {
     // Only protocol on stdout: console output of user tools goes to stderr.
     console.log = console.info = console.debug = console.error;
     const sdk = loadSdk();
     const cache = new index_cjs_1.OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
     const cacheTools = (0, index_cjs_1.outputCacheTools)(cache);
     // The tool list does not depend on the root; the toolkit used for calls does.
-    const listing = makeToolkit(options.root ?? process.cwd(), options, extraTools, cacheTools);
+    const listing = makeToolkit(options.root ?? process.cwd(), options, userTools, cacheTools);
     let served = options.root === undefined ? undefined : Promise.resolve(listing);
     const server = new sdk.server.Server({ name: "agent-tools-native", version: VERSION }, {
         capabilities: { tools: {} },
@@ -405,7 +405,7 @@ async function serveMcp(options, extraTools) {
             if (root === null)
                 throw noRoot("start the server with --root DIR or use a client that sends MCP roots");
             process.stderr.write(`agent-tools-native: workspace root ${root} (the client's first root)\n`);
-            return makeToolkit(root, options, extraTools, cacheTools);
+            return makeToolkit(root, options, userTools, cacheTools);
         }, (error) => {
             throw noRoot(`the client's roots/list failed: ${error?.message ?? String(error)}`);
         });
@@ -498,7 +498,7 @@ async function serveMcp(options, extraTools) {
         `write scope ${options.writeScope}, ${listing.definitions.length} tools)\n`);
 }
 // ---- the CLI ---------------------------------------------------------------------------------------
-async function runCall(options, extraTools) {
+async function runCall(options, userTools) {
     const [name, json] = options.positional;
     let args = {};
     if (json !== undefined) {
@@ -509,8 +509,8 @@ async function runCall(options, extraTools) {
             throw new UsageError(`the arguments are not JSON: ${error.message}`);
         }
     }
-    const served = makeToolkit(options.root ?? process.cwd(), options, extraTools);
-    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...extraTools.map((t) => t.name)]);
+    const served = makeToolkit(options.root ?? process.cwd(), options, userTools);
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...userTools.map((t) => t.name)]);
     if (!known.has(name))
         throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them`);
     try {
@@ -537,18 +537,18 @@ async function main(argv) {
             process.stdout.write(`${VERSION}\n`);
             return 0;
         }
-        const extraTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
+        const userTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
         if (options.command === "mcp") {
-            await serveMcp(options, extraTools);
+            await serveMcp(options, userTools);
             return -1;
         }
         if (options.command === "tools") {
-            const mcp = makeToolkit(options.root ?? process.cwd(), options, extraTools);
+            const mcp = makeToolkit(options.root ?? process.cwd(), options, userTools);
             for (const tool of mcpTools(mcp))
                 process.stdout.write(`${tool.name}\t${(tool.description ?? "").split("\n")[0]}\n`);
             return 0;
         }
-        return await runCall(options, extraTools);
+        return await runCall(options, userTools);
     }
     catch (error) {
         if (error instanceof UsageError) {

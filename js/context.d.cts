@@ -6,10 +6,10 @@ declare const native: typeof import("../binding.js");
  * Creates a live context. Policies name built-in tools; to also name your own tools, pass their
  * names explicitly: `createToolContext<"my_tool">({ ... })` (typos stay compile errors).
  */
-export declare const createToolContext: <const TExtraToolName extends string = never>(params: {
+export declare const createToolContext: <const TUserToolName extends string = never>(params: {
     workspaceRoot: string;
     writeScope?: FileAccessMode;
-    policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TExtraToolName>>;
+    policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TUserToolName>>;
     exec?: ExecOptions;
     searchCacheBytes?: number;
 }) => ToolContext;

@@ -17,7 +17,7 @@ function loopRuntime(toolkit) {
     const { context, registered } = state;
     return {
         definitions: () => toolkit.getAllowedTools(),
-        has: (name) => Object.hasOwn(catalog_cjs_1.catalog, name) || registered.extras.has(name) || registered.byName.has(name),
+        has: (name) => Object.hasOwn(catalog_cjs_1.catalog, name) || registered.optIns.has(name) || registered.byName.has(name),
         userTool: (name) => {
             const tool = registered.byName.get(name);
             return tool ? { writes: user_tools_cjs_1.toolInternals.get(tool).writes } : undefined;

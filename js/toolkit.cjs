@@ -64,7 +64,7 @@ async function invoke(context, name, args, registered, asText = false) {
     const fromValue = (content) => (asText ? JSON.stringify(content) : { role: "function", name, content });
     const toolName = String(name);
     const { entry, builtIn } = (0, catalog_cjs_1.catalogEntry)(toolName);
-    const optIn = entry === undefined ? registered.extras.get(toolName) : undefined;
+    const optIn = entry === undefined ? registered.optIns.get(toolName) : undefined;
     const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
     if (userTool)
         return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
@@ -127,20 +127,20 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
         const handler = catalog_cjs_1.catalog[name].handler;
         tools[name] = (...args) => secureCall(context, name, handler, args);
     }
-    for (const [name, entry] of registered.extras) {
+    for (const [name, entry] of registered.optIns) {
         tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
     }
-    if (registered.extras.has("edit_file") && !context_cjs_1.readLedgers.has(context))
+    if (registered.optIns.has("edit_file") && !context_cjs_1.readLedgers.has(context))
         context_cjs_1.readLedgers.set(context, native.newReadLedger());
-    const extraNames = [...registered.extras.keys()];
+    const optInNames = [...registered.optIns.keys()];
     const userNames = [...registered.byName.keys()];
     const toolkit = {
         tools,
         invoke: (name, args) => invoke(context, name, args, registered),
         getAllowedTools: () => native
-            .allowedToolNames(context, [...extraNames, ...userNames])
+            .allowedToolNames(context, [...optInNames, ...userNames])
             .map((name) => catalog_cjs_1.definitionByName.get(name) ??
-            registered.extras.get(name)?.definition ??
+            registered.optIns.get(name)?.definition ??
             registered.byName.get(name).definition),
     };
     exports.toolkitState.set(toolkit, { context, registered });
@@ -152,32 +152,32 @@ const noHandler = async () => {
     throw (0, errors_cjs_1.internalError)("an opt-in tool has no JavaScript handler");
 };
 /** The opt-in tools `options.extraTools` enables, in registry order. */
-function enableExtraTools(extraTools) {
-    const extras = new Map();
-    if (extraTools === undefined)
-        return extras;
-    if (!Array.isArray(extraTools))
+function enableOptInTools(requested) {
+    const optIns = new Map();
+    if (requested === undefined)
+        return optIns;
+    if (!Array.isArray(requested))
         throw new TypeError("createAgentToolkit: options.extraTools must be an array of tool names");
-    for (const name of extraTools) {
+    for (const name of requested) {
         if (typeof name !== "string" || !catalog_cjs_1.optInTools.has(name)) {
             throw new TypeError(`createAgentToolkit: unknown extra tool ${JSON.stringify(name)} (known: ${[...catalog_cjs_1.optInTools.keys()].join(", ")})`);
         }
     }
     for (const [name, entry] of catalog_cjs_1.optInTools)
-        if (extraTools.includes(name))
-            extras.set(name, entry);
-    return extras;
+        if (requested.includes(name))
+            optIns.set(name, entry);
+    return optIns;
 }
 function registerUserTools(options) {
     const byName = new Map();
-    const extras = enableExtraTools(options?.extraTools);
+    const optIns = enableOptInTools(options?.extraTools);
     for (const tool of options?.tools ?? []) {
         if (!(0, user_tools_cjs_1.isTool)(tool))
             throw new TypeError("createAgentToolkit: options.tools must hold tools made by defineTool");
         if (Object.hasOwn(catalog_cjs_1.catalog, tool.name)) {
             throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with a built-in tool`);
         }
-        if (extras.has(tool.name)) {
+        if (optIns.has(tool.name)) {
             throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with an enabled extra tool`);
         }
         if (byName.has(tool.name))
@@ -185,7 +185,7 @@ function registerUserTools(options) {
         byName.set(tool.name, tool);
     }
     const { deps, overrides, logger, now } = options ?? {};
-    return { byName, runtime: { deps, overrides, logger, now }, extras };
+    return { byName, runtime: { deps, overrides, logger, now }, optIns };
 }
 /**
  * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
@@ -219,8 +219,8 @@ const asTools = function asTools(toolkit) {
             }
         },
     });
-    const extraDefinitions = [...registered.extras.values()].map((entry) => entry.definition);
-    const builtIns = [...catalog_cjs_1.definitions, ...extraDefinitions].map((d) => make(d.function.name, d.function.description, d, (value) => ({ type: "json", value })));
+    const optInDefinitions = [...registered.optIns.values()].map((entry) => entry.definition);
+    const builtIns = [...catalog_cjs_1.definitions, ...optInDefinitions].map((d) => make(d.function.name, d.function.description, d, (value) => ({ type: "json", value })));
     const own = [...registered.byName.values()].map((t) => make(t.name, t.description, t.definition, user_tools_cjs_1.toToolResult));
     return [...builtIns, ...own];
 };

@@ -10,7 +10,7 @@ type Runtime = ExecuteRawContext;
 export type Registered = {
     byName: Map<string, AnyTool>;
     runtime: Runtime;
-    extras: Map<string, CatalogEntry>;
+    optIns: Map<string, CatalogEntry>;
 };
 type InvokeOutput = {
     role: "function";
@@ -36,7 +36,7 @@ export declare const toolkitState: WeakMap<object, {
  */
 export declare const createAgentToolkit: {
     (context: ToolContext): AgentToolkit;
-    <const TTools extends readonly AnyTool[], const TExtra extends OptInToolName = never>(context: ToolContext, options: AgentToolkitOptions<TTools, TExtra>): AgentToolkit<TTools[number], TExtra>;
+    <const TTools extends readonly AnyTool[], const TOptIn extends OptInToolName = never>(context: ToolContext, options: AgentToolkitOptions<TTools, TOptIn>): AgentToolkit<TTools[number], TOptIn>;
 };
 /**
  * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose

@@ -87,20 +87,20 @@ export type OptInToolParams = {
     find_files: [input: FindFilesInput];
     apply_patches: [input: ApplyPatchesInput];
 };
-type OptInSecureTools<TExtra extends OptInToolName> = {
-    [K in TExtra]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;
+type OptInSecureTools<TOptIn extends OptInToolName> = {
+    [K in TOptIn]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;
 };
 /** The input of a built-in or opt-in tool by name. */
 type KnownArgs<TName> = TName extends AllowedToolName ? ToolArgsByName[TName] : TName extends OptInToolName ? OptInToolArgsByName[TName] : never;
 /** The output of a built-in or opt-in tool by name. */
 type KnownResult<TName> = TName extends AllowedToolName ? ToolResultByName[TName] : TName extends OptInToolName ? OptInToolResultByName[TName] : never;
 /** `invoke` of a toolkit with opt-in tools enabled (and maybe user tools). */
-type InvokeWithExtraTools<TUser extends AnyTool, TExtra extends OptInToolName> = <TName extends AllowedToolName | TExtra | TUser["name"]>(name: TName, args: TName extends AllowedToolName | TExtra ? KnownArgs<TName> : ToolInput<Extract<TUser, {
+type InvokeWithOptInTools<TUser extends AnyTool, TOptIn extends OptInToolName> = <TName extends AllowedToolName | TOptIn | TUser["name"]>(name: TName, args: TName extends AllowedToolName | TOptIn ? KnownArgs<TName> : ToolInput<Extract<TUser, {
     name: TName;
 }>>) => Promise<{
     role: "function";
     name: TName;
-    content: TName extends AllowedToolName | TExtra ? KnownResult<TName> : ToolOutput<Extract<TUser, {
+    content: TName extends AllowedToolName | TOptIn ? KnownResult<TName> : ToolOutput<Extract<TUser, {
         name: TName;
     }>>;
 }>;
@@ -115,25 +115,25 @@ type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName
 }>;
 /**
  * The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools,
- * and `tools` / `invoke` / `getAllowedTools` the enabled opt-in tools (`TExtra`).
+ * and `tools` / `invoke` / `getAllowedTools` the enabled opt-in tools (`TOptIn`).
  */
-export type AgentToolkit<TUser extends AnyTool = never, TExtra extends OptInToolName = never> = [TExtra] extends [never] ? {
+export type AgentToolkit<TUser extends AnyTool = never, TOptIn extends OptInToolName = never> = [TOptIn] extends [never] ? {
     tools: SecureTools;
     invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
     getAllowedTools: () => [TUser] extends [never] ? Array<ToolDefinitions[AllowedToolName]> : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
 } : {
-    tools: SecureTools & OptInSecureTools<TExtra>;
-    invoke: InvokeWithExtraTools<TUser, TExtra>;
-    getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TExtra] | TUser["definition"]>;
+    tools: SecureTools & OptInSecureTools<TOptIn>;
+    invoke: InvokeWithOptInTools<TUser, TOptIn>;
+    getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TOptIn] | TUser["definition"]>;
 };
-export type AgentToolkitOptions<TTools extends readonly AnyTool[], TExtra extends OptInToolName = never> = {
+export type AgentToolkitOptions<TTools extends readonly AnyTool[], TOptIn extends OptInToolName = never> = {
     /** User tools made by `defineTool`; names must not clash with built-ins, enabled opt-in tools or each other. */
     tools?: TTools;
     /**
      * Opt-in tools to enable beside the 13 (`"edit_file"`): served through the same policy,
      * sandbox and error model, listed by `getAllowedTools()` after the built-ins.
      */
-    extraTools?: readonly TExtra[];
+    extraTools?: readonly TOptIn[];
     /** Defaults of every user tool's execution context. */
     deps?: Record<string, unknown>;
     overrides?: ExecuteRawContext["overrides"];

@@ -241,8 +241,8 @@ async function loadUserTools(specifier: string): Promise<AnyTool[]> {
  * tools) are allowed unless denied by name, also when --allow lists others.
  */
 function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTools: AnyTool[] = []): Served {
-  const extraTools = [...userTools, ...ownTools];
-  const known = new Set([...builtInCatalog().map((e) => e.name), ...extraTools.map((t) => t.name)]);
+  const servedTools = [...userTools, ...ownTools];
+  const known = new Set([...builtInCatalog().map((e) => e.name), ...servedTools.map((t) => t.name)]);
   for (const name of [...(options.allow ?? []), ...options.deny]) {
     if (!known.has(name)) throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})`);
   }
@@ -256,11 +256,11 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
     policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
     ...(options.exec ? { exec: options.exec } : {}),
   });
-  const toolkit = createAgentToolkit(context, { tools: extraTools });
+  const toolkit = createAgentToolkit(context, { tools: servedTools });
   return {
     definitions: toolkit.getAllowedTools() as unknown as Served["definitions"],
     invoke: (name, args, signal) => invokeWithSignal(toolkit, name, args, signal),
-    userTools: new Map(extraTools.map((t) => [t.name, t])),
+    userTools: new Map(servedTools.map((t) => [t.name, t])),
   };
 }
 
@@ -397,14 +397,14 @@ async function clientRoot(server: InstanceType<Sdk["server"]["Server"]>): Promis
   return first ? fileURLToPath(first.uri) : null;
 }
 
-async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> {
+async function serveMcp(options: Options, userTools: AnyTool[]): Promise<void> {
   // Only protocol on stdout: console output of user tools goes to stderr.
   console.log = console.info = console.debug = console.error;
   const sdk = loadSdk();
   const cache = new OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
   const cacheTools = outputCacheTools(cache);
   // The tool list does not depend on the root; the toolkit used for calls does.
-  const listing = makeToolkit(options.root ?? process.cwd(), options, extraTools, cacheTools);
+  const listing = makeToolkit(options.root ?? process.cwd(), options, userTools, cacheTools);
   let served: Promise<Served> | undefined = options.root === undefined ? undefined : Promise.resolve(listing);
 
   const server = new sdk.server.Server(
@@ -423,7 +423,7 @@ async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> 
       (root) => {
         if (root === null) throw noRoot("start the server with --root DIR or use a client that sends MCP roots");
         process.stderr.write(`agent-tools-native: workspace root ${root} (the client's first root)\n`);
-        return makeToolkit(root, options, extraTools, cacheTools);
+        return makeToolkit(root, options, userTools, cacheTools);
       },
       (error: unknown) => {
         throw noRoot(`the client's roots/list failed: ${(error as Error)?.message ?? String(error)}`);
@@ -517,7 +517,7 @@ async function serveMcp(options: Options, extraTools: AnyTool[]): Promise<void> 
 
 // ---- the CLI ---------------------------------------------------------------------------------------
 
-async function runCall(options: Options, extraTools: AnyTool[]): Promise<number> {
+async function runCall(options: Options, userTools: AnyTool[]): Promise<number> {
   const [name, json] = options.positional as [string, string | undefined];
   let args: unknown = {};
   if (json !== undefined) {
@@ -527,8 +527,8 @@ async function runCall(options: Options, extraTools: AnyTool[]): Promise<number>
       throw new UsageError(`the arguments are not JSON: ${(error as Error).message}`);
     }
   }
-  const served = makeToolkit(options.root ?? process.cwd(), options, extraTools);
-  const known = new Set([...builtInCatalog().map((e) => e.name), ...extraTools.map((t) => t.name)]);
+  const served = makeToolkit(options.root ?? process.cwd(), options, userTools);
+  const known = new Set([...builtInCatalog().map((e) => e.name), ...userTools.map((t) => t.name)]);
   if (!known.has(name)) throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them`);
   try {
     const output = await served.invoke(name, args);
@@ -554,17 +554,17 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
-    const extraTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
+    const userTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
     if (options.command === "mcp") {
-      await serveMcp(options, extraTools);
+      await serveMcp(options, userTools);
       return -1;
     }
     if (options.command === "tools") {
-      const mcp = makeToolkit(options.root ?? process.cwd(), options, extraTools);
+      const mcp = makeToolkit(options.root ?? process.cwd(), options, userTools);
       for (const tool of mcpTools(mcp)) process.stdout.write(`${tool.name}\t${(tool.description ?? "").split("\n")[0]}\n`);
       return 0;
     }
-    return await runCall(options, extraTools);
+    return await runCall(options, userTools);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`agent-tools-native: ${error.message}\n(agent-tools-native --help for usage)\n`);

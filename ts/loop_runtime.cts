@@ -17,7 +17,7 @@ function loopRuntime(toolkit: AnyToolkit): LoopRuntime {
   const { context, registered } = state;
   return {
     definitions: () => toolkit.getAllowedTools(),
-    has: (name) => Object.hasOwn(catalog, name) || registered.extras.has(name) || registered.byName.has(name),
+    has: (name) => Object.hasOwn(catalog, name) || registered.optIns.has(name) || registered.byName.has(name),
     userTool: (name) => {
       const tool = registered.byName.get(name);
       return tool ? { writes: (toolInternals.get(tool) as { writes: boolean }).writes } : undefined;

@@ -78,7 +78,7 @@ async function withCallSignal<T>(signal: AbortSignal | undefined, run: (signal: 
 
 /** What a user tool's execution context starts from (the toolkit's defaults, then the call's). */
 type Runtime = ExecuteRawContext;
-export type Registered = { byName: Map<string, AnyTool>; runtime: Runtime; extras: Map<string, CatalogEntry> };
+export type Registered = { byName: Map<string, AnyTool>; runtime: Runtime; optIns: Map<string, CatalogEntry> };
 type InvokeOutput = { role: "function"; name: unknown; content: unknown };
 
 /**
@@ -93,7 +93,7 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   const fromValue = (content: unknown) => (asText ? JSON.stringify(content) : { role: "function" as const, name, content });
   const toolName = String(name);
   const { entry, builtIn } = catalogEntry(toolName);
-  const optIn = entry === undefined ? registered.extras.get(toolName) : undefined;
+  const optIn = entry === undefined ? registered.optIns.get(toolName) : undefined;
   const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
   if (userTool) return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
   const signal = registered.runtime?.signal;
@@ -148,10 +148,10 @@ export const toolkitState = new WeakMap<object, { context: ToolContext; register
  */
 export const createAgentToolkit: {
   (context: ToolContext): AgentToolkit;
-  <const TTools extends readonly AnyTool[], const TExtra extends OptInToolName = never>(
+  <const TTools extends readonly AnyTool[], const TOptIn extends OptInToolName = never>(
     context: ToolContext,
-    options: AgentToolkitOptions<TTools, TExtra>,
-  ): AgentToolkit<TTools[number], TExtra>;
+    options: AgentToolkitOptions<TTools, TOptIn>,
+  ): AgentToolkit<TTools[number], TOptIn>;
 } = function createAgentToolkit(context: ToolContext, options: AgentToolkitOptions<readonly AnyTool[], OptInToolName> = {}) {
   const registered = registerUserTools(options);
   const tools: Record<string, (...args: unknown[]) => Promise<SecureToolResult<unknown>>> = {};
@@ -159,22 +159,22 @@ export const createAgentToolkit: {
     const handler = (catalog[name] as CatalogItem).handler;
     tools[name] = (...args) => secureCall(context, name, handler, args);
   }
-  for (const [name, entry] of registered.extras) {
+  for (const [name, entry] of registered.optIns) {
     tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
   }
-  if (registered.extras.has("edit_file") && !readLedgers.has(context)) readLedgers.set(context, native.newReadLedger());
-  const extraNames = [...registered.extras.keys()];
+  if (registered.optIns.has("edit_file") && !readLedgers.has(context)) readLedgers.set(context, native.newReadLedger());
+  const optInNames = [...registered.optIns.keys()];
   const userNames = [...registered.byName.keys()];
   const toolkit = {
     tools,
     invoke: (name: unknown, args: unknown) => invoke(context, name, args, registered),
     getAllowedTools: () =>
       native
-        .allowedToolNames(context, [...extraNames, ...userNames])
+        .allowedToolNames(context, [...optInNames, ...userNames])
         .map(
           (name) =>
             definitionByName.get(name) ??
-            (registered.extras.get(name)?.definition as Definition | undefined) ??
+            (registered.optIns.get(name)?.definition as Definition | undefined) ??
             (registered.byName.get(name) as AnyTool).definition,
         ),
   };
@@ -188,35 +188,35 @@ const noHandler: Handler = async () => {
 };
 
 /** The opt-in tools `options.extraTools` enables, in registry order. */
-function enableExtraTools(extraTools: unknown): Map<string, CatalogEntry> {
-  const extras = new Map<string, CatalogEntry>();
-  if (extraTools === undefined) return extras;
-  if (!Array.isArray(extraTools)) throw new TypeError("createAgentToolkit: options.extraTools must be an array of tool names");
-  for (const name of extraTools) {
+function enableOptInTools(requested: unknown): Map<string, CatalogEntry> {
+  const optIns = new Map<string, CatalogEntry>();
+  if (requested === undefined) return optIns;
+  if (!Array.isArray(requested)) throw new TypeError("createAgentToolkit: options.extraTools must be an array of tool names");
+  for (const name of requested) {
     if (typeof name !== "string" || !optInTools.has(name)) {
       throw new TypeError(`createAgentToolkit: unknown extra tool ${JSON.stringify(name)} (known: ${[...optInTools.keys()].join(", ")})`);
     }
   }
-  for (const [name, entry] of optInTools) if (extraTools.includes(name)) extras.set(name, entry);
-  return extras;
+  for (const [name, entry] of optInTools) if (requested.includes(name)) optIns.set(name, entry);
+  return optIns;
 }
 
 function registerUserTools(options: AgentToolkitOptions<readonly AnyTool[], OptInToolName> | undefined): Registered {
   const byName = new Map<string, AnyTool>();
-  const extras = enableExtraTools(options?.extraTools);
+  const optIns = enableOptInTools(options?.extraTools);
   for (const tool of options?.tools ?? []) {
     if (!isTool(tool)) throw new TypeError("createAgentToolkit: options.tools must hold tools made by defineTool");
     if (Object.hasOwn(catalog, tool.name)) {
       throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with a built-in tool`);
     }
-    if (extras.has(tool.name)) {
+    if (optIns.has(tool.name)) {
       throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with an enabled extra tool`);
     }
     if (byName.has(tool.name)) throw new Error(`createAgentToolkit: the tool name "${tool.name}" is registered twice`);
     byName.set(tool.name, tool);
   }
   const { deps, overrides, logger, now } = options ?? {};
-  return { byName, runtime: { deps, overrides, logger, now }, extras };
+  return { byName, runtime: { deps, overrides, logger, now }, optIns };
 }
 
 /**
@@ -248,8 +248,8 @@ export const asTools = function asTools(toolkit: AnyToolkit): Tool[] {
       }
     },
   });
-  const extraDefinitions = [...registered.extras.values()].map((entry) => entry.definition as Definition);
-  const builtIns = [...definitions, ...extraDefinitions].map((d) =>
+  const optInDefinitions = [...registered.optIns.values()].map((entry) => entry.definition as Definition);
+  const builtIns = [...definitions, ...optInDefinitions].map((d) =>
     make(d.function.name, d.function.description, d as Tool["definition"], (value) => ({ type: "json", value })),
   );
   const own = [...registered.byName.values()].map((t) => make(t.name, t.description, t.definition, toToolResult));
