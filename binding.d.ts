@@ -130,12 +130,25 @@ export type CallRequest =
 export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
 
 /**
- * Every tool's metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
- * session, effect, reviewFields, optIn, definition? }]` (`reviewFields`: `[previewKey,
- * argumentName]` pairs): the 13 built-ins of `ToolCatalog`, then the opt-in tools (`optIn`,
- * with their `definition`).
+ * One tool of the native registry, in catalog order: the 13 built-ins of `ToolCatalog`, then
+ * the opt-in tools (`optIn`, with their `definition`).
  */
-export declare function catalogJson(): string
+export interface CatalogEntry {
+  name: string
+  isWriteOp: boolean
+  /** `ToolCatalog[name].metadata.description`. */
+  description: string
+  /** A session tool (the todo tools): its state is the caller's `context.todo`. */
+  session: boolean
+  /** How the tool loop schedules a call: reads in parallel, the others one at a time. */
+  effect: 'read' | 'write' | 'exec' | 'state'
+  /** `[previewKey, argumentName]` pairs a review shows. */
+  reviewFields: Array<[string, string]>
+  /** An opt-in tool (`createAgentToolkit(context, { extraTools })`), not in `ToolCatalog`. */
+  optIn: boolean
+  /** An opt-in tool's definition (the shape of `TOOL_DEFINITIONS`' entries). */
+  definition?: unknown
+}
 
 /**
  * The context of calls: the fields of a `ToolContext` object read once. The JavaScript side keeps
@@ -251,6 +264,9 @@ export interface SearchCacheStats {
 
 /** Resolves when the search cache's background work queued so far (indexing, eviction) is done. */
 export declare function searchCacheWait(): Promise<void>
+
+/** Every tool of the native registry (the one list), in catalog order. */
+export declare function toolCatalog(): Array<CatalogEntry>
 
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string

@@ -1,6 +1,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import fs from "node:fs";
 import { createToolContext, createAgentToolkit, ToolCatalog } from "agent-tools-native";
 
 const allowAll = () => createAgentToolkit(createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } }));
@@ -30,6 +31,14 @@ describe("tool definitions", () => {
         },
       },
     });
+  });
+
+  test("the opt-in tools' definitions, after the 13, are the published ones as JSON text (key order included)", () => {
+    const published = JSON.parse(fs.readFileSync(new URL("../crates/agent-tools-core/src/opt_in_definitions.json", import.meta.url), "utf8"));
+    const optIn = published.map((d) => d.function.name);
+    const context = createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } });
+    const listed = createAgentToolkit(context, { extraTools: optIn }).getAllowedTools().slice(13);
+    assert.equal(JSON.stringify(listed), JSON.stringify(published));
   });
 });
 

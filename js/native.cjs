@@ -101,7 +101,7 @@ function loadNative() {
 let allTools;
 /** Every tool of the native registry (the one list), read once per process. */
 function nativeCatalog() {
-    allTools ??= JSON.parse(loadNative().catalogJson());
+    allTools ??= loadNative().toolCatalog();
     return allTools;
 }
 let builtIns;

@@ -30,18 +30,5 @@ export declare function loadNative(): NativeBinding;
 export declare function builtInCatalog(): readonly CatalogEntry[];
 /** The opt-in tools of the native registry (`extraTools`), each with its definition. */
 export declare function optInCatalog(): readonly CatalogEntry[];
-/** One built-in tool of the native catalog (`catalogJson()`), in catalog order. */
-export type CatalogEntry = {
-    name: string;
-    isWriteOp: boolean;
-    description: string;
-    /** A session tool (the todo tools): runs on the JavaScript thread over `context.todo`. */
-    session: boolean;
-    effect: "read" | "write" | "exec" | "state";
-    /** `[previewKey, argumentName]` pairs a review shows. */
-    reviewFields: Array<[string, string]>;
-    /** An opt-in tool (`createAgentToolkit(context, { extraTools })`), not in `ToolCatalog`. */
-    optIn: boolean;
-    /** An opt-in tool's definition (the shape of `TOOL_DEFINITIONS`' entries). */
-    definition?: unknown;
-};
+/** One tool of the native catalog (`toolCatalog()`, typed in binding.d.ts), in catalog order. */
+export type CatalogEntry = import("../binding.js").CatalogEntry;

@@ -25,7 +25,7 @@ function pageOf(tool) {
 // ---- the definitions -------------------------------------------------------------------------
 
 // The opt-in tools (`extraTools`) have pages too; their write flag comes from the native registry.
-const optIn = JSON.parse(createRequire(import.meta.url)("../binding.js").catalogJson()).filter((entry) => entry.optIn);
+const optIn = createRequire(import.meta.url)("../binding.js").toolCatalog().filter((entry) => entry.optIn);
 const optInWriteOp = new Map(optIn.map((entry) => [entry.name, entry.isWriteOp]));
 const toolkit = createAgentToolkit(
   createToolContext({ workspaceRoot: repo, policy: { tools: {}, defaultPolicy: "allow" } }),

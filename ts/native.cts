@@ -109,7 +109,7 @@ let allTools: readonly CatalogEntry[] | undefined;
 
 /** Every tool of the native registry (the one list), read once per process. */
 function nativeCatalog(): readonly CatalogEntry[] {
-  allTools ??= JSON.parse(loadNative().catalogJson()) as CatalogEntry[];
+  allTools ??= loadNative().toolCatalog();
   return allTools;
 }
 
@@ -129,18 +129,5 @@ export function optInCatalog(): readonly CatalogEntry[] {
   return optIns;
 }
 
-/** One built-in tool of the native catalog (`catalogJson()`), in catalog order. */
-export type CatalogEntry = {
-  name: string;
-  isWriteOp: boolean;
-  description: string;
-  /** A session tool (the todo tools): runs on the JavaScript thread over `context.todo`. */
-  session: boolean;
-  effect: "read" | "write" | "exec" | "state";
-  /** `[previewKey, argumentName]` pairs a review shows. */
-  reviewFields: Array<[string, string]>;
-  /** An opt-in tool (`createAgentToolkit(context, { extraTools })`), not in `ToolCatalog`. */
-  optIn: boolean;
-  /** An opt-in tool's definition (the shape of `TOOL_DEFINITIONS`' entries). */
-  definition?: unknown;
-};
+/** One tool of the native catalog (`toolCatalog()`, typed in binding.d.ts), in catalog order. */
+export type CatalogEntry = import("../binding.js").CatalogEntry;

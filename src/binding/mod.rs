@@ -1,6 +1,7 @@
 //! The napi binding: converts JavaScript values to the core's types and the core's results back,
 //! and moves file work off the JavaScript thread. No tool logic lives here.
 
+mod catalog;
 mod convert;
 pub mod exec_sandbox;
 pub mod output_cache;
@@ -178,34 +179,6 @@ fn ran(result: std::result::Result<String, agent_tools_core::error::ToolError>) 
 #[napi(catch_unwind)]
 pub fn tool_definitions_json() -> &'static str {
     registry::DEFINITIONS_JSON
-}
-
-/// Every tool's metadata as JSON text, in catalog order: `[{ name, isWriteOp, description,
-/// session, effect, reviewFields, optIn, definition? }]` (`reviewFields`: `[previewKey,
-/// argumentName]` pairs): the 13 built-ins of `ToolCatalog`, then the opt-in tools (`optIn`,
-/// with their `definition`).
-#[napi(catch_unwind)]
-pub fn catalog_json() -> String {
-    let entries: Vec<serde_json::Value> = registry::CATALOG
-        .iter()
-        .map(|t| {
-            let session = matches!(t.handler, registry::Handler::Session(_));
-            let mut entry = serde_json::json!({
-                "name": t.name,
-                "isWriteOp": t.effect.is_write_op(),
-                "description": t.description,
-                "session": session,
-                "effect": t.effect.as_str(),
-                "reviewFields": t.review_fields,
-                "optIn": t.opt_in,
-            });
-            if t.opt_in {
-                entry["definition"] = registry::opt_in_definition(t.name).unwrap_or_default();
-            }
-            entry
-        })
-        .collect();
-    serde_json::Value::Array(entries).to_string()
 }
 
 /// The tool names `getAllowedTools()` returns for `context`: the built-ins in declaration order,
