@@ -1,7 +1,7 @@
 //! The napi binding: converts JavaScript values to the core's types and the core's results back,
 //! and moves file work off the JavaScript thread. No tool logic lives here.
 
-mod catalog;
+pub mod catalog;
 mod convert;
 pub mod exec_sandbox;
 pub mod output_cache;
