@@ -48,6 +48,7 @@ function internalError(message) {
     return toolError("Error", "INTERNAL", `INTERNAL: ${message}`);
 }
 // ---- ToolResult envelopes --------------------------------------------------------------------
+/** The codes of the reasons a `toolkit.tools` result names (types/errors.d.ts, from the Rust `ErrorCode`). */
 const DENIAL_CODES = { policy: "POLICY_DENIED", sandbox: "SANDBOX_VIOLATION" };
 function denied(reason, message) {
     return {

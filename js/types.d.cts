@@ -1,5 +1,6 @@
 // Generated from ts/types.cts by `npm run build:ts`: edit that file, not this one.
 import type { AllowedToolName, ApplyPatchesInput, AstGrepSearchInput, EditFileOptions, ExecCommandInput, ExecSandbox, FindFilesInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import type { InvokeToolErrorCode } from "../types/errors.js";
 import type { TodoSessionState } from "./todo_state.cjs";
 import type { AnyTool, ExecuteRawContext, ToolInput, ToolOutput } from "./user_tools.cjs";
 export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
@@ -46,7 +47,7 @@ export type ToolErrorEnvelope = {
     retriable: boolean;
     details: Record<string, unknown>;
 };
-export type InvokeToolErrorCode = "INVALID_TOOL_ARGUMENTS_TYPE" | "TOOL_NOT_FOUND" | "TOOL_NOT_ALLOWED" | "INTERNAL";
+export type { InvokeToolErrorCode };
 export type ToolkitInvokeOutput<TName extends AllowedToolName> = {
     role: "function";
     name: TName;

@@ -1,6 +1,7 @@
 // The error classes a toolkit throws (`invoke`, the raw handlers) and the ToolResult envelopes
 // `toolkit.tools.*` resolve with instead of throwing.
 
+import type { DenialCodeByReason } from "../types/errors.js";
 import type { SecureToolResult, ToolErrorEnvelope } from "./types.cjs";
 
 // ---- errors ---------------------------------------------------------------------------------
@@ -55,7 +56,8 @@ export function internalError(message: string): Error {
 
 // ---- ToolResult envelopes --------------------------------------------------------------------
 
-const DENIAL_CODES = { policy: "POLICY_DENIED", sandbox: "SANDBOX_VIOLATION" };
+/** The codes of the reasons a `toolkit.tools` result names (types/errors.d.ts, from the Rust `ErrorCode`). */
+const DENIAL_CODES: Pick<DenialCodeByReason, "policy" | "sandbox"> = { policy: "POLICY_DENIED", sandbox: "SANDBOX_VIOLATION" };
 
 export function denied(reason: "policy" | "sandbox", message: string): SecureToolResult<never> {
   return {

@@ -26,6 +26,7 @@ import type {
   ToolResultByName,
   TreeOptions,
 } from "../types/tools.js";
+import type { InvokeToolErrorCode } from "../types/errors.js";
 import type { TodoSessionState } from "./todo_state.cjs";
 import type { AnyTool, ExecuteRawContext, ToolInput, ToolOutput } from "./user_tools.cjs";
 
@@ -75,7 +76,8 @@ export type ToolErrorEnvelope = {
   details: Record<string, unknown>;
 };
 
-export type InvokeToolErrorCode = "INVALID_TOOL_ARGUMENTS_TYPE" | "TOOL_NOT_FOUND" | "TOOL_NOT_ALLOWED" | "INTERNAL";
+// Generated from the Rust `ErrorCode` (types/errors.d.ts).
+export type { InvokeToolErrorCode };
 
 export type ToolkitInvokeOutput<TName extends AllowedToolName> = {
   role: "function";

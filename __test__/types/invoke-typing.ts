@@ -113,12 +113,16 @@ export function catalogAndTypes(): void {
   const generic: SecurityPolicyConfig = { tools: { anything: "allow" }, defaultPolicy: "deny" };
   const names: AllowedToolName[] = ["git_status_summary", "ast_grep_search"];
   const codes: InvokeToolErrorCode[] = ["INVALID_TOOL_ARGUMENTS_TYPE", "TOOL_NOT_FOUND", "TOOL_NOT_ALLOWED", "INTERNAL"];
+  // Exactly these four (generated from the Rust ErrorCode): a member more or less fails here.
+  const everyCode: Record<InvokeToolErrorCode, true> = { INVALID_TOOL_ARGUMENTS_TYPE: true, TOOL_NOT_FOUND: true, TOOL_NOT_ALLOWED: true, INTERNAL: true };
+  // @ts-expect-error a denial code is not an InvokeToolError code
+  const denialCode: InvokeToolErrorCode = "POLICY_DENIED";
   const args: ToolArgsByName["apply_patch"] = { filePath: "a", patch: "b" };
   const typedInvoke: Invoke = invoke;
   const output: ToolkitInvokeOutput<"write_file"> = { role: "function", name: "write_file", content: { path: "a", created: true, bytes_written: 1 } };
   // @ts-expect-error metadata is readonly (as const)
   ToolCatalog.read_file.metadata.isWriteOp = true;
-  void isWrite, isRead, enabled, ran, enforced, mode, policy, generic, names, codes, args, typedInvoke, output;
+  void isWrite, isRead, enabled, ran, enforced, mode, policy, generic, names, codes, everyCode, denialCode, args, typedInvoke, output;
 }
 
 /** OpenAI's `ChatCompletionTool` shape (openai v5/v6), mirrored to keep the check offline. */

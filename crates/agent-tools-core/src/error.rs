@@ -31,6 +31,11 @@ pub enum ErrorCode {
     ToolNotFound,
     ToolNotAllowed,
     InvalidToolArgumentsType,
+    // refusals (`DenialCode` in the typings): the code of a denied call in a `toolkit.tools`
+    // result envelope and in the command line's and MCP server's errors; never a thrown error's
+    PolicyDenied,
+    WriteScopeDenied,
+    SandboxViolation,
 }
 
 impl ErrorCode {
@@ -58,8 +63,29 @@ impl ErrorCode {
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolNotAllowed => "TOOL_NOT_ALLOWED",
             ErrorCode::InvalidToolArgumentsType => "INVALID_TOOL_ARGUMENTS_TYPE",
+            ErrorCode::PolicyDenied => "POLICY_DENIED",
+            ErrorCode::WriteScopeDenied => "WRITE_SCOPE_DENIED",
+            ErrorCode::SandboxViolation => "SANDBOX_VIOLATION",
         }
     }
+
+    /// The codes of an `InvokeToolError`: the typings' `InvokeToolErrorCode`, in its order.
+    /// `INTERNAL` stays a member although the checks of `invoke` never give it (docs/compat.md).
+    pub const INVOKE_TOOL_ERRORS: [ErrorCode; 4] = [
+        ErrorCode::InvalidToolArgumentsType,
+        ErrorCode::ToolNotFound,
+        ErrorCode::ToolNotAllowed,
+        ErrorCode::Internal,
+    ];
+
+    /// The code of a refused call by its reason: the typings' `DenialCodeByReason`. A
+    /// `toolkit.tools` result names the policy and sandbox reasons only (a write-scope refusal is a
+    /// sandbox one there); the command line and MCP server name all three.
+    pub const DENIALS: [(&'static str, ErrorCode); 3] = [
+        ("policy", ErrorCode::PolicyDenied),
+        ("scope", ErrorCode::WriteScopeDenied),
+        ("sandbox", ErrorCode::SandboxViolation),
+    ];
 }
 
 impl std::fmt::Display for ErrorCode {
