@@ -63,8 +63,9 @@ export type {
 export declare const createToolContext: typeof api.createToolContext;
 /**
  * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools
- * (from `defineTool`), `options.deps` / `options.overrides` / `options.logger` / `options.now`
- * are the defaults of their execution context.
+ * (from `defineTool`), `options.extraTools` enables opt-in tools, `options.deps` /
+ * `options.overrides` / `options.logger` / `options.now` are the defaults of the user tools'
+ * execution context.
  */
 export declare const createAgentToolkit: typeof api.createAgentToolkit;
 /** The built-in tools by name: each one's metadata and raw handler (no policy or sandbox checks). */
@@ -77,9 +78,9 @@ export declare const SecurityBypass: typeof api.SecurityBypass;
 /** Defines a tool the model can call; see the README section "Your own tools". */
 export declare const defineTool: typeof api.defineTool;
 /**
- * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
- * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
- * never throws, so a loop can treat all tools alike.
+ * Every tool of a toolkit (built-ins in declaration order, then the enabled opt-in tools, then
+ * user tools) as a `Tool`, whose `executeRaw(json, ctx)` goes through the toolkit's `invoke`
+ * (policy, sandbox, validation) and never throws, so a loop can treat all tools alike.
  */
 export declare const asTools: typeof api.asTools;
 /** A ToolResult as tool-message content: text → string, json → key-sorted JSON text, parts → parts. */

@@ -35,9 +35,10 @@ const contextHandles = new WeakMap();
  */
 exports.readLedgers = new WeakMap();
 /**
- * The native copy of `context` for a call. Kept per context while the fields the checks read are
- * all plain strings, and made anew whenever one of them changes, so a policy edited between calls
- * applies at once; any other context is read afresh for every call.
+ * The native copy of `context` for a call. Kept per context while the fields the native side
+ * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
+ * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
+ * with any other value there is read afresh for every call.
  */
 function contextHandle(context) {
     const reads = exports.readLedgers.get(context);

@@ -21,9 +21,10 @@ type ContextHandle = ReturnType<typeof native.contextHandle>;
  */
 export declare const readLedgers: WeakMap<object, import("../binding.js").ExternalObject<"ReadLedger">>;
 /**
- * The native copy of `context` for a call. Kept per context while the fields the checks read are
- * all plain strings, and made anew whenever one of them changes, so a policy edited between calls
- * applies at once; any other context is read afresh for every call.
+ * The native copy of `context` for a call. Kept per context while the fields the native side
+ * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
+ * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
+ * with any other value there is read afresh for every call.
  */
 export declare function contextHandle(context: ToolContext): ContextHandle;
 export {};

@@ -15,7 +15,7 @@ const native_cjs_1 = require("./native.cjs");
 const native_call_cjs_1 = require("./native_call.cjs");
 const user_tools_cjs_1 = require("./user_tools.cjs");
 const native = (0, native_cjs_1.loadNative)();
-/** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
+/** `toolkit.tools.<name>(...args)`: never rejects, resolves with a result envelope (`status`). */
 async function secureCall(context, name, handler, args, optIn) {
     try {
         const isWriteOp = optIn ? optIn.isWriteOp : catalog_cjs_1.catalog[name]?.metadata?.isWriteOp === true;
@@ -97,7 +97,7 @@ async function invoke(context, name, args, registered, asText = false) {
             throw new errors_cjs_1.InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
     }
 }
-/** A user tool through `invoke`: the same checks in the same order, then zod, then execute. */
+/** A user tool through `invoke`: the same checks in the same order, then its input validation, then execute. */
 async function invokeUserTool(context, tool, name, args, runtime) {
     const toolName = String(name);
     const { writes } = user_tools_cjs_1.toolInternals.get(tool);
@@ -113,12 +113,13 @@ async function invokeUserTool(context, tool, name, args, runtime) {
     const content = await (0, user_tools_cjs_1.runExecute)(tool, input, (0, user_tools_cjs_1.executionContext)(runtime));
     return { role: "function", name, content };
 }
-/** Toolkit internals (user tools, DI defaults), for `asTools`. */
+/** Toolkit internals (user tools, enabled opt-in tools, DI defaults), for `asTools`, the tool loop and `invokeWithSignal`. */
 exports.toolkitState = new WeakMap();
 /**
  * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools
- * (from `defineTool`), `options.deps` / `options.overrides` / `options.logger` / `options.now`
- * are the defaults of their execution context.
+ * (from `defineTool`), `options.extraTools` enables opt-in tools, `options.deps` /
+ * `options.overrides` / `options.logger` / `options.now` are the defaults of the user tools'
+ * execution context.
  */
 const createAgentToolkit = function createAgentToolkit(context, options = {}) {
     const registered = registerUserTools(options);
@@ -188,9 +189,9 @@ function registerUserTools(options) {
     return { byName, runtime: { deps, overrides, logger, now }, optIns };
 }
 /**
- * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
- * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
- * never throws, so a loop can treat all tools alike.
+ * Every tool of a toolkit (built-ins in declaration order, then the enabled opt-in tools, then
+ * user tools) as a `Tool`, whose `executeRaw(json, ctx)` goes through the toolkit's `invoke`
+ * (policy, sandbox, validation) and never throws, so a loop can treat all tools alike.
  */
 const asTools = function asTools(toolkit) {
     const state = exports.toolkitState.get(toolkit);

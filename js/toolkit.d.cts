@@ -24,24 +24,25 @@ type InvokeOutput = {
  */
 export declare function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText?: false): Promise<InvokeOutput>;
 export declare function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText: true): Promise<string>;
-/** Toolkit internals (user tools, DI defaults), for `asTools`. */
+/** Toolkit internals (user tools, enabled opt-in tools, DI defaults), for `asTools`, the tool loop and `invokeWithSignal`. */
 export declare const toolkitState: WeakMap<object, {
     context: ToolContext;
     registered: Registered;
 }>;
 /**
  * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools
- * (from `defineTool`), `options.deps` / `options.overrides` / `options.logger` / `options.now`
- * are the defaults of their execution context.
+ * (from `defineTool`), `options.extraTools` enables opt-in tools, `options.deps` /
+ * `options.overrides` / `options.logger` / `options.now` are the defaults of the user tools'
+ * execution context.
  */
 export declare const createAgentToolkit: {
     (context: ToolContext): AgentToolkit;
     <const TTools extends readonly AnyTool[], const TOptIn extends OptInToolName = never>(context: ToolContext, options: AgentToolkitOptions<TTools, TOptIn>): AgentToolkit<TTools[number], TOptIn>;
 };
 /**
- * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
- * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
- * never throws, so a loop can treat all tools alike.
+ * Every tool of a toolkit (built-ins in declaration order, then the enabled opt-in tools, then
+ * user tools) as a `Tool`, whose `executeRaw(json, ctx)` goes through the toolkit's `invoke`
+ * (policy, sandbox, validation) and never throws, so a loop can treat all tools alike.
  */
 export declare const asTools: (toolkit: AnyToolkit) => Tool[];
 /**

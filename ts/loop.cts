@@ -106,7 +106,7 @@ export type ToolLoopOptions = {
   prompt: string;
   /** Turns with tool calls before the loop stops (default 10). */
   maxToolTurns?: number;
-  /** Asked before each write-class call (write_file, apply_patch, exec_command, user tools with `writes`). */
+  /** Asked before each write-class call (write_file, apply_patch, exec_command, the opt-in edit_file and apply_patches, user tools with `writes`). */
   review?: (request: ReviewRequest) => ReviewDecision | Promise<ReviewDecision>;
   /** Aborts the whole loop; every call still gets a result ("Cancelled: ..."). */
   signal?: AbortSignal;

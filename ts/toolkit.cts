@@ -28,7 +28,7 @@ import {
 
 const native = loadNative();
 
-/** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
+/** `toolkit.tools.<name>(...args)`: never rejects, resolves with a result envelope (`status`). */
 async function secureCall(
   context: ToolContext,
   name: string,
@@ -124,7 +124,7 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   }
 }
 
-/** A user tool through `invoke`: the same checks in the same order, then zod, then execute. */
+/** A user tool through `invoke`: the same checks in the same order, then its input validation, then execute. */
 async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown, args: unknown, runtime: Runtime): Promise<InvokeOutput> {
   const toolName = String(name);
   const { writes } = toolInternals.get(tool) as { writes: boolean };
@@ -138,13 +138,14 @@ async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown
   return { role: "function", name, content };
 }
 
-/** Toolkit internals (user tools, DI defaults), for `asTools`. */
+/** Toolkit internals (user tools, enabled opt-in tools, DI defaults), for `asTools`, the tool loop and `invokeWithSignal`. */
 export const toolkitState = new WeakMap<object, { context: ToolContext; registered: Registered }>();
 
 /**
  * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools
- * (from `defineTool`), `options.deps` / `options.overrides` / `options.logger` / `options.now`
- * are the defaults of their execution context.
+ * (from `defineTool`), `options.extraTools` enables opt-in tools, `options.deps` /
+ * `options.overrides` / `options.logger` / `options.now` are the defaults of the user tools'
+ * execution context.
  */
 export const createAgentToolkit: {
   (context: ToolContext): AgentToolkit;
@@ -220,9 +221,9 @@ function registerUserTools(options: AgentToolkitOptions<readonly AnyTool[], OptI
 }
 
 /**
- * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
- * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
- * never throws, so a loop can treat all tools alike.
+ * Every tool of a toolkit (built-ins in declaration order, then the enabled opt-in tools, then
+ * user tools) as a `Tool`, whose `executeRaw(json, ctx)` goes through the toolkit's `invoke`
+ * (policy, sandbox, validation) and never throws, so a loop can treat all tools alike.
  */
 export const asTools = function asTools(toolkit: AnyToolkit): Tool[] {
   const state = toolkitState.get(toolkit);
