@@ -19,7 +19,7 @@ use serde::Serialize;
 use ts_rs::TS;
 
 use super::{read_sized, to_json, workspace_root};
-use crate::atomic::{open_parent, replace_atomically};
+use crate::atomic_write::{open_parent, replace_atomically};
 use crate::context::RunContext;
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, Reason, ToolError};
 use crate::paths::workspace_relative;
