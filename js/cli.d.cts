@@ -43,7 +43,10 @@ type ToolFailure = {
     message: string;
     denied?: "policy" | "scope" | "sandbox";
 };
-/** What a rejected invoke means for the caller: a code, a message and, for a refusal, why. */
+/**
+ * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is
+ * what the toolkit recorded with the error (`refusalOf`), never read out of the message.
+ */
 export declare function failureOf(error: unknown): ToolFailure;
 /** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
 export declare function mcpTools(served: Served): McpTool[];
