@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use agent_tools_core::context::ToolContext;
-use agent_tools_core::invoke::{self, Call, Door, Job, Outcome, Plan};
+use agent_tools_core::invoke::{self, Call, Door, Outcome, Plan};
 use agent_tools_core::registry::{CATALOG, DEFINITIONS_JSON, OPT_IN_DEFINITIONS_JSON};
 use agent_tools_core::tools::todo::TodoState;
 use agent_tools_core::value::ArgValue;
@@ -223,7 +223,10 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
     }
     let outcome = match plan {
         Plan::Done(_) => return Ok(()),
-        Plan::Inline(job) => job.try_inline().unwrap_or_else(Job::run),
+        Plan::Inline(job) => match job.try_inline() {
+            Some(outcome) => outcome,
+            None => job.run(),
+        },
         Plan::Worker(job) => job.run(),
         Plan::Session(session) => {
             let state = if u.arbitrary()? {

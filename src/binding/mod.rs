@@ -328,8 +328,8 @@ pub fn call_tool<'env>(
         Plan::Inline(mut job) => {
             job.ctx.process_env = host_env(&job, &process_env)?;
             match std::panic::catch_unwind(AssertUnwindSafe(|| job.try_inline())) {
-                Ok(Ok(outcome)) => now(outcome.into()),
-                Ok(Err(job)) => off_thread(env, move || job.run().into()).map(Either::B),
+                Ok(Some(outcome)) => now(outcome.into()),
+                Ok(None) => off_thread(env, move || job.run().into()).map(Either::B),
                 Err(panic) => now(Outcome::internal(panic_message(&panic))),
             }
         }

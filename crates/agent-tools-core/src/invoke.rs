@@ -57,7 +57,7 @@ pub enum Outcome {
     /// The handler's output as JSON text; for a session tool, its change to `context.todo`.
     Ok {
         json: String,
-        change: Option<StateChange>,
+        change: Option<Box<StateChange>>,
     },
     /// The checks passed and the caller runs its own handler with these positional arguments.
     Prepared(Vec<ArgValue>),
@@ -256,21 +256,18 @@ impl Job {
         self.spec.name
     }
 
-    /// Runs a bounded tool on this thread while its input stays under [`INLINE_BYTES`]; gives
-    /// the job back when it gave up (then [`Job::run`] it on a worker thread).
-    pub fn try_inline(self) -> Result<Outcome, Job> {
+    /// Runs a bounded tool on this thread while its input stays under [`INLINE_BYTES`]; `None`
+    /// when it gave up (then [`Job::run`] it on a worker thread).
+    pub fn try_inline(&self) -> Option<Outcome> {
         let (Handler::Bounded(handler), JobArgs::Ready(args)) = (self.spec.handler, &self.args)
         else {
-            return Err(self);
+            return None;
         };
-        let outcome = match run_context(&self.ctx, self.spec, self.confined) {
-            Ok(rc) => handler(&rc, args, Some(INLINE_BYTES)).transpose(),
-            Err(e) => Some(Err(e)),
+        let result = match run_context(&self.ctx, self.spec, self.confined) {
+            Ok(rc) => handler(&rc, args, Some(INLINE_BYTES)).transpose()?,
+            Err(e) => Err(e),
         };
-        match outcome {
-            Some(result) => Ok(result.into()),
-            None => Err(self),
-        }
+        Some(result.into())
     }
 
     /// Runs the job in full on this thread: the path mapping if left, then the built-in
@@ -339,7 +336,7 @@ impl SessionCall {
         match todo::run(self.op, state, &self.args) {
             Ok(result) => Outcome::Ok {
                 json: result.output,
-                change: result.change,
+                change: result.change.map(Box::new),
             },
             Err(e) => Outcome::ToolError(e),
         }
@@ -933,13 +930,13 @@ mod tests {
             (session.name, session.op),
             ("task_create_many", TodoOp::CreateMany)
         );
-        assert!(matches!(
-            session.run(None),
+        match session.run(None) {
             Outcome::Ok {
-                change: Some(StateChange::Replace(_)),
+                change: Some(change),
                 ..
-            }
-        ));
+            } => assert!(matches!(*change, StateChange::Replace(ref tasks) if tasks.len() == 1)),
+            other => panic!("{other:?}"),
+        }
         // a replaced session handler: prepared here
         let mut replaced = call(Door::Invoke, "task_list");
         replaced.run_built_in = false;

@@ -93,7 +93,7 @@ impl Toolkit {
         match outcome {
             Outcome::Ok { json, change } => {
                 if let Some(change) = change {
-                    self.apply(change);
+                    self.apply(*change);
                 }
                 Ok(serde_json::from_str(&json).expect("tool output is JSON"))
             }
