@@ -179,8 +179,9 @@ pub fn plan(handle: &ToolContext, call: &Call, args: ArgValue) -> Plan {
         Ok(unmapped) => unmapped,
         Err(outcome) => return Plan::Done(outcome),
     };
-    // Where the path mapping runs: with a bounded built-in or a session tool (and for names
-    // that are not built-ins), here; otherwise on the worker, with the rest of the call.
+    // The checks above read no filesystem and ran here for every tool, so their refusals are
+    // answered at once. Where the path mapping runs: with a bounded built-in or a session tool
+    // (and for names that are not built-ins), here; otherwise on the worker, with the rest.
     let run_built_in = call.run_built_in;
     let job = |ctx: ToolContext, spec, args| Job {
         ctx,
