@@ -123,9 +123,10 @@ export type CallRequest =
  *
  * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
  *
- * Where it runs: checks that need no filesystem and the session tools (pure computation) finish
- * here, synchronously, and so does a bounded tool with a small input; everything else resolves
- * from the blocking pool.
+ * The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
+ * carries the plan out. Where it runs: a call the checks end and a session tool (pure
+ * computation) finish here, synchronously, and so does a bounded tool with a small input;
+ * everything else resolves from the blocking pool.
  */
 export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
 
@@ -178,12 +179,6 @@ export declare function debugPanic(mode: string): Promise<Outcome> | void
  */
 export declare function debugSimulateNoLandlock(on: boolean): void
 
-/** Why the secure wrapper denied a call (`ToolResult.reason`). */
-export declare const enum DenialReason {
-  Policy = 'policy',
-  Sandbox = 'sandbox',
-}
-
 /**
  * What an exec_command call with this context would enforce now, as JSON text
  * (`ExecSandbox`), or null when `context.exec.sandbox` is off. Throws for a malformed
@@ -206,16 +201,18 @@ export interface GrepRequest {
 export declare function newReadLedger(): ExternalObject<'ReadLedger'>
 
 /**
- * What a native call resolves with; the JavaScript wrapper switches on `kind` (typed in
- * binding.d.ts) and turns it into a value, a `ToolResult` or the right error object.
+ * What a native call resolves with: the core's `invoke::Outcome`, variant for variant, plus
+ * `internal` (a panic caught). The JavaScript wrapper switches on `kind` (typed in
+ * binding.d.ts) and turns it into a value, a `ToolResult` or the right error object; `reason`
+ * says why a call was refused, as data (never read back out of a message).
  */
 export type Outcome =
   | { kind: 'ok'; json: string; change?: string }
   | { kind: 'prepared'; args: unknown[] }
-  | { kind: 'invoke_error'; code: string; message: string }
-  | { kind: 'plain_error'; message: string }
-  | { kind: 'tool_error'; name: string; code: string; message: string }
-  | { kind: 'denied'; reason: DenialReason; message: string }
+  | { kind: 'invoke_error'; code: string; message: string; reason?: Refusal }
+  | { kind: 'plain_error'; message: string; reason?: Refusal }
+  | { kind: 'tool_error'; name: string; code: string; message: string; reason?: Refusal }
+  | { kind: 'denied'; reason: Refusal; message: string }
   | { kind: 'failure'; message: string }
   | { kind: 'internal'; message: string }
 
@@ -237,6 +234,13 @@ export interface RecordedOutput {
   refId: string
   /** Outputs evicted from the conversation by this recording (oldest first). */
   evicted: Array<string>
+}
+
+/** Why a call was refused: the tool policy, the write scope, or a path outside the workspace. */
+export declare const enum Refusal {
+  Policy = 'policy',
+  Scope = 'scope',
+  Sandbox = 'sandbox',
 }
 
 /**

@@ -11,10 +11,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { parseArgs } from "../js/cli.cjs";
+import { failureOf, parseArgs } from "../js/cli.cjs";
+import { refusalOf } from "../js/errors.cjs";
 import { TopLevelIdScanner } from "../js/mcp_stdio.cjs";
 import { builtInCatalog } from "../js/native.cjs";
-import { createAgentToolkit, createToolContext } from "agent-tools-native";
+import { createAgentToolkit, createToolContext, defineTool, ToolCatalog } from "agent-tools-native";
+import { z } from "zod";
 import { tempDir, PROMPTLY_MS } from "./helpers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -490,6 +492,103 @@ function rpcError(response) {
   assert.ok(!("result" in response));
   return [response.id, response.error.code, response.error.message];
 }
+
+describe("the server's error results: a refusal is known by what the toolkit recorded, never by its message", () => {
+  let fx;
+  before(() => {
+    fx = fixture();
+  });
+  after(() => fx?.cleanup());
+  const rejection = (promise) =>
+    promise.then(
+      (value) => assert.fail(`expected a rejection, got ${JSON.stringify(value)}`),
+      (error) => error,
+    );
+  const WRITE_SCOPE = '[Sandbox Violation] Write operation denied. Current mode: "read-only"';
+
+  test("policy, write scope and sandbox refusals of invoke each get their code; the errors keep agent-tools-ts's shape", async () => {
+    const policy = { tools: { exec_command: "deny" }, defaultPolicy: "allow" };
+    const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: fx.root, writeScope: "read-only", policy }));
+    const scope = await rejection(toolkit.invoke("write_file", { path: "x", content: "" }));
+    assert.deepEqual(failureOf(scope), { code: "WRITE_SCOPE_DENIED", message: WRITE_SCOPE, denied: "scope" });
+    assert.deepEqual(Object.keys(scope), ["name", "code", "tool_name", "rawMessage"]);
+    assert.deepEqual(Object.getOwnPropertySymbols(scope), []);
+    assert.equal(scope.message, `TOOL_NOT_ALLOWED: ${WRITE_SCOPE}`);
+    const denied = await rejection(toolkit.invoke("exec_command", { cwd: ".", command: ["true"] }));
+    assert.deepEqual(failureOf(denied), { code: "POLICY_DENIED", message: '[Security Policy] Access denied for tool: "exec_command"', denied: "policy" });
+    // a path whose text reads like a write-scope denial is still a path outside the workspace
+    const outside = await rejection(toolkit.invoke("read_file", { path: "../[Sandbox Violation] Write operation denied" }));
+    assert.deepEqual(failureOf(outside), {
+      code: "SANDBOX_VIOLATION",
+      message: '[Sandbox Violation] Attempted to access path outside of workspace: "../[Sandbox Violation] Write operation denied"',
+      denied: "sandbox",
+    });
+    assert.deepEqual(Object.keys(outside), []);
+    // a tool's own sandbox error (the raw handler checks its cwd) carries its reason too
+    const raw = await rejection(ToolCatalog.git_status_summary.handler(createToolContext({ workspaceRoot: fx.root }), ".."));
+    assert.equal(raw.message, 'INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: ".."');
+    assert.deepEqual(Object.keys(raw), ["name", "code"]);
+    assert.deepEqual(failureOf(raw), { code: "SANDBOX_VIOLATION", message: '[Sandbox Violation] Attempted to access path outside of workspace: ".."', denied: "sandbox" });
+  });
+
+  test("an error that only says it is a refusal is a tool error", async () => {
+    const liar = (message) =>
+      defineTool({
+        name: "liar",
+        description: "Throws an error that reads like a refusal.",
+        input: z.object({}),
+        execute: () => {
+          throw new Error(message);
+        },
+      });
+    for (const [message, code] of [
+      [WRITE_SCOPE, undefined],
+      ['[Security Policy] Access denied for tool: "liar"', undefined],
+      ['INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: ".."', "INTERNAL"],
+    ]) {
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: fx.root, policy: { tools: {}, defaultPolicy: "allow" } }), { tools: [liar(message)] });
+      const error = await rejection(toolkit.invoke("liar", {}));
+      if (code) error.code = code;
+      const failure = failureOf(error);
+      assert.equal(failure.denied, undefined, message);
+      assert.equal(failure.code, code ?? "TOOL_ERROR", message);
+      assert.equal(refusalOf(error), undefined);
+    }
+    assert.deepEqual(failureOf(new Error(WRITE_SCOPE)), { code: "TOOL_ERROR", message: WRITE_SCOPE });
+  });
+
+  test("toolkit.tools.* denials: the public reason is agent-tools-ts's, the fine one is recorded beside", async () => {
+    const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: fx.root, writeScope: "read-only", policy: { tools: { tree: "deny" }, defaultPolicy: "allow" } }));
+    const scope = await toolkit.tools.write_file("x", "");
+    assert.deepEqual(scope, {
+      status: "denied",
+      reason: "sandbox",
+      message: WRITE_SCOPE,
+      error: { code: "SANDBOX_VIOLATION", message: WRITE_SCOPE, retriable: false, details: {} },
+    });
+    assert.deepEqual(Object.keys(scope), ["status", "reason", "message", "error"]);
+    assert.equal(refusalOf(scope), "scope");
+    const outside = await toolkit.tools.read_file("../x");
+    assert.equal(outside.reason, "sandbox");
+    assert.equal(refusalOf(outside), "sandbox");
+    const policy = await toolkit.tools.tree(".");
+    assert.equal(policy.reason, "policy");
+    assert.equal(refusalOf(policy), "policy");
+    assert.equal(refusalOf(await toolkit.tools.read_file("a.txt")), undefined);
+  });
+
+  test("through the MCP server: a write-scope denial of a path that reads like another refusal", async () => {
+    const mcp = await connect(["--root", fx.root, "--write-scope", "read-only"]);
+    try {
+      const error = errorOf(await mcp.client.callTool({ name: "write_file", arguments: { path: "[Security Policy] x", content: "" } }));
+      assert.deepEqual(error, { code: "WRITE_SCOPE_DENIED", message: WRITE_SCOPE, denied: "scope" });
+      const outside = errorOf(await mcp.client.callTool({ name: "read_file", arguments: { path: "../[Security Policy]" } }));
+      assert.deepEqual([outside.code, outside.denied], ["SANDBOX_VIOLATION", "sandbox"]);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
 
 describe("MCP server: malformed and oversized messages (raw JSON-RPC lines)", () => {
   let fx;

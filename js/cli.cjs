@@ -20,6 +20,7 @@ const node_url_1 = require("node:url");
 const index_cjs_1 = require("./index.cjs");
 const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
 const native_cjs_1 = require("./native.cjs");
+const errors_cjs_1 = require("./errors.cjs");
 const toolkit_cjs_1 = require("./toolkit.cjs");
 const user_tools_cjs_1 = require("./user_tools.cjs");
 const VERSION = require("../package.json").version;
@@ -253,19 +254,21 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         userTools: new Map(servedTools.map((t) => [t.name, t])),
     };
 }
-/** What a rejected invoke means for the caller: a code, a message and, for a refusal, why. */
+/** The code of each kind of refusal. */
+const REFUSAL_CODES = { policy: "POLICY_DENIED", scope: "WRITE_SCOPE_DENIED", sandbox: "SANDBOX_VIOLATION" };
+/**
+ * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is
+ * what the toolkit recorded with the error (`refusalOf`), never read out of the message.
+ */
 function failureOf(error) {
     const e = (error ?? {});
     let message = typeof e.rawMessage === "string" ? e.rawMessage : typeof e.message === "string" ? e.message : String(error);
     let code = typeof e.code === "string" ? e.code : undefined;
     if (code && message.startsWith(`${code}: `))
         message = message.slice(code.length + 2);
-    if (message.startsWith("[Security Policy]"))
-        return { code: "POLICY_DENIED", message, denied: "policy" };
-    if (message.startsWith("[Sandbox Violation] Write operation denied"))
-        return { code: "WRITE_SCOPE_DENIED", message, denied: "scope" };
-    if (message.startsWith("[Sandbox Violation]"))
-        return { code: "SANDBOX_VIOLATION", message, denied: "sandbox" };
+    const refusal = (0, errors_cjs_1.refusalOf)(error);
+    if (refusal)
+        return { code: REFUSAL_CODES[refusal], message, denied: refusal };
     if (!code)
         code = e.name === "AbortError" ? "ABORTED" : "TOOL_ERROR";
     return { code, message };

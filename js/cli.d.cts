@@ -4,6 +4,7 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
     "resolution-mode": "import"
 };
 import { type ExecOptions, type FileAccessMode } from "./index.cjs";
+import type { Refusal } from "../binding.js";
 import { type AnyTool } from "./user_tools.cjs";
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
 export declare const DEFAULT_MAX_OUTPUT_CHARS = 40000;
@@ -41,9 +42,12 @@ type Served = {
 type ToolFailure = {
     code: string;
     message: string;
-    denied?: "policy" | "scope" | "sandbox";
+    denied?: Refusal;
 };
-/** What a rejected invoke means for the caller: a code, a message and, for a refusal, why. */
+/**
+ * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is
+ * what the toolkit recorded with the error (`refusalOf`), never read out of the message.
+ */
 export declare function failureOf(error: unknown): ToolFailure;
 /** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
 export declare function mcpTools(served: Served): McpTool[];

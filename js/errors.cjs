@@ -3,11 +3,31 @@
 // The error classes a toolkit throws (`invoke`, the raw handlers) and the ToolResult envelopes
 // `toolkit.tools.*` resolve with instead of throwing.
 exports.InvokeToolError = void 0;
+exports.refused = refused;
+exports.refusalOf = refusalOf;
 exports.toolError = toolError;
 exports.internalError = internalError;
 exports.denied = denied;
 exports.failure = failure;
 exports.messageOf = messageOf;
+// ---- refusals --------------------------------------------------------------------------------
+/**
+ * Why each refused call's error or ToolResult was refused (binding.d.ts `Refusal`: the tool
+ * policy, the write scope, a path outside the workspace), as the native side said it. Kept
+ * beside the object, never on it, so its own properties stay agent-tools-ts's; the command line
+ * and MCP server read it (`refusalOf`) instead of the message text.
+ */
+const refusals = new WeakMap();
+/** `value`, recorded as refused for `reason` (none: left as it is). */
+function refused(value, reason) {
+    if (reason)
+        refusals.set(value, reason);
+    return value;
+}
+/** Why `value` (a rejection of `invoke`, a ToolResult) was refused; undefined when it was not. */
+function refusalOf(value) {
+    return typeof value === "object" && value !== null ? refusals.get(value) : undefined;
+}
 // ---- errors ---------------------------------------------------------------------------------
 class InvokeToolError extends Error {
     constructor(code, rawMessage, options = {}) {
@@ -50,13 +70,15 @@ function internalError(message) {
 // ---- ToolResult envelopes --------------------------------------------------------------------
 /** The codes of the reasons a `toolkit.tools` result names (types/errors.d.ts, from the Rust `ErrorCode`). */
 const DENIAL_CODES = { policy: "POLICY_DENIED", sandbox: "SANDBOX_VIOLATION" };
-function denied(reason, message) {
-    return {
+/** A denial's ToolResult: a write-scope refusal reads `reason: "sandbox"`, as upstream reports it. */
+function denied(refusal, message) {
+    const reason = refusal === "policy" ? "policy" : "sandbox";
+    return refused({
         status: "denied",
         reason,
         message,
         error: { code: DENIAL_CODES[reason], message, retriable: false, details: {} },
-    };
+    }, refusal);
 }
 function failure(message) {
     return {

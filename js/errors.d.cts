@@ -1,5 +1,10 @@
 // Generated from ts/errors.cts by `npm run build:ts`: edit that file, not this one.
+import type { Refusal } from "../binding.js";
 import type { SecureToolResult, ToolErrorEnvelope } from "./types.cjs";
+/** `value`, recorded as refused for `reason` (none: left as it is). */
+export declare function refused<T extends object>(value: T, reason: Refusal | null | undefined): T;
+/** Why `value` (a rejection of `invoke`, a ToolResult) was refused; undefined when it was not. */
+export declare function refusalOf(value: unknown): Refusal | undefined;
 export declare class InvokeToolError extends Error {
     code: string;
     tool_name: string | undefined;
@@ -12,6 +17,7 @@ export declare class InvokeToolError extends Error {
 /** The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`. */
 export declare function toolError(className: string, code: string, message: string): Error;
 export declare function internalError(message: string): Error;
-export declare function denied(reason: "policy" | "sandbox", message: string): SecureToolResult<never>;
+/** A denial's ToolResult: a write-scope refusal reads `reason: "sandbox"`, as upstream reports it. */
+export declare function denied(refusal: Refusal, message: string): SecureToolResult<never>;
 export declare function failure(message: string): SecureToolResult<never>;
 export declare function messageOf(thrown: unknown): string;

@@ -37,7 +37,7 @@ function resultJson(context, outcome) {
                 (0, todo_state_cjs_1.applyTodoChange)(context, outcome.change);
             return outcome.json;
         case "tool_error":
-            throw (0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message);
+            throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message), outcome.reason);
         default:
             throw (0, errors_cjs_1.internalError)((0, exports.messageOfOutcome)(outcome));
     }

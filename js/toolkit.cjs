@@ -33,6 +33,8 @@ async function secureCall(context, name, handler, args, optIn) {
                 return (0, errors_cjs_1.denied)(outcome.reason, outcome.message);
             case "internal":
                 return (0, errors_cjs_1.failure)(`INTERNAL: ${outcome.message}`);
+            case "tool_error":
+                return (0, errors_cjs_1.refused)((0, errors_cjs_1.failure)(outcome.message), outcome.reason);
             default:
                 return (0, errors_cjs_1.failure)(outcome.message);
         }
@@ -88,11 +90,11 @@ async function invoke(context, name, args, registered, asText = false) {
         case "prepared":
             return fromValue(await catalog_cjs_1.catalog[toolName]?.handler(context, ...outcome.args));
         case "invoke_error":
-            throw new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
+            throw (0, errors_cjs_1.refused)(new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
         case "plain_error":
-            throw new Error(outcome.message);
+            throw (0, errors_cjs_1.refused)(new Error(outcome.message), outcome.reason);
         case "tool_error":
-            throw (0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message);
+            throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message), outcome.reason);
         default:
             throw new errors_cjs_1.InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
     }
@@ -106,7 +108,7 @@ async function invokeUserTool(context, tool, name, args, runtime) {
     if (typeof outcome === "string")
         throw new errors_cjs_1.InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
     if (outcome.kind === "invoke_error")
-        throw new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
+        throw (0, errors_cjs_1.refused)(new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
     if (outcome.kind !== "prepared")
         throw new errors_cjs_1.InvokeToolError("INTERNAL", (0, native_call_cjs_1.messageOfOutcome)(outcome), { tool_name: toolName });
     const input = await (0, user_tools_cjs_1.validateInput)(tool, args);

@@ -15,6 +15,9 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { builtInCatalog } from "./native.cjs";
+import { refusalOf } from "./errors.cjs";
+import type { Refusal } from "../binding.js";
+import type { DenialCodeByReason } from "../types/errors.js";
 import { invokeWithSignal } from "./toolkit.cjs";
 import { type AnyTool, isTool, type ToolResult, toolInternals, toToolResult } from "./user_tools.cjs";
 
@@ -266,17 +269,22 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
 
 // ---- errors as results -----------------------------------------------------------------------------
 
-type ToolFailure = { code: string; message: string; denied?: "policy" | "scope" | "sandbox" };
+type ToolFailure = { code: string; message: string; denied?: Refusal };
 
-/** What a rejected invoke means for the caller: a code, a message and, for a refusal, why. */
+/** The code of each kind of refusal. */
+const REFUSAL_CODES: DenialCodeByReason = { policy: "POLICY_DENIED", scope: "WRITE_SCOPE_DENIED", sandbox: "SANDBOX_VIOLATION" };
+
+/**
+ * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is
+ * what the toolkit recorded with the error (`refusalOf`), never read out of the message.
+ */
 export function failureOf(error: unknown): ToolFailure {
   const e = (error ?? {}) as { code?: unknown; message?: unknown; rawMessage?: unknown; name?: unknown };
   let message = typeof e.rawMessage === "string" ? e.rawMessage : typeof e.message === "string" ? e.message : String(error);
   let code = typeof e.code === "string" ? e.code : undefined;
   if (code && message.startsWith(`${code}: `)) message = message.slice(code.length + 2);
-  if (message.startsWith("[Security Policy]")) return { code: "POLICY_DENIED", message, denied: "policy" };
-  if (message.startsWith("[Sandbox Violation] Write operation denied")) return { code: "WRITE_SCOPE_DENIED", message, denied: "scope" };
-  if (message.startsWith("[Sandbox Violation]")) return { code: "SANDBOX_VIOLATION", message, denied: "sandbox" };
+  const refusal = refusalOf(error);
+  if (refusal) return { code: REFUSAL_CODES[refusal], message, denied: refusal };
   if (!code) code = e.name === "AbortError" ? "ABORTED" : "TOOL_ERROR";
   return { code, message };
 }

@@ -1,8 +1,30 @@
 // The error classes a toolkit throws (`invoke`, the raw handlers) and the ToolResult envelopes
 // `toolkit.tools.*` resolve with instead of throwing.
 
+import type { Refusal } from "../binding.js";
 import type { DenialCodeByReason } from "../types/errors.js";
 import type { SecureToolResult, ToolErrorEnvelope } from "./types.cjs";
+
+// ---- refusals --------------------------------------------------------------------------------
+
+/**
+ * Why each refused call's error or ToolResult was refused (binding.d.ts `Refusal`: the tool
+ * policy, the write scope, a path outside the workspace), as the native side said it. Kept
+ * beside the object, never on it, so its own properties stay agent-tools-ts's; the command line
+ * and MCP server read it (`refusalOf`) instead of the message text.
+ */
+const refusals = new WeakMap<object, Refusal>();
+
+/** `value`, recorded as refused for `reason` (none: left as it is). */
+export function refused<T extends object>(value: T, reason: Refusal | null | undefined): T {
+  if (reason) refusals.set(value, reason);
+  return value;
+}
+
+/** Why `value` (a rejection of `invoke`, a ToolResult) was refused; undefined when it was not. */
+export function refusalOf(value: unknown): Refusal | undefined {
+  return typeof value === "object" && value !== null ? refusals.get(value) : undefined;
+}
 
 // ---- errors ---------------------------------------------------------------------------------
 
@@ -59,13 +81,18 @@ export function internalError(message: string): Error {
 /** The codes of the reasons a `toolkit.tools` result names (types/errors.d.ts, from the Rust `ErrorCode`). */
 const DENIAL_CODES: Pick<DenialCodeByReason, "policy" | "sandbox"> = { policy: "POLICY_DENIED", sandbox: "SANDBOX_VIOLATION" };
 
-export function denied(reason: "policy" | "sandbox", message: string): SecureToolResult<never> {
-  return {
-    status: "denied",
-    reason,
-    message,
-    error: { code: DENIAL_CODES[reason], message, retriable: false, details: {} },
-  };
+/** A denial's ToolResult: a write-scope refusal reads `reason: "sandbox"`, as upstream reports it. */
+export function denied(refusal: Refusal, message: string): SecureToolResult<never> {
+  const reason = refusal === "policy" ? "policy" : "sandbox";
+  return refused(
+    {
+      status: "denied",
+      reason,
+      message,
+      error: { code: DENIAL_CODES[reason], message, retriable: false, details: {} },
+    },
+    refusal,
+  );
 }
 
 export function failure(message: string): SecureToolResult<never> {

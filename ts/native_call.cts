@@ -3,7 +3,7 @@
 
 import type { CallRequest, Outcome as NativeOutcome } from "../binding.js";
 import { contextHandle } from "./context.cjs";
-import { internalError, toolError } from "./errors.cjs";
+import { internalError, refused, toolError } from "./errors.cjs";
 import { builtInCatalog, loadNative } from "./native.cjs";
 import { applyTodoChange, todoJson } from "./todo_state.cjs";
 import type { ToolContext } from "./types.cjs";
@@ -44,7 +44,7 @@ export function resultJson(context: ToolContext, outcome: Answer): string {
       if (outcome.change !== undefined) applyTodoChange(context, outcome.change);
       return outcome.json;
     case "tool_error":
-      throw toolError(outcome.name, outcome.code, outcome.message);
+      throw refused(toolError(outcome.name, outcome.code, outcome.message), outcome.reason);
     default:
       throw internalError(messageOfOutcome(outcome));
   }

@@ -7,7 +7,7 @@ import type { OptInToolName } from "../types/tools.js";
 import { SecurityBypass } from "./bypass.cjs";
 import { builtInHandlers, type CatalogItem, catalog, catalogEntry, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
 import { readLedgers } from "./context.cjs";
-import { denied, failure, InvokeToolError, internalError, messageOf, toolError } from "./errors.cjs";
+import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
 import { abortError, type AnyToolkit } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
 import { callNative, messageOfOutcome, resultJson } from "./native_call.cjs";
@@ -51,6 +51,8 @@ async function secureCall(
         return denied(outcome.reason, outcome.message);
       case "internal":
         return failure(`INTERNAL: ${outcome.message}`);
+      case "tool_error":
+        return refused(failure(outcome.message), outcome.reason);
       default:
         return failure(outcome.message);
     }
@@ -114,11 +116,11 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
     case "prepared":
       return fromValue(await catalog[toolName]?.handler(context, ...outcome.args));
     case "invoke_error":
-      throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
+      throw refused(new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
     case "plain_error":
-      throw new Error(outcome.message);
+      throw refused(new Error(outcome.message), outcome.reason);
     case "tool_error":
-      throw toolError(outcome.name, outcome.code, outcome.message);
+      throw refused(toolError(outcome.name, outcome.code, outcome.message), outcome.reason);
     default:
       throw new InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
   }
@@ -131,7 +133,7 @@ async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown
   const request: CallRequest = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled(), runBuiltIn: false };
   const outcome = await callNative(request, context, args);
   if (typeof outcome === "string") throw new InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
-  if (outcome.kind === "invoke_error") throw new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
+  if (outcome.kind === "invoke_error") throw refused(new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
   if (outcome.kind !== "prepared") throw new InvokeToolError("INTERNAL", messageOfOutcome(outcome), { tool_name: toolName });
   const input = await validateInput(tool, args);
   const content = await runExecute(tool, input, executionContext(runtime));

@@ -14,14 +14,17 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use agent_tools_core::context::{ReadLedger, ToolContext};
-use agent_tools_core::invoke::{self, CallSite, Denial, Rejection};
+use agent_tools_core::error::Reason;
+use agent_tools_core::invoke::{self, Call, Door, Plan};
 use agent_tools_core::registry;
 use agent_tools_core::tools::todo;
 use agent_tools_core::value::ArgValue;
 use convert::{read_context, read_process_env, to_arg};
 
-/// What a native call resolves with; the JavaScript wrapper switches on `kind` (typed in
-/// binding.d.ts) and turns it into a value, a `ToolResult` or the right error object.
+/// What a native call resolves with: the core's `invoke::Outcome`, variant for variant, plus
+/// `internal` (a panic caught). The JavaScript wrapper switches on `kind` (typed in
+/// binding.d.ts) and turns it into a value, a `ToolResult` or the right error object; `reason`
+/// says why a call was refused, as data (never read back out of a message).
 #[napi(
     discriminant = "kind",
     discriminant_case = "snake_case",
@@ -38,32 +41,49 @@ pub enum Outcome {
         #[napi(ts_type = "unknown[]")]
         args: convert::Positional,
     },
-    /// `InvokeToolError` (code, raw message).
-    InvokeError { code: String, message: String },
-    /// A plain `Error` (sandbox violation seen through `invoke`).
-    PlainError { message: String },
-    /// A tool's own error (class name, code, message).
+    /// `InvokeToolError` (code, raw message; `reason` for `TOOL_NOT_ALLOWED`).
+    InvokeError {
+        code: String,
+        message: String,
+        reason: Option<Refusal>,
+    },
+    /// A plain `Error` (a path mapping failure seen through `invoke`).
+    PlainError {
+        message: String,
+        reason: Option<Refusal>,
+    },
+    /// A tool's own error (class name, code, message; `reason` when the tool refused a path).
     ToolError {
         name: String,
         code: String,
         message: String,
+        reason: Option<Refusal>,
     },
-    /// A secure-wrapper denial.
-    Denied {
-        reason: DenialReason,
-        message: String,
-    },
+    /// A secure-wrapper denial. `reason` is the fine one: `ToolResult.reason` reports `scope`
+    /// as `"sandbox"`, as upstream does.
+    Denied { reason: Refusal, message: String },
     /// A secure-wrapper runtime failure before the handler ran.
     Failure { message: String },
     /// A panic inside native code, caught.
     Internal { message: String },
 }
 
-/// Why the secure wrapper denied a call (`ToolResult.reason`).
+/// Why a call was refused: the tool policy, the write scope, or a path outside the workspace.
 #[napi(string_enum = "lowercase")]
-pub enum DenialReason {
+pub enum Refusal {
     Policy,
+    Scope,
     Sandbox,
+}
+
+impl From<Reason> for Refusal {
+    fn from(reason: Reason) -> Refusal {
+        match reason {
+            Reason::Policy => Refusal::Policy,
+            Reason::Scope => Refusal::Scope,
+            Reason::Sandbox => Refusal::Sandbox,
+        }
+    }
 }
 
 /// What `callTool` answers: an outcome, where an `ok` without a state change (the common case)
@@ -95,21 +115,47 @@ impl ToNapiValue for Answer {
 }
 
 impl Outcome {
-    fn ok(json: String) -> Outcome {
-        Outcome::Ok { json, change: None }
-    }
-
     fn internal(message: impl Into<String>) -> Outcome {
         Outcome::Internal {
             message: message.into(),
         }
     }
+}
 
-    fn tool_error(e: agent_tools_core::error::ToolError) -> Outcome {
-        Outcome::ToolError {
-            name: e.class_name.to_string(),
-            code: e.code.as_str().to_string(),
-            message: e.message,
+impl From<invoke::Outcome> for Outcome {
+    fn from(outcome: invoke::Outcome) -> Outcome {
+        match outcome {
+            invoke::Outcome::Ok { json, change } => Outcome::Ok {
+                json,
+                change: change.map(|c| serde_json::to_string(&c).unwrap_or_default()),
+            },
+            invoke::Outcome::Prepared(args) => Outcome::Prepared {
+                args: convert::Positional(args),
+            },
+            invoke::Outcome::InvokeError {
+                code,
+                message,
+                reason,
+            } => Outcome::InvokeError {
+                code: code.as_str().to_string(),
+                message,
+                reason: reason.map(Refusal::from),
+            },
+            invoke::Outcome::PlainError { message, reason } => Outcome::PlainError {
+                message,
+                reason: reason.map(Refusal::from),
+            },
+            invoke::Outcome::ToolError(e) => Outcome::ToolError {
+                name: e.class_name.to_string(),
+                code: e.code.as_str().to_string(),
+                message: e.message,
+                reason: e.reason.map(Refusal::from),
+            },
+            invoke::Outcome::Denied { reason, message } => Outcome::Denied {
+                reason: reason.into(),
+                message,
+            },
+            invoke::Outcome::Failure { message } => Outcome::Failure { message },
         }
     }
 }
@@ -168,13 +214,6 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
     format!("native panic: {text}")
 }
 
-fn ran(result: std::result::Result<String, agent_tools_core::error::ToolError>) -> Outcome {
-    match result {
-        Ok(json) => Outcome::ok(json),
-        Err(e) => Outcome::tool_error(e),
-    }
-}
-
 /// `TOOL_DEFINITIONS` as JSON text, in declaration order.
 #[napi(catch_unwind)]
 pub fn tool_definitions_json() -> &'static str {
@@ -228,9 +267,10 @@ pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
 ///
 /// It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
 ///
-/// Where it runs: checks that need no filesystem and the session tools (pure computation) finish
-/// here, synchronously, and so does a bounded tool with a small input; everything else resolves
-/// from the blocking pool.
+/// The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
+/// carries the plan out. Where it runs: a call the checks end and a session tool (pure
+/// computation) finish here, synchronously, and so does a bounded tool with a small input;
+/// everything else resolves from the blocking pool.
 #[napi(
     catch_unwind,
     ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal",
@@ -246,99 +286,74 @@ pub fn call_tool<'env>(
     signal: Option<AbortSignal>,
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
     let args = to_arg(&args)?;
-    let (name, door) = request.into_door();
-    let spec = match &door {
-        Door::Checked { call, .. } => registry::find_enabled(&name, call.opt_in),
-        Door::Raw => registry::find(&name),
-    };
-    let session = spec.is_some_and(|s| matches!(s.handler, registry::Handler::Session(_)));
-    if spec.is_none() || session {
-        // No path argument to resolve beyond a string check: the whole call is bounded.
-        let state = state.as_deref().and_then(todo_state);
-        return Ok(Either::A(Answer(catch_panic(|| match door {
-            Door::Raw => session_outcome(&name, state.as_ref(), &args_list(args)),
-            Door::Checked {
-                call,
-                secure,
-                run_built_in,
-            } => match check(&call_context(context, secure), &call, secure, args) {
-                Err(outcome) => outcome,
-                Ok(positional) if run_built_in && session => {
-                    session_outcome(&name, state.as_ref(), &positional)
-                }
-                Ok(positional) => prepared(positional),
-            },
-        }))));
-    }
-    let mut ctx = ToolContext::clone(context);
-    if spec.is_some_and(|t| t.spawns_processes) {
-        ctx.process_env = Some(read_process_env(&process_env)?);
-    }
-    let Door::Checked {
-        call,
-        secure,
-        run_built_in,
-    } = door
-    else {
-        return off_thread(env, move || {
-            ran(invoke::run(&ctx, &name, &args_list(args), false))
-        })
-        .map(Either::B);
-    };
-    if run_built_in && invoke::is_bounded(&name) {
-        let positional = match check(&ctx, &call, secure, args) {
-            Ok(positional) => positional,
-            Err(outcome) => return Ok(Either::A(Answer(outcome))),
+    let call = request.into_call();
+    let plan =
+        match std::panic::catch_unwind(AssertUnwindSafe(|| invoke::plan(context, &call, args))) {
+            Ok(plan) => plan,
+            Err(panic) => return now(Outcome::internal(panic_message(&panic))),
         };
-        return finish_bounded(env, ctx, name, positional);
-    }
-    if let Some(signal) = signal {
-        let cancellation = std::sync::Arc::new(
-            agent_tools_core::cancel::Cancellation::new()
-                .map_err(|e| Error::from_reason(e.to_string()))?,
-        );
-        // The signal keeps every callback registered on it until it is garbage-collected (a
-        // tool loop passes one signal to all its calls), so the callback holds the cancellation
-        // weakly: its wake-up pipe is closed as soon as this call ends.
-        let on_abort = std::sync::Arc::downgrade(&cancellation);
-        signal.on_abort(move || {
-            if let Some(cancellation) = on_abort.upgrade() {
-                cancellation.cancel();
+    match plan {
+        Plan::Done(outcome) => now(outcome.into()),
+        Plan::Session(session) => {
+            let state = state.as_deref().and_then(todo_state);
+            now(catch_panic(|| session.run(state.as_ref()).into()))
+        }
+        Plan::Inline(mut job) => {
+            job.ctx.process_env = host_env(&job, &process_env)?;
+            match std::panic::catch_unwind(AssertUnwindSafe(|| job.try_inline())) {
+                Ok(Some(outcome)) => now(outcome.into()),
+                Ok(None) => off_thread(env, move || job.run().into()).map(Either::B),
+                Err(panic) => now(Outcome::internal(panic_message(&panic))),
             }
-        });
-        ctx.cancellation = Some(cancellation);
+        }
+        Plan::Worker(mut job) => {
+            job.ctx.process_env = host_env(&job, &process_env)?;
+            if let Some(signal) = signal {
+                job.ctx.cancellation = Some(cancellation_of(signal)?);
+            }
+            off_thread(env, move || job.run().into()).map(Either::B)
+        }
     }
-    off_thread(env, move || match check(&ctx, &call, secure, args) {
-        Err(outcome) => outcome,
-        Ok(positional) if run_built_in => ran(invoke::run(&ctx, &name, &positional, true)),
-        Ok(positional) => prepared(positional),
-    })
-    .map(Either::B)
+}
+
+/// An answer given synchronously.
+fn now<'env>(outcome: Outcome) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
+    Ok(Either::A(Answer(outcome)))
+}
+
+/// `process.env` for a tool that starts processes (`None` for any other).
+fn host_env(job: &invoke::Job, process_env: &Unknown) -> Result<Option<Vec<(String, String)>>> {
+    if job.spec.spawns_processes {
+        read_process_env(process_env).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// A cancellation that `signal` fires.
+fn cancellation_of(
+    signal: AbortSignal,
+) -> Result<std::sync::Arc<agent_tools_core::cancel::Cancellation>> {
+    let cancellation = std::sync::Arc::new(
+        agent_tools_core::cancel::Cancellation::new()
+            .map_err(|e| Error::from_reason(e.to_string()))?,
+    );
+    // The signal keeps every callback registered on it until it is garbage-collected (a
+    // tool loop passes one signal to all its calls), so the callback holds the cancellation
+    // weakly: its wake-up pipe is closed as soon as this call ends.
+    let on_abort = std::sync::Arc::downgrade(&cancellation);
+    signal.on_abort(move || {
+        if let Some(cancellation) = on_abort.upgrade() {
+            cancellation.cancel();
+        }
+    });
+    Ok(cancellation)
 }
 
 impl CallRequest {
-    /// The tool's name and how the call is checked.
-    fn into_door(self) -> (String, Door) {
-        let checked = |name: String, registered, is_write_op, bypass, secure, run_built_in| {
-            // A call that runs a built-in handler of an opt-in tool's name comes from a toolkit
-            // that enabled it (user tools never run a built-in handler).
-            let opt_in = run_built_in && registry::find_opt_in(&name).is_some();
-            let call = CallSite {
-                name: name.clone(),
-                registered,
-                is_write_op,
-                bypass,
-                opt_in,
-            };
-            (
-                name,
-                Door::Checked {
-                    call,
-                    secure,
-                    run_built_in,
-                },
-            )
-        };
+    /// The call for the core. A call that runs the built-in handler of an opt-in tool's name
+    /// comes from a toolkit that enabled it (user tools never run a built-in handler).
+    fn into_call(self) -> Call {
         match self {
             CallRequest::Invoke {
                 name,
@@ -346,68 +361,39 @@ impl CallRequest {
                 is_write_op,
                 bypass,
                 run_built_in,
-            } => checked(name, registered, is_write_op, bypass, false, run_built_in),
+            } => Call {
+                door: Door::Invoke,
+                name,
+                registered: Some(registered),
+                is_write_op: Some(is_write_op),
+                bypass,
+                run_built_in,
+                opt_in: run_built_in,
+            },
             CallRequest::Tools {
                 name,
                 is_write_op,
                 bypass,
                 run_built_in,
-            } => checked(name, true, is_write_op, bypass, true, run_built_in),
-            CallRequest::Handler { name } => (name, Door::Raw),
+            } => Call {
+                door: Door::Tools,
+                name,
+                registered: Some(true),
+                is_write_op: Some(is_write_op),
+                bypass,
+                run_built_in,
+                opt_in: run_built_in,
+            },
+            CallRequest::Handler { name } => Call {
+                door: Door::Handler,
+                name,
+                registered: None,
+                is_write_op: None,
+                bypass: false,
+                run_built_in: true,
+                opt_in: false,
+            },
         }
-    }
-}
-
-/// How a call is checked before its handler runs.
-enum Door {
-    /// The checks of `invoke` (`secure: false`) or of the secure wrapper (`secure: true`).
-    Checked {
-        call: CallSite,
-        secure: bool,
-        run_built_in: bool,
-    },
-    /// The raw handler: no checks.
-    Raw,
-}
-
-/// The context a call's checks read. The handle is a template that outlives the call: a call that
-/// may resolve a path works on its own copy, whose real root is resolved afresh. The checks of
-/// `invoke` resolve no path for the tools that run here (the session tools, user tools and
-/// unknown names take no path argument), so they read the handle itself and skip the copy.
-fn call_context(handle: &ToolContext, secure: bool) -> std::borrow::Cow<'_, ToolContext> {
-    if secure {
-        std::borrow::Cow::Owned(handle.clone())
-    } else {
-        std::borrow::Cow::Borrowed(handle)
-    }
-}
-
-/// The checks of a front door: the handler's positional arguments, or the outcome that ends
-/// the call.
-fn check(
-    ctx: &ToolContext,
-    call: &CallSite,
-    secure: bool,
-    args: ArgValue,
-) -> std::result::Result<Vec<ArgValue>, Outcome> {
-    if secure {
-        invoke::prepare_secure(ctx, call, args_list(args)).map_err(denied)
-    } else {
-        invoke::prepare_invoke(ctx, call, &args).map_err(rejected)
-    }
-}
-
-/// The argument list of a `tools` or `handler` call (any other value: no arguments).
-fn args_list(args: ArgValue) -> Vec<ArgValue> {
-    match args {
-        ArgValue::Array(items) => items,
-        _ => Vec::new(),
-    }
-}
-
-fn prepared(positional: Vec<ArgValue>) -> Outcome {
-    Outcome::Prepared {
-        args: convert::Positional(positional),
     }
 }
 
@@ -422,65 +408,6 @@ fn todo_state(json: &str) -> Option<todo::TodoState> {
 fn catch_panic(work: impl FnOnce() -> Outcome) -> Outcome {
     std::panic::catch_unwind(AssertUnwindSafe(work))
         .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic)))
-}
-
-fn rejected(rejection: Rejection) -> Outcome {
-    match rejection {
-        Rejection::Invoke { code, raw_message } => Outcome::InvokeError {
-            code: code.as_str().to_string(),
-            message: raw_message,
-        },
-        Rejection::Plain(message) => Outcome::PlainError { message },
-        Rejection::Tool(e) => Outcome::tool_error(e),
-    }
-}
-
-fn denied(denial: Denial) -> Outcome {
-    match denial {
-        Denial::Policy(message) => Outcome::Denied {
-            reason: DenialReason::Policy,
-            message,
-        },
-        Denial::Sandbox(message) => Outcome::Denied {
-            reason: DenialReason::Sandbox,
-            message,
-        },
-        Denial::Failure(message) => Outcome::Failure { message },
-    }
-}
-
-/// A bounded tool after its checks passed: finished here when its input is small, else on the
-/// blocking pool. Its checks and first attempt are a few system calls on the JavaScript thread.
-fn finish_bounded(
-    env: &Env,
-    ctx: ToolContext,
-    name: String,
-    positional: Vec<ArgValue>,
-) -> Result<Either<Answer, PromiseRaw<'_, Answer>>> {
-    let inline = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        invoke::run_inline(&ctx, &name, &positional)
-    }));
-    match inline {
-        Ok(Some(result)) => Ok(Either::A(Answer(ran(result)))),
-        Err(panic) => Ok(Either::A(Answer(Outcome::internal(panic_message(&panic))))),
-        Ok(None) => off_thread(env, move || {
-            ran(invoke::run(&ctx, &name, &positional, true))
-        })
-        .map(Either::B),
-    }
-}
-
-/// A session tool's outcome with its change to the state.
-fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue]) -> Outcome {
-    match invoke::run_session(name, state, args) {
-        Ok(result) => Outcome::Ok {
-            json: result.output,
-            change: result
-                .change
-                .map(|c| serde_json::to_string(&c).unwrap_or_default()),
-        },
-        Err(e) => Outcome::tool_error(e),
-    }
 }
 
 /// Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to

@@ -1,6 +1,10 @@
-//! The per-call view of the caller's `ToolContext`. The JavaScript object is live (users mutate
-//! it), so the binding reads it afresh on every call and hands the core this snapshot.
+//! The caller's `ToolContext` as the core sees it. The JavaScript object is live (users mutate
+//! it): the JavaScript layer keeps one native copy per context object while the fields the checks
+//! read stay the same, and makes a new one whenever one of them changes (`contextHandle` in the
+//! TypeScript layer), so an edit applies to the next call. Each call that may resolve a path works
+//! on its own clone of that copy, which resolves the real root afresh.
 
+use super::error::{ErrorClass, ToolError};
 use super::sandbox::Confinement;
 use super::value::ArgValue;
 
@@ -10,6 +14,24 @@ pub struct RunContext<'a> {
     /// `Some` when the call came through `invoke` or `toolkit.tools.*` (sandboxed); `None` for a
     /// direct `ToolCatalog[name].handler(...)` call, which upstream leaves unchecked.
     pub confinement: Option<Confinement>,
+}
+
+impl RunContext<'_> {
+    /// The one confinement check of the tools: for a confined call, `fd` (what the tool opened
+    /// for `path`) must really lie inside the workspace, else the tool's error
+    /// `INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: "<path>"`
+    /// (`reason: Sandbox`). An unconfined call (a direct handler call) passes.
+    pub fn confine<Fd: std::os::fd::AsFd>(
+        &self,
+        fd: Fd,
+        path: &str,
+        class: ErrorClass,
+    ) -> Result<(), ToolError> {
+        match &self.confinement {
+            Some(confinement) => confinement.confine(fd, path, class),
+            None => Ok(()),
+        }
+    }
 }
 
 #[derive(Debug)]

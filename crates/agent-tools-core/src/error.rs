@@ -100,6 +100,28 @@ impl PartialEq<&str> for ErrorCode {
     }
 }
 
+/// Why a call was refused, carried as data from the check (or tool) that refused it to the
+/// caller, so that nobody has to read it back out of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// The tool policy (`[Security Policy] Access denied for tool: ...`).
+    Policy,
+    /// The write scope (`[Sandbox Violation] Write operation denied. ...`).
+    Scope,
+    /// A path outside the workspace (`[Sandbox Violation] Attempted to access path outside ...`).
+    Sandbox,
+}
+
+impl Reason {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reason::Policy => "policy",
+            Reason::Scope => "scope",
+            Reason::Sandbox => "sandbox",
+        }
+    }
+}
+
 /// An error thrown by a tool handler.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
@@ -109,6 +131,13 @@ pub struct ToolError {
     pub code: ErrorCode,
     /// The full message, e.g. `NOT_FOUND: path not found: /ws/x`.
     pub message: String,
+    /// Set when the tool refused the call: a path it found outside the workspace.
+    pub reason: Option<Reason>,
+}
+
+/// The message of a path outside the workspace, quoting the path as given.
+pub fn outside_workspace_message(path: &str) -> String {
+    format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\"")
 }
 
 /// A tool's error class (`ReadFileError`, ...): the one way tools make their errors.
@@ -122,6 +151,7 @@ impl ErrorClass {
             class_name: self.0,
             code,
             message: format!("{code}: {}", text.as_ref()),
+            reason: None,
         }
     }
 
@@ -131,6 +161,7 @@ impl ErrorClass {
             class_name: self.0,
             code,
             message: text.into(),
+            reason: None,
         }
     }
 
@@ -142,6 +173,23 @@ impl ErrorClass {
     /// `INTERNAL: <text>`.
     pub fn internal(self, text: impl AsRef<str>) -> ToolError {
         self.coded(ErrorCode::Internal, text)
+    }
+
+    /// `INTERNAL: [Sandbox Violation] ...`: the tool found `path` outside the workspace
+    /// (`reason: Sandbox`).
+    pub fn outside_workspace(self, path: &str) -> ToolError {
+        self.internal(outside_workspace_message(path))
+            .refused(Reason::Sandbox)
+    }
+}
+
+impl ToolError {
+    /// This error, marked as a refusal for `reason`.
+    pub fn refused(self, reason: Reason) -> ToolError {
+        ToolError {
+            reason: Some(reason),
+            ..self
+        }
     }
 }
 

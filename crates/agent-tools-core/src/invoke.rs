@@ -1,87 +1,452 @@
-//! The two front doors, each with upstream's exact order of checks:
-//! `toolkit.invoke(name, args)` (docs/compat.md, "Order of checks in invoke") and `toolkit.tools.<name>(...)` (docs/compat.md, "Order of checks in toolkit.tools").
-//! Both end in `prepare_*` returning the handler's positional arguments; `run` then calls the
-//! built-in handler (the JavaScript side calls a user-replaced handler itself).
+//! One way into a tool. A call, whichever front door it comes through, is resolved once by
+//! [`plan`] into a [`Plan`]: the checks of its door in upstream's exact order (docs/compat.md,
+//! "Order of checks in invoke" and "Order of checks in toolkit.tools"), the tool's spec (looked up
+//! once), and where the rest runs. The binding turns a plan into a value or a Promise, and
+//! `Toolkit::invoke` (the Rust entry) runs it on the calling thread; neither branches on tools.
+//!
+//! Every refusal keeps its structure: an [`Outcome`] carries the code and the [`Reason`]
+//! (policy, write scope, sandbox) as data, next to the exact message.
+
+use std::borrow::Cow;
 
 use super::context::{RunContext, ToolContext};
-use super::error::{ErrorClass, ErrorCode, ToolError};
+use super::error::{ErrorClass, ErrorCode, Reason, ToolError};
 use super::policy;
-use super::registry::{self, Handler, InvokeArgs};
+use super::registry::{self, Handler, InvokeArgs, ToolSpec};
 use super::sandbox::{self, Confinement};
 use super::test_hooks;
-use super::tools::todo::{self, TodoResult, TodoState};
+use super::tools::todo::{self, StateChange, TodoOp, TodoState};
 use super::value::ArgValue;
 
-/// Facts about the call that live in JavaScript: the mutable `ToolCatalog` and the bypass scope.
+/// The front door a call comes through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Door {
+    /// `toolkit.invoke(name, args)`: the arguments are the input object.
+    Invoke,
+    /// `toolkit.tools.<name>(...args)`: the arguments are the argument list.
+    Tools,
+    /// `ToolCatalog[name].handler(context, ...args)`: the argument list; no checks, and the
+    /// handler is not confined (upstream leaves this call unchecked).
+    Handler,
+}
+
+/// One call of a tool, as its caller describes it. The facts that live in JavaScript (the
+/// mutable `ToolCatalog`, the `SecurityBypass` scope) come with it.
 #[derive(Debug, Clone)]
-pub struct CallSite {
+pub struct Call {
+    pub door: Door,
     pub name: String,
-    /// `Object.hasOwn(ToolCatalog, name)` at call time.
-    pub registered: bool,
-    /// `ToolCatalog[name].metadata.isWriteOp === true` at call time.
-    pub is_write_op: bool,
+    /// `Object.hasOwn(ToolCatalog, name)` at call time (`toolkit.tools.<name>` exists only for
+    /// registered tools); `None`: whether the catalog has the tool (the Rust `Toolkit`).
+    pub registered: Option<bool>,
+    /// `ToolCatalog[name].metadata.isWriteOp === true` at call time; `None`: the tool's effect.
+    pub is_write_op: Option<bool>,
     /// `SecurityBypass.isEnabled()` at call time.
     pub bypass: bool,
-    /// The call is of an opt-in tool its toolkit enabled (`extraTools`); otherwise an opt-in
+    /// False when `ToolCatalog[name].handler` was replaced, or the name is a user tool's: the
+    /// call then ends in [`Outcome::Prepared`] and the caller runs that handler itself.
+    pub run_built_in: bool,
+    /// The caller enabled the opt-in tool of this name (`extraTools`); otherwise an opt-in
     /// tool's name is only a user tool's, and the opt-in tool's argument mapping does not apply.
     pub opt_in: bool,
 }
 
-/// Why `invoke` rejects.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Rejection {
-    /// An `InvokeToolError` with one of the `InvokeToolErrorCode`s.
-    Invoke {
-        code: ErrorCode,
-        raw_message: String,
+/// How a call ends, as data; the binding maps it 1:1 to the JavaScript `Outcome`.
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    /// The handler's output as JSON text; for a session tool, its change to `context.todo`.
+    Ok {
+        json: String,
+        change: Option<Box<StateChange>>,
     },
-    /// A plain `Error` (sandbox violations, docs/compat.md, "Order of checks in invoke" step 6).
-    Plain(String),
-    /// The handler's own error, unchanged.
-    Tool(ToolError),
+    /// The checks passed and the caller runs its own handler with these positional arguments.
+    Prepared(Vec<ArgValue>),
+    /// `invoke` refused: an `InvokeToolError` with one of the `InvokeToolErrorCode`s, its raw
+    /// message, and why (`TOOL_NOT_ALLOWED`: the policy or the write scope).
+    InvokeError {
+        code: ErrorCode,
+        message: String,
+        reason: Option<Reason>,
+    },
+    /// `invoke` failed with a plain `Error`: the path mapping (docs/compat.md, "Order of checks
+    /// in invoke" step 6); `reason: Sandbox` for a path outside the workspace.
+    PlainError {
+        message: String,
+        reason: Option<Reason>,
+    },
+    /// The tool's own error, unchanged.
+    ToolError(ToolError),
+    /// The secure wrapper denied the call (`ToolResult.status: "denied"`). `reason` is the fine
+    /// one: the public `ToolResult.reason` reports `Scope` as `"sandbox"`, as upstream does.
+    Denied { reason: Reason, message: String },
+    /// The secure wrapper failed before the handler ran (`status: "failure"`, e.g.
+    /// `Invalid path argument`).
+    Failure { message: String },
 }
 
-/// Why a secure-wrapper call did not succeed (before the handler's own errors).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Denial {
-    Policy(String),
-    Sandbox(String),
-    /// `status: "failure"` (e.g. `Invalid path argument`).
-    Failure(String),
+impl From<Result<String, ToolError>> for Outcome {
+    fn from(result: Result<String, ToolError>) -> Outcome {
+        match result {
+            Ok(json) => Outcome::Ok { json, change: None },
+            Err(e) => Outcome::ToolError(e),
+        }
+    }
 }
 
-/// docs/compat.md, "Order of checks in invoke" steps 1–6: the positional arguments for `ToolCatalog[name].handler`.
-pub fn prepare_invoke(
+/// What is left of a call once [`plan`] resolved it.
+#[derive(Debug)]
+pub enum Plan {
+    /// Over: a check refused it, or the caller runs its own handler (`Outcome::Prepared`).
+    Done(Outcome),
+    /// A bounded built-in tool, checked: [`Job::try_inline`] on the caller's thread, then
+    /// [`Job::run`] in full on a worker thread when it gives up (a large input).
+    Inline(Job),
+    /// Blocking work: [`Job::run`] on a worker thread. The path mapping of its checks may be
+    /// left to it, since resolving a path reads the filesystem too.
+    Worker(Job),
+    /// A session (todo) tool: [`SessionCall::run`] on the caller's thread, with the state.
+    Session(SessionCall),
+}
+
+/// A built-in handler's run, with the tool's spec resolved once.
+pub struct Job {
+    /// The call's own copy of the context (it resolves the real root afresh, once for the
+    /// path checks and the confinement); the binding adds `process_env` and `cancellation`.
+    pub ctx: ToolContext,
+    pub spec: &'static ToolSpec,
+    args: JobArgs,
+    /// Checked by a front door: the handler is confined to the workspace.
+    confined: bool,
+    /// False: the job ends in `Outcome::Prepared` once its path mapping is done.
+    run_built_in: bool,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("tool", &self.spec.name)
+            .field("args", &self.args)
+            .field("confined", &self.confined)
+            .field("run_built_in", &self.run_built_in)
+            .finish()
+    }
+}
+
+#[derive(Debug)]
+enum JobArgs {
+    /// The handler's positional arguments.
+    Ready(Vec<ArgValue>),
+    /// Checked up to the path mapping, which the job does first.
+    Unmapped(Unmapped),
+}
+
+/// Arguments whose checks passed except the path mapping.
+#[derive(Debug)]
+enum Unmapped {
+    /// `invoke`'s input object (step 6 of its order).
+    Invoke(ArgValue),
+    /// The secure wrapper's argument list (step 4 of its order).
+    Tools(Vec<ArgValue>),
+}
+
+/// A session tool's call: the operation and its positional arguments.
+#[derive(Debug)]
+pub struct SessionCall {
+    pub name: &'static str,
+    pub op: TodoOp,
+    pub args: Vec<ArgValue>,
+}
+
+/// Resolves a call into its plan: the one registry lookup and the checks of its door, in
+/// upstream's order. `handle` is the caller's context; a call that may resolve a path works on
+/// its own copy of it, so the real root is resolved afresh for each call. `args` is the input
+/// object (`Door::Invoke`) or the argument list (any other value: no arguments).
+pub fn plan(handle: &ToolContext, call: &Call, args: ArgValue) -> Plan {
+    let spec = registry::find_enabled(&call.name, call.opt_in);
+    if call.door == Door::Handler {
+        return plan_unchecked(handle, &call.name, spec, args_list(args));
+    }
+    let registered = call.registered.unwrap_or(spec.is_some());
+    let is_write_op = call
+        .is_write_op
+        .unwrap_or_else(|| spec.is_some_and(|s| s.effect.is_write_op()));
+    let unmapped = match call.door {
+        Door::Invoke => check_invoke(handle, call, registered, is_write_op, &args)
+            .map(|()| Unmapped::Invoke(args)),
+        _ => check_secure(handle, call, is_write_op, args_list(args)).map(Unmapped::Tools),
+    };
+    let unmapped = match unmapped {
+        Ok(unmapped) => unmapped,
+        Err(outcome) => return Plan::Done(outcome),
+    };
+    // The checks above read no filesystem and ran here for every tool, so their refusals are
+    // answered at once. Where the path mapping runs: with a bounded built-in or a session tool
+    // (and for names that are not built-ins), here; otherwise on the worker, with the rest.
+    let run_built_in = call.run_built_in;
+    let job = |ctx: ToolContext, spec, args| Job {
+        ctx,
+        spec,
+        args,
+        confined: true,
+        run_built_in,
+    };
+    match spec.map(|s| (s, s.handler)) {
+        Some((spec, Handler::Bounded(_))) if run_built_in => {
+            let ctx = handle.clone();
+            match map_paths(&ctx, Some(spec), unmapped) {
+                Ok(args) => Plan::Inline(job(ctx, spec, JobArgs::Ready(args))),
+                Err(outcome) => Plan::Done(outcome),
+            }
+        }
+        Some((spec, Handler::Worker(_) | Handler::Bounded(_))) => {
+            Plan::Worker(job(handle.clone(), spec, JobArgs::Unmapped(unmapped)))
+        }
+        _ => {
+            // No path argument to resolve for `invoke` (the session tools, user tools and unknown
+            // names take none), so its mapping reads the handle itself and skips the copy.
+            let ctx = match unmapped {
+                Unmapped::Invoke(_) => Cow::Borrowed(handle),
+                Unmapped::Tools(_) => Cow::Owned(handle.clone()),
+            };
+            match map_paths(&ctx, spec, unmapped) {
+                Err(outcome) => Plan::Done(outcome),
+                Ok(args) => match spec.map(|s| (s, s.handler)) {
+                    Some((spec, Handler::Session(op))) if run_built_in => {
+                        Plan::Session(SessionCall {
+                            name: spec.name,
+                            op,
+                            args,
+                        })
+                    }
+                    _ => Plan::Done(Outcome::Prepared(args)),
+                },
+            }
+        }
+    }
+}
+
+/// `ToolCatalog[name].handler(...)`: the built-in handler, unchecked and unconfined.
+fn plan_unchecked(
+    handle: &ToolContext,
+    name: &str,
+    spec: Option<&'static ToolSpec>,
+    args: Vec<ArgValue>,
+) -> Plan {
+    match spec.map(|s| (s, s.handler)) {
+        Some((spec, Handler::Session(op))) => Plan::Session(SessionCall {
+            name: spec.name,
+            op,
+            args,
+        }),
+        Some((spec, _)) => Plan::Worker(Job {
+            ctx: handle.clone(),
+            spec,
+            args: JobArgs::Ready(args),
+            confined: false,
+            run_built_in: true,
+        }),
+        None => Plan::Done(Outcome::ToolError(
+            ErrorClass("Error").internal(format!("not a session tool: {name}")),
+        )),
+    }
+}
+
+impl Job {
+    /// The name of the job's tool.
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// Runs a bounded tool on this thread while its input stays under [`INLINE_BYTES`]; `None`
+    /// when it gave up (then [`Job::run`] it on a worker thread).
+    pub fn try_inline(&self) -> Option<Outcome> {
+        let (Handler::Bounded(handler), JobArgs::Ready(args)) = (self.spec.handler, &self.args)
+        else {
+            return None;
+        };
+        let result = match run_context(&self.ctx, self.spec, self.confined) {
+            Ok(rc) => handler(&rc, args, Some(INLINE_BYTES)).transpose()?,
+            Err(e) => Err(e),
+        };
+        Some(result.into())
+    }
+
+    /// Runs the job in full on this thread: the path mapping if left, then the built-in
+    /// handler (or `Outcome::Prepared` when the caller runs its own).
+    pub fn run(self) -> Outcome {
+        let Job {
+            ctx,
+            spec,
+            args,
+            confined,
+            run_built_in,
+        } = self;
+        let args = match args {
+            JobArgs::Ready(args) => args,
+            JobArgs::Unmapped(unmapped) => match map_paths(&ctx, Some(spec), unmapped) {
+                Ok(args) => args,
+                Err(outcome) => return outcome,
+            },
+        };
+        if !run_built_in {
+            return Outcome::Prepared(args);
+        }
+        let rc = match run_context(&ctx, spec, confined) {
+            Ok(rc) => rc,
+            Err(e) => return Outcome::ToolError(e),
+        };
+        match spec.handler {
+            Handler::Worker(handler) => handler(&rc, &args).into(),
+            Handler::Bounded(handler) => handler(&rc, &args, None)
+                .and_then(|out| {
+                    out.ok_or_else(|| spec.error_class.internal("unbounded run gave up"))
+                })
+                .into(),
+            Handler::Session(_) => Outcome::ToolError(spec.error_class.internal(format!(
+                "{} runs on the JavaScript thread with the session state",
+                spec.name
+            ))),
+        }
+    }
+}
+
+/// A handler's run context; every run of a built-in handler (on a worker or inline) starts
+/// here, so the test hook `test_hooks::before_handler` sits here too.
+fn run_context<'c>(
+    ctx: &'c ToolContext,
+    spec: &ToolSpec,
+    confined: bool,
+) -> Result<RunContext<'c>, ToolError> {
+    test_hooks::before_handler(spec.name);
+    let confinement = match (confined, ctx.workspace_root.is_some()) {
+        (true, true) => Some(Confinement::at(
+            ctx.real_root()
+                .map_err(|e| spec.error_class.internal(e))?
+                .to_path_buf(),
+        )),
+        _ => None,
+    };
+    Ok(RunContext { ctx, confinement })
+}
+
+impl SessionCall {
+    /// Runs the session tool on the current state of `context.todo`; its change to the state
+    /// comes back in `Outcome::Ok`.
+    pub fn run(self, state: Option<&TodoState>) -> Outcome {
+        test_hooks::before_handler(self.name);
+        match todo::run(self.op, state, &self.args) {
+            Ok(result) => Outcome::Ok {
+                json: result.output,
+                change: result.change.map(Box::new),
+            },
+            Err(e) => Outcome::ToolError(e),
+        }
+    }
+}
+
+/// Input size up to which a bounded tool runs on the caller's (JavaScript) thread: a few
+/// system calls and a copy cost less than the round trip to the blocking pool.
+pub const INLINE_BYTES: u64 = 64 * 1024;
+
+/// The argument list of a `tools` or `handler` call (any other value: no arguments).
+fn args_list(args: ArgValue) -> Vec<ArgValue> {
+    match args {
+        ArgValue::Array(items) => items,
+        _ => Vec::new(),
+    }
+}
+
+/// docs/compat.md, "Order of checks in invoke" steps 1–5 (they read no filesystem).
+fn check_invoke(
     ctx: &ToolContext,
-    call: &CallSite,
+    call: &Call,
+    registered: bool,
+    is_write_op: bool,
     args: &ArgValue,
-) -> Result<Vec<ArgValue>, Rejection> {
-    let invoke_error = |code, raw_message: String| Rejection::Invoke { code, raw_message };
-    if !call.registered {
-        return Err(invoke_error(
+) -> Result<(), Outcome> {
+    let refused = |code, message: String, reason| Outcome::InvokeError {
+        code,
+        message,
+        reason,
+    };
+    if !registered {
+        return Err(refused(
             ErrorCode::ToolNotFound,
             format!("tool is not registered: {}", call.name),
+            None,
         ));
     }
     policy::authorize(ctx, &call.name, call.bypass)
-        .map_err(|m| invoke_error(ErrorCode::ToolNotAllowed, m))?;
+        .map_err(|m| refused(ErrorCode::ToolNotAllowed, m, Some(Reason::Policy)))?;
     if !args.is_plain_object() {
-        return Err(invoke_error(
+        return Err(refused(
             ErrorCode::InvalidToolArgumentsType,
             "args must be an object".to_string(),
+            None,
         ));
     }
-    policy::check_write_scope(ctx, call.is_write_op)
-        .map_err(|m| invoke_error(ErrorCode::ToolNotAllowed, m))?;
+    policy::check_write_scope(ctx, is_write_op)
+        .map_err(|m| refused(ErrorCode::ToolNotAllowed, m, Some(Reason::Scope)))
+}
 
-    let mapping = registry::find_enabled(&call.name, call.opt_in)
+/// The secure wrapper's steps 1–3 for `toolkit.tools.<name>(...args)`: the first argument's
+/// shape, the policy, the write scope (docs/compat.md); the path is `map_paths`.
+fn check_secure(
+    ctx: &ToolContext,
+    call: &Call,
+    is_write_op: bool,
+    mut args: Vec<ArgValue>,
+) -> Result<Vec<ArgValue>, Outcome> {
+    // An explicit `undefined`, at any position, is an omitted argument: trailing ones are
+    // dropped; a leading one is not an "Invalid path argument" and the tool's own validation
+    // sees a missing path.
+    while args.last() == Some(&ArgValue::Undefined) {
+        args.pop();
+    }
+    if let Some(first) = args.first() {
+        if !matches!(
+            first,
+            ArgValue::String(_) | ArgValue::Object(_) | ArgValue::Undefined
+        ) {
+            return Err(Outcome::Failure {
+                message: "Invalid path argument".to_string(),
+            });
+        }
+    }
+    let denied = |reason| move |message| Outcome::Denied { reason, message };
+    policy::authorize(ctx, &call.name, call.bypass).map_err(denied(Reason::Policy))?;
+    policy::check_write_scope(ctx, is_write_op).map_err(denied(Reason::Scope))?;
+    Ok(args)
+}
+
+/// The last check of both doors: the path arguments resolved inside the workspace, and the
+/// handler's positional arguments. `spec` is the built-in or enabled opt-in tool of the name.
+fn map_paths(
+    ctx: &ToolContext,
+    spec: Option<&ToolSpec>,
+    unmapped: Unmapped,
+) -> Result<Vec<ArgValue>, Outcome> {
+    match unmapped {
+        Unmapped::Invoke(args) => map_invoke(ctx, spec, &args),
+        Unmapped::Tools(args) => map_secure(ctx, spec, args),
+    }
+}
+
+/// docs/compat.md, "Order of checks in invoke" step 6: the positional arguments for
+/// `ToolCatalog[name].handler`, the path sandboxed (a plain `Error` when outside).
+fn map_invoke(
+    ctx: &ToolContext,
+    spec: Option<&ToolSpec>,
+    args: &ArgValue,
+) -> Result<Vec<ArgValue>, Outcome> {
+    let mapping = spec
         .map(|t| t.invoke_args)
         .unwrap_or(InvokeArgs::Object(None));
-    let sandboxed = |v: &ArgValue| -> Result<ArgValue, Rejection> {
+    let sandboxed = |v: &ArgValue| -> Result<ArgValue, Outcome> {
         match v {
             ArgValue::String(p) => resolve(ctx, p)
                 .map(ArgValue::String)
-                .map_err(Rejection::Plain),
+                .map_err(|PathRefusal { message, reason }| Outcome::PlainError { message, reason }),
             other => Ok(other.clone()),
         }
     };
@@ -99,46 +464,30 @@ pub fn prepare_invoke(
     })
 }
 
-/// The path field the secure wrapper sandboxes in a tool's object argument: the one the tool
-/// takes (`cwd` for exec_command, `root_path` for the search tools). Keys a tool does not take
-/// never reach it and are not checked, as upstream ignores them.
-fn object_path_field(tool: &str, opt_in: bool) -> Option<&'static str> {
-    match registry::find_enabled(tool, opt_in)?.invoke_args {
-        InvokeArgs::Object(field) => field,
-        _ => None,
-    }
-}
-
-/// The secure wrapper's steps 1–4 for `toolkit.tools.<name>(...args)`: the first argument's
-/// shape, the policy, the write scope, then the path (docs/compat.md).
-pub fn prepare_secure(
+/// The secure wrapper's step 4: the path argument (a string first argument, or the path field
+/// of the tool's object argument: `cwd` for exec_command, `root_path` for the search tools)
+/// resolved inside the workspace. Keys a tool does not take never reach it and are not checked,
+/// as upstream ignores them. Any failure to resolve it is a sandbox denial.
+fn map_secure(
     ctx: &ToolContext,
-    call: &CallSite,
+    spec: Option<&ToolSpec>,
     mut args: Vec<ArgValue>,
-) -> Result<Vec<ArgValue>, Denial> {
-    // An explicit `undefined`, at any position, is an omitted argument: trailing ones are
-    // dropped; a leading one is not an "Invalid path argument" and the tool's own validation
-    // sees a missing path.
-    while args.last() == Some(&ArgValue::Undefined) {
-        args.pop();
-    }
-    if let Some(first) = args.first() {
-        if !matches!(
-            first,
-            ArgValue::String(_) | ArgValue::Object(_) | ArgValue::Undefined
-        ) {
-            return Err(Denial::Failure("Invalid path argument".to_string()));
-        }
-    }
-    policy::authorize(ctx, &call.name, call.bypass).map_err(Denial::Policy)?;
-    policy::check_write_scope(ctx, call.is_write_op).map_err(Denial::Sandbox)?;
+) -> Result<Vec<ArgValue>, Outcome> {
+    let denied = |refusal: PathRefusal| Outcome::Denied {
+        reason: Reason::Sandbox,
+        message: refusal.message,
+    };
     if let Some(first) = args.first_mut() {
         match first {
-            ArgValue::String(p) => *p = resolve(ctx, p).map_err(Denial::Sandbox)?,
+            ArgValue::String(p) => *p = resolve(ctx, p).map_err(denied)?,
             ArgValue::Object(_) => {
-                if let Some(field) = object_path_field(&call.name, call.opt_in) {
+                let field = match spec.map(|s| s.invoke_args) {
+                    Some(InvokeArgs::Object(field)) => field,
+                    _ => None,
+                };
+                if let Some(field) = field {
                     if let ArgValue::String(p) = first.get(field) {
-                        let resolved = resolve(ctx, p).map_err(Denial::Sandbox)?;
+                        let resolved = resolve(ctx, p).map_err(denied)?;
                         *first = first.with_field(field, ArgValue::String(resolved));
                     }
                 }
@@ -149,92 +498,22 @@ pub fn prepare_secure(
     Ok(args)
 }
 
-fn resolve(ctx: &ToolContext, path: &str) -> Result<String, String> {
-    let root = ctx.root()?;
-    sandbox::resolve_in_root(path, root, ctx.real_root().ok()).map_err(|v| v.message)
+/// A path that could not be mapped: outside the workspace (`reason: Sandbox`), or a workspace
+/// root that is not a string (no reason: Node's own error).
+struct PathRefusal {
+    message: String,
+    reason: Option<Reason>,
 }
 
-/// Runs the built-in handler of `name`. `confined` is true for calls that passed a front door.
-pub fn run(
-    ctx: &ToolContext,
-    name: &str,
-    positional: &[ArgValue],
-    confined: bool,
-) -> Result<String, ToolError> {
-    let (spec, rc) = run_context(ctx, name, confined)?;
-    match spec.handler {
-        Handler::Worker(handler) => handler(&rc, positional),
-        Handler::Bounded(handler) => handler(&rc, positional, None)?
-            .ok_or_else(|| spec.error_class.internal("unbounded run gave up")),
-        Handler::Session(_) => Err(spec.error_class.internal(format!(
-            "{name} runs on the JavaScript thread with the session state"
-        ))),
-    }
-}
-
-/// Input size up to which a bounded tool runs on the caller's (JavaScript) thread: a few
-/// system calls and a copy cost less than the round trip to the blocking pool.
-pub const INLINE_BYTES: u64 = 64 * 1024;
-
-/// A sandboxed run of a bounded tool on the caller's thread; `None` when the tool is not
-/// bounded or its input is larger than `INLINE_BYTES` (then `run` it on the blocking pool).
-pub fn run_inline(
-    ctx: &ToolContext,
-    name: &str,
-    positional: &[ArgValue],
-) -> Option<Result<String, ToolError>> {
-    let (spec, rc) = match run_context(ctx, name, true) {
-        Ok(found) => found,
-        Err(e) => return Some(Err(e)),
-    };
-    match spec.handler {
-        Handler::Bounded(handler) => handler(&rc, positional, Some(INLINE_BYTES)).transpose(),
-        Handler::Worker(_) | Handler::Session(_) => None,
-    }
-}
-
-/// True when `name` may finish on the caller's thread (see `run_inline`).
-pub fn is_bounded(name: &str) -> bool {
-    registry::find_enabled(name, true)
-        .is_some_and(|spec| matches!(spec.handler, Handler::Bounded(_)))
-}
-
-/// The tool's spec and run context; every run of a built-in handler (on the pool or inline)
-/// starts here, so the test hook `test_hooks::before_handler` sits here too.
-fn run_context<'c>(
-    ctx: &'c ToolContext,
-    name: &str,
-    confined: bool,
-) -> Result<(&'static registry::ToolSpec, RunContext<'c>), ToolError> {
-    test_hooks::before_handler(name);
-    // Opt-in tools too: their calls reach a handler only through the checks of a toolkit that
-    // enabled them (no `ToolCatalog` handler exists for them).
-    let spec = registry::find_enabled(name, true).ok_or_else(|| {
-        ErrorClass("Error").internal(format!("no built-in handler for tool: {name}"))
+fn resolve(ctx: &ToolContext, path: &str) -> Result<String, PathRefusal> {
+    let root = ctx.root().map_err(|message| PathRefusal {
+        message,
+        reason: None,
     })?;
-    let confinement = match (confined, ctx.workspace_root.is_some()) {
-        (true, true) => Some(Confinement::at(
-            ctx.real_root()
-                .map_err(|e| spec.error_class.internal(e))?
-                .to_path_buf(),
-        )),
-        _ => None,
-    };
-    Ok((spec, RunContext { ctx, confinement }))
-}
-
-/// Runs the session tool `name` (a todo tool) on the current state `state`, on the JavaScript
-/// thread.
-pub fn run_session(
-    name: &str,
-    state: Option<&TodoState>,
-    positional: &[ArgValue],
-) -> Result<TodoResult, ToolError> {
-    let Some(Handler::Session(op)) = registry::find(name).map(|t| t.handler) else {
-        return Err(ErrorClass("Error").internal(format!("not a session tool: {name}")));
-    };
-    test_hooks::before_handler(name);
-    todo::run(op, state, positional)
+    sandbox::resolve_in_root(path, root, ctx.real_root().ok()).map_err(|v| PathRefusal {
+        message: v.message,
+        reason: Some(Reason::Sandbox),
+    })
 }
 
 #[cfg(test)]
@@ -250,13 +529,16 @@ mod tests {
         })))
     }
 
-    fn site(name: &str) -> CallSite {
+    /// A call as the JavaScript layer makes it for a built-in's name.
+    fn call(door: Door, name: &str) -> Call {
         let spec = registry::find(name);
-        CallSite {
+        Call {
+            door,
             name: name.to_string(),
-            registered: spec.is_some(),
-            is_write_op: spec.is_some_and(|s| s.effect.is_write_op()),
+            registered: Some(spec.is_some()),
+            is_write_op: Some(spec.is_some_and(|s| s.effect.is_write_op())),
             bypass: false,
+            run_built_in: spec.is_some(),
             opt_in: false,
         }
     }
@@ -265,54 +547,96 @@ mod tests {
         ArgValue::from(&v)
     }
 
+    /// Carries a plan out on this thread, as `Toolkit::invoke` does.
+    fn settle(plan: Plan) -> Outcome {
+        match plan {
+            Plan::Done(outcome) => outcome,
+            Plan::Inline(job) | Plan::Worker(job) => job.run(),
+            Plan::Session(session) => session.run(None),
+        }
+    }
+
+    /// The handler's positional arguments a front door prepares (a replaced handler's call),
+    /// or the outcome that ended the call.
+    fn prepared(
+        ctx: &ToolContext,
+        door: Door,
+        name: &str,
+        a: ArgValue,
+    ) -> Result<Vec<ArgValue>, Outcome> {
+        let mut c = call(door, name);
+        c.run_built_in = false;
+        match settle(plan(ctx, &c, a)) {
+            Outcome::Prepared(positional) => Ok(positional),
+            other => Err(other),
+        }
+    }
+
+    fn invoke_error(code: ErrorCode, message: &str, reason: Option<Reason>) -> Outcome {
+        Outcome::InvokeError {
+            code,
+            message: message.to_string(),
+            reason,
+        }
+    }
+
     #[test]
     fn invoke_checks_run_in_contract_order() {
         let deny = ctx("deny");
-        let err = prepare_invoke(&deny, &site("nope"), &ArgValue::Null).unwrap_err();
-        assert!(
-            matches!(err, Rejection::Invoke { code: ErrorCode::ToolNotFound, ref raw_message } if raw_message == "tool is not registered: nope")
+        assert_eq!(
+            prepared(&deny, Door::Invoke, "nope", ArgValue::Null).unwrap_err(),
+            invoke_error(
+                ErrorCode::ToolNotFound,
+                "tool is not registered: nope",
+                None
+            )
         );
         // policy before the args type check
-        let err = prepare_invoke(&deny, &site("read_file"), &ArgValue::Null).unwrap_err();
-        assert!(matches!(
-            err,
-            Rejection::Invoke {
-                code: ErrorCode::ToolNotAllowed,
-                ..
-            }
-        ));
+        assert_eq!(
+            prepared(&deny, Door::Invoke, "read_file", ArgValue::Null).unwrap_err(),
+            invoke_error(
+                ErrorCode::ToolNotAllowed,
+                "[Security Policy] Access denied for tool: \"read_file\"",
+                Some(Reason::Policy)
+            )
+        );
         // args type check before the write scope
         let mut ro = ctx("allow");
         ro.write_scope = "read-only".into();
-        let err = prepare_invoke(&ro, &site("write_file"), &args(json!([1]))).unwrap_err();
-        assert!(matches!(
-            err,
-            Rejection::Invoke {
-                code: ErrorCode::InvalidToolArgumentsType,
-                ..
-            }
-        ));
-        let err = prepare_invoke(&ro, &site("write_file"), &args(json!({}))).unwrap_err();
         assert_eq!(
-            err,
-            Rejection::Invoke {
-                code: ErrorCode::ToolNotAllowed,
-                raw_message:
-                    "[Sandbox Violation] Write operation denied. Current mode: \"read-only\"".into()
-            }
+            prepared(&ro, Door::Invoke, "write_file", args(json!([1]))).unwrap_err(),
+            invoke_error(
+                ErrorCode::InvalidToolArgumentsType,
+                "args must be an object",
+                None
+            )
         );
-        let mut bypassed = site("read_file");
+        // the write scope is its own reason, though its message says "[Sandbox Violation]"
+        assert_eq!(
+            prepared(&ro, Door::Invoke, "write_file", args(json!({}))).unwrap_err(),
+            invoke_error(
+                ErrorCode::ToolNotAllowed,
+                "[Sandbox Violation] Write operation denied. Current mode: \"read-only\"",
+                Some(Reason::Scope)
+            )
+        );
+        let mut bypassed = call(Door::Invoke, "read_file");
         bypassed.bypass = true;
-        assert!(prepare_invoke(&deny, &bypassed, &args(json!({"path": "a"}))).is_ok());
+        bypassed.run_built_in = false;
+        assert!(matches!(
+            settle(plan(&deny, &bypassed, args(json!({"path": "a"})))),
+            Outcome::Prepared(_)
+        ));
     }
 
     #[test]
     fn invoke_maps_arguments() {
         let c = ctx("allow");
-        let out = prepare_invoke(
+        let out = prepared(
             &c,
-            &site("read_file"),
-            &args(json!({"path": "src/main.ts", "x": 1})),
+            Door::Invoke,
+            "read_file",
+            args(json!({"path": "src/main.ts", "x": 1})),
         )
         .unwrap();
         assert_eq!(out[0], ArgValue::from("/ws/src/main.ts"));
@@ -323,54 +647,106 @@ mod tests {
                 ("max_lines".into(), ArgValue::Undefined)
             ])
         );
-        let out = prepare_invoke(&c, &site("git_status_summary"), &args(json!({}))).unwrap();
+        let out = prepared(&c, Door::Invoke, "git_status_summary", args(json!({}))).unwrap();
         assert_eq!(out, vec![ArgValue::Undefined]);
-        let out = prepare_invoke(
+        let out = prepared(
             &c,
-            &site("regexp_search"),
-            &args(json!({"pattern": "TODO", "root_path": "src\\nested\\..", "cwd": "../.."})),
+            Door::Invoke,
+            "regexp_search",
+            args(json!({"pattern": "TODO", "root_path": "src\\nested\\..", "cwd": "../.."})),
         )
         .unwrap();
         assert_eq!(
             out[0],
             args(json!({"pattern": "TODO", "root_path": "/ws/src", "cwd": "../.."}))
         );
-        let out = prepare_invoke(&c, &site("task_list"), &args(json!({"cwd": "../.."}))).unwrap();
+        let out = prepared(&c, Door::Invoke, "task_list", args(json!({"cwd": "../.."}))).unwrap();
         assert_eq!(out[0], args(json!({"cwd": "../.."})));
-        let err =
-            prepare_invoke(&c, &site("read_file"), &args(json!({"path": "..\\x"}))).unwrap_err();
         assert_eq!(
-            err,
-            Rejection::Plain(
-                "[Sandbox Violation] Attempted to access path outside of workspace: \"../x\""
-                    .into()
+            prepared(
+                &c,
+                Door::Invoke,
+                "read_file",
+                args(json!({"path": "..\\x"}))
             )
+            .unwrap_err(),
+            Outcome::PlainError {
+                message:
+                    "[Sandbox Violation] Attempted to access path outside of workspace: \"../x\""
+                        .into(),
+                reason: Some(Reason::Sandbox)
+            }
         );
+        // a root that is not a string is Node's error, not a sandbox refusal
+        let mut rootless = ctx("allow");
+        rootless.workspace_root = None;
+        assert!(matches!(
+            prepared(&rootless, Door::Invoke, "read_file", args(json!({"path": "a"}))).unwrap_err(),
+            Outcome::PlainError { reason: None, ref message } if message.starts_with("The \"paths[0]\" argument")
+        ));
     }
 
     #[test]
     fn secure_wrapper_order_and_classification() {
         let deny = ctx("deny");
+        let list = |items: Vec<ArgValue>| ArgValue::Array(items);
         assert_eq!(
-            prepare_secure(&deny, &site("read_file"), vec![ArgValue::Number(5.0)]).unwrap_err(),
-            Denial::Failure("Invalid path argument".into())
+            prepared(
+                &deny,
+                Door::Tools,
+                "read_file",
+                list(vec![ArgValue::Number(5.0)])
+            )
+            .unwrap_err(),
+            Outcome::Failure {
+                message: "Invalid path argument".into()
+            }
         );
         assert!(matches!(
-            prepare_secure(&deny, &site("read_file"), vec!["a".into()]).unwrap_err(),
-            Denial::Policy(_)
+            prepared(&deny, Door::Tools, "read_file", list(vec!["a".into()])).unwrap_err(),
+            Outcome::Denied {
+                reason: Reason::Policy,
+                ..
+            }
         ));
         let allow = ctx("allow");
         // classified by kind, not by the word "Policy" in the message (docs/compat.md)
         assert!(matches!(
-            prepare_secure(&allow, &site("read_file"), vec!["../Policy".into()]).unwrap_err(),
-            Denial::Sandbox(_)
+            prepared(
+                &allow,
+                Door::Tools,
+                "read_file",
+                list(vec!["../Policy".into()])
+            )
+            .unwrap_err(),
+            Outcome::Denied {
+                reason: Reason::Sandbox,
+                ..
+            }
         ));
+        let mut ro = ctx("allow");
+        ro.write_scope = "read-only".into();
+        assert_eq!(
+            prepared(
+                &ro,
+                Door::Tools,
+                "write_file",
+                list(vec!["a".into(), "x".into()])
+            )
+            .unwrap_err(),
+            Outcome::Denied {
+                reason: Reason::Scope,
+                message: "[Sandbox Violation] Write operation denied. Current mode: \"read-only\""
+                    .into()
+            }
+        );
         // an explicit undefined is an omitted argument (docs/compat.md)
         assert_eq!(
-            prepare_secure(
+            prepared(
                 &allow,
-                &site("git_status_summary"),
-                vec![ArgValue::Undefined]
+                Door::Tools,
+                "git_status_summary",
+                list(vec![ArgValue::Undefined])
             )
             .unwrap(),
             Vec::<ArgValue>::new()
@@ -378,33 +754,36 @@ mod tests {
         // a leading undefined is an omitted argument too: it reaches the tool's validation
         let opts = args(json!({"start_line": 1}));
         assert_eq!(
-            prepare_secure(
+            prepared(
                 &allow,
-                &site("read_file"),
-                vec![ArgValue::Undefined, opts.clone()]
+                Door::Tools,
+                "read_file",
+                list(vec![ArgValue::Undefined, opts.clone()])
             )
             .unwrap(),
             vec![ArgValue::Undefined, opts]
         );
         // keys a tool does not take are not checked (and never reach it)
-        let out = prepare_secure(
+        let out = prepared(
             &allow,
-            &site("exec_command"),
-            vec![args(
+            Door::Tools,
+            "exec_command",
+            list(vec![args(
                 json!({"cwd": ".", "command": ["ls"], "root_path": ".."}),
-            )],
+            )]),
         )
         .unwrap();
         assert_eq!(
             out[0],
             args(json!({"cwd": "/ws", "command": ["ls"], "root_path": ".."}))
         );
-        let out = prepare_secure(
+        let out = prepared(
             &allow,
-            &site("regexp_search"),
-            vec![args(
+            Door::Tools,
+            "regexp_search",
+            list(vec![args(
                 json!({"pattern": "x", "cwd": "../..", "root_path": "src"}),
-            )],
+            )]),
         )
         .unwrap();
         assert_eq!(
@@ -412,32 +791,177 @@ mod tests {
             args(json!({"pattern": "x", "cwd": "../..", "root_path": "/ws/src"}))
         );
         assert_eq!(
-            prepare_secure(
+            prepared(
                 &allow,
-                &site("task_list"),
-                vec![args(json!({"cwd": "../.."}))]
+                Door::Tools,
+                "task_list",
+                list(vec![args(json!({"cwd": "../.."}))])
             )
             .unwrap()[0],
             args(json!({"cwd": "../.."}))
         );
         // every path field a tool takes is checked, whatever other keys say
         assert!(matches!(
-            prepare_secure(
+            prepared(
                 &allow,
-                &site("regexp_search"),
-                vec![args(
+                Door::Tools,
+                "regexp_search",
+                list(vec![args(
                     json!({"pattern": "x", "cwd": "src", "root_path": "../.."})
-                )]
+                )])
             )
             .unwrap_err(),
-            Denial::Sandbox(_)
+            Outcome::Denied {
+                reason: Reason::Sandbox,
+                ..
+            }
         ));
-        let out = prepare_secure(
+        let out = prepared(
             &allow,
-            &site("exec_command"),
-            vec![args(json!({"cwd": "src", "command": ["ls"]}))],
+            Door::Tools,
+            "exec_command",
+            list(vec![args(json!({"cwd": "src", "command": ["ls"]}))]),
         )
         .unwrap();
         assert_eq!(out[0], args(json!({"cwd": "/ws/src", "command": ["ls"]})));
+    }
+
+    #[test]
+    fn each_kind_of_call_gets_its_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.txt"), "hi\n").unwrap();
+        let c = ToolContext::allow_all(root.to_str().unwrap());
+        let list = |items: Vec<ArgValue>| ArgValue::Array(items);
+
+        // checks that need no filesystem end the call in the plan, whatever the tool
+        let mut ro = ToolContext::allow_all(root.to_str().unwrap());
+        ro.write_scope = "read-only".into();
+        let p = plan(
+            &ro,
+            &call(Door::Invoke, "write_file"),
+            args(json!({"path": "b"})),
+        );
+        assert!(matches!(
+            p,
+            Plan::Done(Outcome::InvokeError {
+                reason: Some(Reason::Scope),
+                ..
+            })
+        ));
+
+        // a bounded tool runs on the caller's thread, with its paths already mapped
+        let p = plan(
+            &c,
+            &call(Door::Invoke, "read_file"),
+            args(json!({"path": "a.txt"})),
+        );
+        let Plan::Inline(job) = p else {
+            panic!("{p:?}")
+        };
+        assert_eq!(job.name(), "read_file");
+        let out = job.try_inline().unwrap();
+        assert!(
+            matches!(out, Outcome::Ok { ref json, change: None } if json.contains("\"content\":\"hi\\n\""))
+        );
+        // a bounded tool's path outside the workspace ends in the plan
+        let p = plan(
+            &c,
+            &call(Door::Tools, "read_file"),
+            list(vec!["../x".into()]),
+        );
+        assert!(matches!(
+            p,
+            Plan::Done(Outcome::Denied {
+                reason: Reason::Sandbox,
+                ..
+            })
+        ));
+
+        // a blocking tool goes to a worker, which maps its paths first
+        let p = plan(
+            &c,
+            &call(Door::Tools, "write_file"),
+            list(vec!["../x".into(), "y".into()]),
+        );
+        let Plan::Worker(job) = p else {
+            panic!("{p:?}")
+        };
+        assert_eq!(job.spec.name, "write_file");
+        assert!(matches!(
+            job.run(),
+            Outcome::Denied {
+                reason: Reason::Sandbox,
+                ..
+            }
+        ));
+        let p = plan(
+            &c,
+            &call(Door::Tools, "write_file"),
+            list(vec!["b.txt".into(), "y".into()]),
+        );
+        assert!(matches!(p, Plan::Worker(_)));
+        assert!(matches!(settle(p), Outcome::Ok { .. }));
+        assert_eq!(std::fs::read_to_string(root.join("b.txt")).unwrap(), "y");
+
+        // the raw handler: a worker, unchecked and unconfined (a path outside is not refused)
+        let p = plan(
+            &c,
+            &call(Door::Handler, "read_file"),
+            list(vec![root.join("../nowhere").to_str().unwrap().into()]),
+        );
+        let Plan::Worker(job) = p else {
+            panic!("{p:?}")
+        };
+        assert!(!job.confined);
+        assert!(
+            matches!(job.run(), Outcome::ToolError(e) if e.code == ErrorCode::NotFound && e.reason.is_none())
+        );
+
+        // a session tool: its operation, run with the state
+        let p = plan(
+            &c,
+            &call(Door::Invoke, "task_create_many"),
+            args(json!({"tasks": [{"title": "a"}]})),
+        );
+        let Plan::Session(session) = p else {
+            panic!("{p:?}")
+        };
+        assert_eq!(
+            (session.name, session.op),
+            ("task_create_many", TodoOp::CreateMany)
+        );
+        match session.run(None) {
+            Outcome::Ok {
+                change: Some(change),
+                ..
+            } => assert!(matches!(*change, StateChange::Replace(ref tasks) if tasks.len() == 1)),
+            other => panic!("{other:?}"),
+        }
+        // a replaced session handler: prepared here
+        let mut replaced = call(Door::Invoke, "task_list");
+        replaced.run_built_in = false;
+        assert!(matches!(
+            plan(&c, &replaced, args(json!({}))),
+            Plan::Done(Outcome::Prepared(_))
+        ));
+
+        // an opt-in tool is a tool only when the caller enabled it
+        let mut edit = call(Door::Invoke, "edit_file");
+        let input = args(json!({"path": "a.txt", "old_string": "hi", "new_string": "ho"}));
+        assert!(matches!(
+            plan(&c, &edit, input.clone()),
+            Plan::Done(Outcome::InvokeError {
+                code: ErrorCode::ToolNotFound,
+                ..
+            })
+        ));
+        edit.registered = Some(true);
+        edit.run_built_in = true;
+        edit.opt_in = true;
+        let Plan::Worker(job) = plan(&c, &edit, input) else {
+            panic!("edit_file runs on a worker")
+        };
+        assert_eq!(job.name(), "edit_file");
     }
 }

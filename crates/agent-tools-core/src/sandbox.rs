@@ -20,9 +20,7 @@ pub struct SandboxViolation {
 impl SandboxViolation {
     fn outside(normalised: &str) -> Self {
         SandboxViolation {
-            message: format!(
-                "[Sandbox Violation] Attempted to access path outside of workspace: \"{normalised}\""
-            ),
+            message: crate::error::outside_workspace_message(normalised),
         }
     }
 }
@@ -174,6 +172,21 @@ impl Confinement {
         match fd_path(fd) {
             Some(path) => path.starts_with(&self.real_root),
             None => false,
+        }
+    }
+
+    /// `Ok` when `fd` (what a tool opened for `path`) lies inside the root; else the tool's
+    /// error `INTERNAL: [Sandbox Violation] ...` for `path` (`reason: Sandbox`).
+    pub fn confine<Fd: AsFd>(
+        &self,
+        fd: Fd,
+        path: &str,
+        class: crate::error::ErrorClass,
+    ) -> Result<(), crate::error::ToolError> {
+        if self.contains_fd(fd) {
+            Ok(())
+        } else {
+            Err(class.outside_workspace(path))
         }
     }
 
@@ -534,6 +547,24 @@ mod tests {
         let outside = fs::File::open(format!("{}/secret.txt", f.outside)).unwrap();
         assert!(c.contains_fd(&inside));
         assert!(!c.contains_fd(&outside));
+        // the tools' one check: the error they return, with its reason as data
+        let class = crate::error::ErrorClass("ReadFileError");
+        assert!(c.confine(&inside, "a", class).is_ok());
+        let e = c.confine(&outside, "/x/secret.txt", class).unwrap_err();
+        assert_eq!(
+            e.message,
+            "INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: \"/x/secret.txt\""
+        );
+        assert_eq!(
+            (e.class_name, e.code),
+            ("ReadFileError", crate::ErrorCode::Internal)
+        );
+        assert_eq!(e.reason, Some(crate::error::Reason::Sandbox));
+        let unconfined = crate::context::RunContext {
+            ctx: &crate::ToolContext::allow_all(&f.root),
+            confinement: None,
+        };
+        assert!(unconfined.confine(&outside, "x", class).is_ok());
     }
 
     #[test]

@@ -1,39 +1,32 @@
 //! The entry for Rust programs: a workspace context, its task list, and `invoke(name, args)` with
 //! the checks and results of the JavaScript `toolkit.invoke` (policy, write scope, sandbox, the
-//! tool), on the calling thread.
+//! tool), on the calling thread. It goes through the same plan as every JavaScript call
+//! (`invoke::plan`).
 
 use crate::context::ToolContext;
-use crate::error::{ErrorCode, ToolError};
-use crate::invoke::{self, CallSite, Rejection};
-use crate::registry::{self, Handler};
+use crate::error::{ErrorCode, Reason, ToolError};
+use crate::invoke::{self, Call, Door, Outcome, Plan};
+use crate::registry;
 use crate::tools::todo::{StateChange, TodoState};
 use crate::value::ArgValue;
 
 /// Why `Toolkit::invoke` failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum InvokeError {
-    /// Refused before the tool ran: an unknown tool, the policy, arguments that are not an object.
+    /// Refused before the tool ran: an unknown tool, the policy, arguments that are not an
+    /// object, the write scope; `reason` says which refusal it is (`None`: not a denial).
     #[error("{code}: {message}")]
-    Refused { code: ErrorCode, message: String },
+    Refused {
+        code: ErrorCode,
+        message: String,
+        reason: Option<Reason>,
+    },
     /// A path outside the workspace.
     #[error("{0}")]
     Sandbox(String),
     /// The tool's own error (`code` and message as in JavaScript).
     #[error(transparent)]
     Tool(#[from] ToolError),
-}
-
-impl From<Rejection> for InvokeError {
-    fn from(rejection: Rejection) -> Self {
-        match rejection {
-            Rejection::Invoke { code, raw_message } => InvokeError::Refused {
-                code,
-                message: raw_message,
-            },
-            Rejection::Plain(message) => InvokeError::Sandbox(message),
-            Rejection::Tool(e) => InvokeError::Tool(e),
-        }
-    }
 }
 
 /// The built-in tools over one workspace.
@@ -82,27 +75,48 @@ impl Toolkit {
         name: &str,
         args: &serde_json::Value,
     ) -> Result<serde_json::Value, InvokeError> {
-        let opt_in = self.opt_in.contains(&name);
-        let spec = registry::find_enabled(name, opt_in);
-        let call = CallSite {
+        let call = Call {
+            door: Door::Invoke,
             name: name.to_string(),
-            registered: spec.is_some(),
-            is_write_op: spec.is_some_and(|s| s.effect.is_write_op()),
+            // as the catalog says
+            registered: None,
+            is_write_op: None,
             bypass: false,
-            opt_in,
+            run_built_in: true,
+            opt_in: self.opt_in.contains(&name),
         };
-        let positional = invoke::prepare_invoke(&self.context, &call, &ArgValue::from(args))?;
-        let text = match spec.map(|s| s.handler) {
-            Some(Handler::Session(_)) => {
-                let result = invoke::run_session(name, Some(&self.todo), &positional)?;
-                if let Some(change) = result.change {
-                    self.apply(change);
+        let outcome = match invoke::plan(&self.context, &call, ArgValue::from(args)) {
+            Plan::Done(outcome) => outcome,
+            Plan::Inline(job) | Plan::Worker(job) => job.run(),
+            Plan::Session(session) => session.run(Some(&self.todo)),
+        };
+        match outcome {
+            Outcome::Ok { json, change } => {
+                if let Some(change) = change {
+                    self.apply(*change);
                 }
-                result.output
+                Ok(serde_json::from_str(&json).expect("tool output is JSON"))
             }
-            _ => invoke::run(&self.context, name, &positional, true)?,
-        };
-        Ok(serde_json::from_str(&text).expect("tool output is JSON"))
+            Outcome::InvokeError {
+                code,
+                message,
+                reason,
+            } => Err(InvokeError::Refused {
+                code,
+                message,
+                reason,
+            }),
+            Outcome::PlainError { message, .. } => Err(InvokeError::Sandbox(message)),
+            Outcome::ToolError(e) => Err(InvokeError::Tool(e)),
+            // Only a call that does not run the built-in handler, or comes through another door,
+            // ends in these.
+            other @ (Outcome::Prepared(_) | Outcome::Denied { .. } | Outcome::Failure { .. }) => {
+                Err(InvokeError::Tool(
+                    crate::error::ErrorClass("Error")
+                        .internal(format!("unexpected outcome of invoke: {other:?}")),
+                ))
+            }
+        }
     }
 
     fn apply(&mut self, change: StateChange) {
@@ -169,6 +183,16 @@ mod tests {
             toolkit.invoke("read_file", &json!({"path": "../x"})),
             Err(InvokeError::Sandbox(m)) if m.starts_with("[Sandbox Violation]")
         ));
+        let mut read_only = ToolContext::allow_all(root.to_str().unwrap());
+        read_only.write_scope = "read-only".into();
+        match Toolkit::new(read_only).invoke("write_file", &json!({"path": "b", "content": ""})) {
+            Err(InvokeError::Refused {
+                code: ErrorCode::ToolNotAllowed,
+                message,
+                reason: Some(Reason::Scope),
+            }) => assert!(message.starts_with("[Sandbox Violation] Write operation denied")),
+            other => panic!("{other:?}"),
+        }
         assert!(matches!(
             toolkit.invoke("nope", &json!({})),
             Err(InvokeError::Refused {

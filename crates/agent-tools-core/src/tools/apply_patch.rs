@@ -19,7 +19,10 @@ use ts_rs::TS;
 use super::{nul_path_message, read_sized, to_json};
 use crate::atomic_write::{open_parent, replace_atomically};
 use crate::context::RunContext;
-use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
+use crate::error::{
+    is_not_found, node_io_message, outside_workspace_message, ErrorClass, ErrorCode, Reason,
+    ToolError,
+};
 use crate::paths;
 use crate::sandbox::real_path;
 use crate::value::{js_trim, ArgValue};
@@ -45,11 +48,11 @@ pub struct ApplyPatchOutput {
     pub stderr: String,
 }
 
+/// apply_patch's form of the sandbox error: its errors have no code prefix.
 fn sandbox_violation(path: &str) -> ToolError {
-    ERROR_CLASS.bare(
-        ErrorCode::Internal,
-        format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
-    )
+    ERROR_CLASS
+        .bare(ErrorCode::Internal, outside_workspace_message(path))
+        .refused(Reason::Sandbox)
 }
 
 /// `size / 1 MiB` with two decimals, rounded like JavaScript's `toFixed(2)` (halves up).
@@ -191,11 +194,8 @@ fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, 
                 ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
             }
         })?;
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&file) {
-            return Err(sandbox_violation(file_path));
-        }
-    }
+    rc.confine(&file, file_path, ERROR_CLASS)
+        .map_err(|_| sandbox_violation(file_path))?;
     let meta = file.metadata().map_err(|e| {
         ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "fstat", file_path))
     })?;
@@ -226,11 +226,8 @@ fn target_dir(
     };
     let target = real_path(Path::new(abs)).map_err(io_error)?;
     let (dir, name) = open_parent(&target).map_err(io_error)?;
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&dir) {
-            return Err(sandbox_violation(file_path));
-        }
-    }
+    rc.confine(&dir, file_path, ERROR_CLASS)
+        .map_err(|_| sandbox_violation(file_path))?;
     Ok((dir, name.to_os_string()))
 }
 

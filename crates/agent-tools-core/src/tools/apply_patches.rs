@@ -21,7 +21,7 @@ use ts_rs::TS;
 use super::{read_sized, to_json, workspace_root};
 use crate::atomic_write::{open_parent, replace_atomically};
 use crate::context::RunContext;
-use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
+use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, Reason, ToolError};
 use crate::paths::workspace_relative;
 use crate::sandbox::{fd_path, resolve_in_root, Confinement};
 use crate::value::ArgValue;
@@ -472,13 +472,7 @@ struct Change {
 fn resolve(rc: &RunContext, path: &str) -> Result<String, ToolError> {
     let root = workspace_root(rc, ERROR_CLASS)?;
     resolve_in_root(path, root, rc.ctx.real_root().ok())
-        .map_err(|v| ERROR_CLASS.internal(v.message))
-}
-
-fn sandbox_violation(abs: &str) -> ToolError {
-    ERROR_CLASS.internal(format!(
-        "[Sandbox Violation] Attempted to access path outside of workspace: \"{abs}\""
-    ))
+        .map_err(|v| ERROR_CLASS.internal(v.message).refused(Reason::Sandbox))
 }
 
 fn not_regular(path: &str) -> ToolError {
@@ -494,11 +488,7 @@ fn open_place(rc: &RunContext, abs: &str) -> Result<Option<Place>, ToolError> {
         }
         Err(e) => return Err(ERROR_CLASS.internal(node_io_message(&e, "open", abs))),
     };
-    if let Some(c) = &rc.confinement {
-        if !c.contains_fd(&dir) {
-            return Err(sandbox_violation(abs));
-        }
-    }
+    rc.confine(&dir, abs, ERROR_CLASS)?;
     Ok(Some(Place {
         dir,
         name: name.to_os_string(),

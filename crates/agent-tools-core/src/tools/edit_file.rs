@@ -707,12 +707,6 @@ fn string_option<'a>(options: &'a ArgValue, key: &str) -> Result<&'a str, ToolEr
     }
 }
 
-fn sandbox_violation(path: &str) -> ToolError {
-    ERROR_CLASS.internal(format!(
-        "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
-    ))
-}
-
 /// `edit_file(path, { old_string, new_string, replace_all?, dry_run? })`.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let path = required_path(args, ERROR_CLASS)?;
@@ -763,11 +757,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     if !meta.file_type().is_file() {
         return Err(ERROR_CLASS.coded(ErrorCode::NotFile, format!("path is not a file: {path}")));
     }
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&file) {
-            return Err(sandbox_violation(path));
-        }
-    }
+    rc.confine(&file, path, ERROR_CLASS)?;
     if meta.size() > SIZE_LIMIT {
         return Err(ERROR_CLASS.coded(
             ErrorCode::FileTooLarge,
@@ -828,11 +818,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             let dir_path = target.parent().unwrap_or(Path::new("/"));
             ERROR_CLASS.internal(node_io_message(&e, "open", &dir_path.to_string_lossy()))
         })?;
-        if let Some(confinement) = &rc.confinement {
-            if !confinement.contains_fd(&dir) {
-                return Err(sandbox_violation(path));
-            }
-        }
+        rc.confine(&dir, path, ERROR_CLASS)?;
         let mut content = String::with_capacity(bom.len() + planned.text.len());
         content.push_str(bom);
         content.push_str(&planned.text);

@@ -293,12 +293,7 @@ fn confined_dir(confinement: &Confinement, cwd: &str) -> Result<(OwnedFd, PathBu
     #[cfg(target_os = "linux")]
     let flags = flags | OFlags::PATH;
     let dir = rustix::fs::open(cwd, flags, Mode::empty()).map_err(|_| not_a_directory(cwd))?;
-    if !confinement.contains_fd(&dir) {
-        return Err(ERROR_CLASS.coded(
-            ErrorCode::Internal,
-            format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{cwd}\""),
-        ));
-    }
+    confinement.confine(&dir, cwd, ERROR_CLASS)?;
     // The child inherits the descriptor until it executes (close-on-exec), so it changes into
     // exactly this directory; elsewhere the directory's current real path is the best we have.
     #[cfg(target_os = "linux")]

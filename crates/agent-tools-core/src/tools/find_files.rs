@@ -97,13 +97,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         Mode::empty(),
     )
     .map_err(|e| ERROR_CLASS.internal(node_io_message(&e.into(), "scandir", &root_path)))?;
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&root_dir) {
-            return Err(ERROR_CLASS.internal(format!(
-                "[Sandbox Violation] Attempted to access path outside of workspace: \"{root_path}\""
-            )));
-        }
-    }
+    rc.confine(&root_dir, &root_path, ERROR_CLASS)?;
 
     // a pattern without `/` matches a file name at any depth; with one, the path under root_path
     let mut walk = Walk {

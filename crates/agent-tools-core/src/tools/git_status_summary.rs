@@ -26,7 +26,7 @@ use ts_rs::TS;
 use super::exec_command::{self, ExecCommandOutput, ExecRequest};
 use super::{to_json, workspace_root};
 use crate::context::RunContext;
-use crate::error::{ErrorClass, ErrorCode, ToolError};
+use crate::error::{ErrorClass, ErrorCode, Reason, ToolError};
 use crate::process::{CappedText, DEFAULT_MAX_OUTPUT_UNITS};
 use crate::sandbox::resolve_in_workspace;
 use crate::value::{js_trim, ArgValue};
@@ -142,7 +142,7 @@ fn target_dir(rc: &RunContext, cwd: &ArgValue) -> Result<String, ToolError> {
         (true, false) => Err(drive_path_error()),
         (true, true) => resolve_in_workspace(&cwd, root).map_err(|_| drive_path_error()),
         _ => resolve_in_workspace(&cwd, root)
-            .map_err(|v| ERROR_CLASS.coded(ErrorCode::Internal, v.message)),
+            .map_err(|v| ERROR_CLASS.internal(v.message).refused(Reason::Sandbox)),
     }
 }
 

@@ -188,16 +188,7 @@ fn read_checked(
     if !meta.file_type().is_file() {
         return Err(not_a_file());
     }
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&file) {
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::Internal,
-                format!(
-                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
-                ),
-            ));
-        }
-    }
+    rc.confine(&file, path, ERROR_CLASS)?;
     if meta.size() > SIZE_LIMIT {
         return Err(ERROR_CLASS.coded(
             ErrorCode::SizeLimitExceeded,

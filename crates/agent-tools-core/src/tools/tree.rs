@@ -221,16 +221,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let globs: Vec<Glob> = options.exclude.iter().map(|p| Glob::new(p)).collect();
 
     let dir = open_dir(None, OsStr::new(path), path)?;
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&dir) {
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::Internal,
-                format!(
-                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""
-                ),
-            ));
-        }
-    }
+    rc.confine(&dir, path, ERROR_CLASS)?;
     let rel = workspace_relative(root, path);
     let name = if rel == "." {
         ".".to_string()

@@ -35,14 +35,6 @@ pub struct WriteFileOutput {
     pub bytes_written: u64,
 }
 
-/// A confined call that found its target outside after the path check (a swapped symlink).
-fn sandbox_violation(path: &str) -> ToolError {
-    ERROR_CLASS.coded(
-        ErrorCode::Internal,
-        format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
-    )
-}
-
 fn internal(e: &std::io::Error, syscall: &str, path: &str) -> ToolError {
     ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(e, syscall, path))
 }
@@ -75,7 +67,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     }
     .map_err(|e| {
         if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
-            sandbox_violation(path)
+            ERROR_CLASS.outside_workspace(path)
         } else {
             internal(&e, "mkdir", &parent.to_string_lossy())
         }
@@ -97,11 +89,8 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         let dir_path = target.parent().unwrap_or(Path::new("/"));
         internal(&e, "open", &dir_path.to_string_lossy())
     })?;
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&dir) {
-            return Err(sandbox_violation(path));
-        }
-    }
+    // A confined call that finds its target outside after the path check (a swapped symlink).
+    rc.confine(&dir, path, ERROR_CLASS)?;
     let mode = fs::metadata(&target)
         .ok()
         .filter(|m| m.is_file())

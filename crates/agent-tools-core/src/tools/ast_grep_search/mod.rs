@@ -545,13 +545,6 @@ fn embeds(host: SupportLang, lang: SupportLang) -> bool {
         .any(|name| SupportLang::from_str(name).ok() == Some(lang))
 }
 
-fn sandbox_violation(path: &str) -> ToolError {
-    ERROR_CLASS.coded(
-        ErrorCode::Internal,
-        format!("[Sandbox Violation] Attempted to access path outside of workspace: \"{path}\""),
-    )
-}
-
 /// Routes tree-sitter's C allocations through mimalloc (with glibc's malloc, allocation was a
 /// tenth of the parse time). Must run before any tree-sitter object exists, since an object
 /// allocated by one allocator must not be freed by the other: the addon installs it when it is
@@ -587,11 +580,7 @@ fn check_root_confined(confinement: &Confinement, root_path: &str) -> Result<(),
                 format!("root_path does not exist: {root_path}"),
             )
         })?;
-    if confinement.contains_fd(&dir) {
-        Ok(())
-    } else {
-        Err(sandbox_violation(root_path))
-    }
+    confinement.confine(&dir, root_path, ERROR_CLASS)
 }
 
 mod output;

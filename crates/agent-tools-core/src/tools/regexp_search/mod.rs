@@ -121,16 +121,7 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
             node_io_message(&e.into(), "scandir", root_path),
         )
     })?;
-    if let Some(confinement) = &rc.confinement {
-        if !confinement.contains_fd(&root_dir) {
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::Internal,
-                format!(
-                    "[Sandbox Violation] Attempted to access path outside of workspace: \"{root_path}\""
-                ),
-            ));
-        }
-    }
+    rc.confine(&root_dir, root_path, ERROR_CLASS)?;
     let workspace = workspace_root(rc, ERROR_CLASS)?;
 
     let prefilter = prefilter::build(&query.pattern, &query.flags);
