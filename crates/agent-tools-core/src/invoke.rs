@@ -75,7 +75,7 @@ pub fn prepare_invoke(
         .map_err(|m| invoke_error(ErrorCode::ToolNotAllowed, m))?;
 
     let mapping = registry::find_enabled(&call.name, call.opt_in)
-        .map(|t| t.invoke_args)
+        .map(|t| t.invoke_args())
         .unwrap_or(InvokeArgs::Object(None));
     let sandboxed = |v: &ArgValue| -> Result<ArgValue, Rejection> {
         match v {
@@ -103,7 +103,7 @@ pub fn prepare_invoke(
 /// takes (`cwd` for exec_command, `root_path` for the search tools). Keys a tool does not take
 /// never reach it and are not checked, as upstream ignores them.
 fn object_path_field(tool: &str, opt_in: bool) -> Option<&'static str> {
-    match registry::find_enabled(tool, opt_in)?.invoke_args {
+    match registry::find_enabled(tool, opt_in)?.invoke_args() {
         InvokeArgs::Object(field) => field,
         _ => None,
     }

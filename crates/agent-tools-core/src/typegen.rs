@@ -3,57 +3,15 @@
 //! the literal types of `TOOL_DEFINITIONS` and the catalog metadata. `cargo test` regenerates it
 //! and fails when the checked-in file is stale.
 
-use std::any::TypeId;
-
-use ts_rs::{Config, TypeVisitor, TS};
+use ts_rs::Config;
 
 use super::registry::{self, CATALOG};
-
-/// The opt-in tools' extra types (their positional `tools.*` options).
-const OPT_IN_TYPES: [TsType; 1] = [ts::<super::tools::edit_file::EditFileOptions>()];
-
-/// A Rust type seen from TypeScript: its name and a way to collect its declarations.
-#[derive(Clone, Copy)]
-pub struct TsType {
-    pub name: fn(&Config) -> String,
-    pub collect: fn(&mut Collector),
-}
-
-pub const fn ts<T: TS + 'static>() -> TsType {
-    TsType {
-        name: T::name,
-        collect: collect::<T>,
-    }
-}
-
-fn collect<T: TS + 'static>(c: &mut Collector) {
-    c.visit::<T>();
-}
-
-/// Declarations of a type and everything it refers to, each once, dependencies first.
-pub struct Collector {
-    cfg: Config,
-    seen: Vec<TypeId>,
-    decls: Vec<String>,
-}
-
-impl TypeVisitor for Collector {
-    fn visit<T: TS + 'static + ?Sized>(&mut self) {
-        if T::output_path().is_none() || self.seen.contains(&TypeId::of::<T>()) {
-            return;
-        }
-        self.seen.push(TypeId::of::<T>());
-        T::visit_dependencies(self);
-        self.decls.push(format!("export {}", T::decl(&self.cfg)));
-    }
-}
+use super::tstype::{ts, Collector, TsType};
 
 /// Types `index.d.ts` names besides the maps (the positional `tools.*` signatures).
-const EXTRA_TYPES: [TsType; 5] = [
+const EXTRA_TYPES: [TsType; 3] = [
     ts::<super::tools::ast_grep_search::AstGrepJsonPosition>(),
     ts::<super::tools::ast_grep_search::AstGrepJsonRange>(),
-    ts::<super::tools::read_file::ReadFileOptions>(),
-    ts::<super::tools::tree::TreeOptions>(),
     ts::<super::tools::todo::TaskItem>(),
 ];
 
@@ -70,10 +28,13 @@ pub fn declarations() -> String {
         decls: Vec::new(),
     };
     for tool in CATALOG.iter() {
-        (tool.ts_args.collect)(&mut c);
+        (tool.input.ts.collect)(&mut c);
         (tool.ts_result.collect)(&mut c);
+        if let Some(options) = tool.input.ts_options {
+            (options.collect)(&mut c);
+        }
     }
-    for extra in EXTRA_TYPES.iter().chain(OPT_IN_TYPES.iter()) {
+    for extra in EXTRA_TYPES.iter() {
         (extra.collect)(&mut c);
     }
     let order = registry::definition_order();
@@ -136,7 +97,7 @@ fn by_name_maps<I: Iterator<Item = &'static registry::ToolSpec>>(
             "export interface {prefix}{map} extends Record<{key_type}, unknown> {{\n"
         ));
         for tool in tools() {
-            let ty = if pick { tool.ts_args } else { tool.ts_result };
+            let ty = if pick { tool.input.ts } else { tool.ts_result };
             out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(cfg)));
         }
         out.push_str("}\n\n");

@@ -15,6 +15,7 @@ pub mod tree;
 pub mod write_file;
 
 mod args;
+pub mod input;
 mod json;
 mod read;
 

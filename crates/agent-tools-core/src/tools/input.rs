@@ -1,0 +1,104 @@
+//! A tool's input is one Rust type: its handler parses the positional arguments into it
+//! (`ToolInput::from_args`, with upstream's checks, order and messages), its JSON Schema is the
+//! definition's `parameters` (schemars, pinned to the published definitions by a test), its
+//! TypeScript declaration is in types/tools.d.ts (ts-rs), and the `invoke` argument mapping
+//! (`registry::InvokeArgs`) is read from its fields. docs/adding-a-tool.md walks through it.
+
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::value::ArgValue;
+
+/// How a tool's handler takes its input: the positional arguments of `toolkit.tools.<name>` and
+/// `ToolCatalog[name].handler`. The field names come from the input's schema (its properties,
+/// in declaration order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgShape {
+    /// `(first, second)`: the input's two fields (the first a workspace path).
+    PathAndField,
+    /// `(path, options?)`: the input's first field (a workspace path), then an object holding
+    /// the others (the fields of its flattened options type).
+    PathAndOptions,
+    /// `(path?)`: the input's only field, an optional workspace path.
+    OptionalPath,
+    /// `(input)`: the whole input as one object; the named field, when given, is a workspace
+    /// path the front doors sandbox.
+    Object(Option<&'static str>),
+}
+
+/// The input of a tool (see the module comment).
+pub trait ToolInput: JsonSchema + Sized {
+    /// How the handler takes it.
+    const SHAPE: ArgShape;
+
+    /// The TypeScript type of the `options` argument of an `ArgShape::PathAndOptions` input
+    /// (its flattened options type).
+    #[cfg(feature = "typegen")]
+    const TS_OPTIONS: Option<crate::tstype::TsType> = None;
+
+    /// The handler's positional arguments, checked in upstream's order with its messages; the
+    /// context is for the checks that depend on it (a missing `root_path` is the workspace
+    /// root, a missing workspace root fails where upstream's handler fails).
+    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError>;
+}
+
+/// The JSON Schema of a tool's input as it appears in its definition's `parameters`: inline
+/// (no `$ref`), no `null` for optional fields (an omitted field is `undefined`; where a handler
+/// also takes `null`, the definition does not say so), no `format` (JavaScript has one number
+/// type), no title or description of its own.
+pub fn parameters_schema<T: JsonSchema>() -> serde_json::Value {
+    let settings = SchemaSettings::draft07().with(|s| {
+        s.meta_schema = None;
+        s.inline_subschemas = true;
+    });
+    let mut schema = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    simplify(&mut schema);
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("title");
+        root.remove("description");
+    }
+    schema
+}
+
+/// Removes `format`s and the `null` schemars adds to the type (and enum) of an `Option`.
+fn simplify(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            if map.get("format").is_some_and(Value::is_string) {
+                map.remove("format");
+            }
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if let [single] = types.as_slice() {
+                    let single = single.clone();
+                    map.insert("type".into(), single);
+                }
+            }
+            if let Some(Value::Array(values)) = map.get_mut("enum") {
+                values.retain(|v| !v.is_null());
+            }
+            map.values_mut().for_each(simplify);
+        }
+        Value::Array(items) => items.iter_mut().for_each(simplify),
+        _ => {}
+    }
+}
+
+/// The names of the properties of a schema, in order.
+pub fn property_names(schema: &serde_json::Value) -> Vec<String> {
+    schema["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// A schema for a field that is any JSON object (`{ "type": "object" }`).
+pub(crate) fn any_object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "object" })
+}
