@@ -519,34 +519,57 @@ mod tests {
             .collect()
     }
 
-    /// The schema of each input type is its published definition's `parameters`: a field added
-    /// to (or changed in) a type and not in definitions.json / opt_in_definitions.json fails
-    /// here. The JSON files are the published bytes (the built-ins' are upstream's); the values
-    /// are compared, and the order of the properties too (key order inside a property's schema
-    /// carries no meaning).
+    /// A definitions file with each tool's `parameters` generated from its input type, in the
+    /// file's format (two-space indented JSON, a final newline).
+    fn with_generated_parameters(json: &str) -> String {
+        let mut defs: serde_json::Value = serde_json::from_str(json).unwrap();
+        for def in defs.as_array_mut().unwrap() {
+            let name = def["function"]["name"].as_str().unwrap().to_string();
+            let tool = find_enabled(&name, true).unwrap_or_else(|| panic!("{name} is a tool"));
+            def["function"]["parameters"] = (tool.input.schema)();
+        }
+        serde_json::to_string_pretty(&defs).unwrap() + "\n"
+    }
+
+    /// The schema of each input type is its definition's `parameters`: a field added to (or
+    /// changed in) a type and not in the definition fails here.
+    ///
+    /// definitions.json is upstream's published data, never rewritten: its values and the order
+    /// of each tool's properties must be generated (the order of keywords inside a property's
+    /// schema is upstream's, which varies, and carries no meaning). opt_in_definitions.json is
+    /// ours: pinned byte for byte, regenerated with `UPDATE_TYPES=1` (as types/tools.d.ts is).
     #[test]
     fn input_types_generate_the_published_parameters() {
-        let definitions = published_definitions();
-        for t in &CATALOG {
-            let published = definitions
-                .iter()
-                .find(|d| d["function"]["name"] == t.name)
-                .unwrap_or_else(|| panic!("{} has a definition", t.name));
+        let builtins: serde_json::Value = serde_json::from_str(DEFINITIONS_JSON).unwrap();
+        let builtins = builtins.as_array().unwrap();
+        assert_eq!(builtins.len(), built_ins().count());
+        for published in builtins {
+            let name = published["function"]["name"].as_str().unwrap();
             let published = &published["function"]["parameters"];
-            let generated = (t.input.schema)();
+            let generated = (find(name).unwrap().input.schema)();
             assert_eq!(
                 &generated,
                 published,
-                "{}: generated\n{}",
-                t.name,
+                "{name}: generated\n{}",
                 serde_json::to_string_pretty(&generated).unwrap()
             );
             assert_eq!(
                 property_names(&generated),
                 property_names(published),
-                "{}",
-                t.name
+                "{name}"
             );
+        }
+        let fresh = with_generated_parameters(OPT_IN_DEFINITIONS_JSON);
+        if fresh != OPT_IN_DEFINITIONS_JSON {
+            if std::env::var_os("UPDATE_TYPES").is_some() {
+                let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/opt_in_definitions.json");
+                std::fs::write(path, &fresh).unwrap();
+            } else {
+                assert_eq!(
+                    fresh, OPT_IN_DEFINITIONS_JSON,
+                    "opt_in_definitions.json is stale: run `UPDATE_TYPES=1 cargo test -p agent-tools-core` and commit it"
+                );
+            }
         }
     }
 

@@ -59,35 +59,59 @@ pub fn parameters_schema<T: JsonSchema>() -> serde_json::Value {
         .to_value();
     simplify(&mut schema);
     if let Some(root) = schema.as_object_mut() {
-        root.remove("title");
-        root.remove("description");
+        root.shift_remove("title");
+        root.shift_remove("description");
     }
     schema
 }
 
-/// Removes `format`s and the `null` schemars adds to the type (and enum) of an `Option`.
-fn simplify(value: &mut serde_json::Value) {
+/// The order of a schema's keywords in the definitions: the type and what it is made of, then
+/// the values, then the description (any other keyword after these).
+const KEYWORD_ORDER: [&str; 7] = [
+    "type",
+    "properties",
+    "required",
+    "items",
+    "enum",
+    "default",
+    "description",
+];
+
+/// Removes `format`s and the `null` schemars adds to the type (and enum) of an `Option`, and puts
+/// the keywords in `KEYWORD_ORDER`, in this schema and its subschemas.
+fn simplify(schema: &mut serde_json::Value) {
     use serde_json::Value;
-    match value {
-        Value::Object(map) => {
-            if map.get("format").is_some_and(Value::is_string) {
-                map.remove("format");
-            }
-            if let Some(Value::Array(types)) = map.get_mut("type") {
-                types.retain(|t| t != "null");
-                if let [single] = types.as_slice() {
-                    let single = single.clone();
-                    map.insert("type".into(), single);
-                }
-            }
-            if let Some(Value::Array(values)) = map.get_mut("enum") {
-                values.retain(|v| !v.is_null());
-            }
-            map.values_mut().for_each(simplify);
-        }
-        Value::Array(items) => items.iter_mut().for_each(simplify),
-        _ => {}
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if map.get("format").is_some_and(Value::is_string) {
+        map.shift_remove("format");
     }
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [single] = types.as_slice() {
+            let single = single.clone();
+            map.insert("type".into(), single);
+        }
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    if let Some(Value::Object(properties)) = map.get_mut("properties") {
+        properties.values_mut().for_each(simplify);
+    }
+    if let Some(items) = map.get_mut("items") {
+        simplify(items);
+    }
+    let rank = |key: &str| {
+        KEYWORD_ORDER
+            .iter()
+            .position(|k| *k == key)
+            .unwrap_or(KEYWORD_ORDER.len())
+    };
+    let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+    entries.sort_by_key(|(key, _)| rank(key));
+    map.extend(entries);
 }
 
 /// The names of the properties of a schema, in order.
