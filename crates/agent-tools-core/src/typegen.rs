@@ -6,6 +6,7 @@
 use ts_rs::Config;
 
 use super::registry::{self, CATALOG};
+use super::tools::input::{property_names, ArgShape};
 use super::tstype::{ts, Collector, TsType};
 
 /// Types `index.d.ts` names besides the maps (the positional `tools.*` signatures).
@@ -53,6 +54,12 @@ pub fn declarations() -> String {
         names.join(" | ")
     ));
     by_name_maps(&cfg, &mut out, "", "AllowedToolName", registry::built_ins);
+    params_map(
+        &cfg,
+        &mut out,
+        "/** The positional parameters of each tool (`toolkit.tools.<name>(...)`, `ToolCatalog[name].handler(context, ...)`). */\nexport type ToolParams",
+        registry::built_ins,
+    );
     out.push_str("export type ToolDefinitions = ");
     out.push_str(&definitions_type(registry::DEFINITIONS_JSON));
     out.push_str(";\n\nexport type ToolCatalogMetadata = {\n");
@@ -78,6 +85,12 @@ fn opt_in_declarations(cfg: &Config, out: &mut String) {
         names.join(" | ")
     ));
     by_name_maps(cfg, out, "OptIn", "OptInToolName", registry::opt_ins);
+    params_map(
+        cfg,
+        out,
+        "/** The positional parameters of each opt-in tool (`toolkit.tools.<name>(...)` when enabled). */\nexport type OptInToolParams",
+        registry::opt_ins,
+    );
     out.push_str("export type OptInToolDefinitions = ");
     out.push_str(&definitions_type(registry::OPT_IN_DEFINITIONS_JSON));
     out.push_str(";\n");
@@ -101,6 +114,62 @@ fn by_name_maps<I: Iterator<Item = &'static registry::ToolSpec>>(
             out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(cfg)));
         }
         out.push_str("}\n\n");
+    }
+}
+
+/// The tuple types of the handlers' positional parameters, from each input type's `ArgShape`
+/// and schema (what `ToolInput::from_args` takes).
+fn params_map<I: Iterator<Item = &'static registry::ToolSpec>>(
+    cfg: &Config,
+    out: &mut String,
+    head: &str,
+    tools: impl Fn() -> I,
+) {
+    out.push_str(&format!("{head} = {{\n"));
+    for tool in tools() {
+        out.push_str(&format!("  {}: [{}];\n", tool.name, params(cfg, tool)));
+    }
+    out.push_str("};\n\n");
+}
+
+fn params(cfg: &Config, tool: &registry::ToolSpec) -> String {
+    let schema = (tool.input.schema)();
+    let fields = property_names(&schema);
+    let required = |field: &str| {
+        schema["required"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|n| n == field))
+    };
+    // a path argument: a string in the schema, so a string in TypeScript
+    let path = |field: &str| {
+        assert_eq!(
+            schema["properties"][field]["type"], "string",
+            "{}: {field} is a path",
+            tool.name
+        );
+        format!("{field}{}: string", if required(field) { "" } else { "?" })
+    };
+    match tool.input.shape {
+        ArgShape::PathAndField => format!("{}, {}", path(&fields[0]), path(&fields[1])),
+        ArgShape::OptionalPath => path(&fields[0]),
+        ArgShape::PathAndOptions => {
+            let options = tool
+                .input
+                .ts_options
+                .unwrap_or_else(|| panic!("{}: the options type", tool.name));
+            let optional = fields[1..].iter().all(|f| !required(f));
+            format!(
+                "{}, options{}: {}",
+                path(&fields[0]),
+                if optional { "?" } else { "" },
+                (options.name)(cfg)
+            )
+        }
+        ArgShape::Object(_) => format!(
+            "{}: {}",
+            if fields.is_empty() { "_input" } else { "input" },
+            (tool.input.ts.name)(cfg)
+        ),
     }
 }
 
