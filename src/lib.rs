@@ -1,5 +1,6 @@
-//! The napi binding of agent-tools-native. The tools, the policy, the sandbox and the provider
-//! mappings live in the pure-Rust crate `agent-tools-core` (crates/agent-tools-core/).
+//! The napi binding of agent-tools-native. The tools, the policy and the sandbox live in the
+//! pure-Rust crate `agent-tools-core` (crates/agent-tools-core/), the provider mappings in
+//! `agent-tools-providers` (crates/agent-tools-providers/).
 
 pub mod binding;
 

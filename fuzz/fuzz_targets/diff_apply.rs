@@ -5,7 +5,7 @@
 //! nothing, a diagnostic is printed for every failure, and an apply is deterministic.
 #![no_main]
 
-use agent_tools_core::gitapply::{apply, Effect, Target};
+use agent_tools_gitapply::{apply, Effect, Target};
 use libfuzzer_sys::fuzz_target;
 
 const SPLIT: &[u8] = b"=====\n";

@@ -24,5 +24,5 @@ pub fn exec_sandbox_preview(context: Unknown) -> Result<Option<String>> {
 /// started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`.
 #[napi(catch_unwind)]
 pub fn debug_simulate_no_landlock(on: bool) -> Result<()> {
-    agent_tools_core::fault::simulate_no_landlock(on).map_err(Error::from_reason)
+    agent_tools_core::test_hooks::simulate_no_landlock(on).map_err(Error::from_reason)
 }

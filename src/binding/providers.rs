@@ -4,8 +4,9 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use agent_tools_core::providers::{
-    self, anthropic, common::ProviderError, gemini, ollama, openai_chat, openai_responses,
+use agent_tools_providers::{
+    self as providers, anthropic, common::ProviderError, gemini, ollama, openai_chat,
+    openai_responses,
 };
 
 fn invalid_arg(e: ProviderError) -> Error {

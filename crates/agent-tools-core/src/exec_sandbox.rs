@@ -391,7 +391,7 @@ mod platform {
 
     /// The Landlock ABI version of the running kernel, or why there is none.
     pub fn support() -> Result<u32, String> {
-        if crate::fault::landlock_hidden() {
+        if crate::test_hooks::landlock_hidden() {
             return Err("Landlock is not available (simulated by a test hook)".into());
         }
         // SAFETY: the version query takes no attribute pointer (NULL, size 0) and only returns
@@ -745,7 +745,7 @@ mod platform {
 
     /// Seatbelt has no version; 0 stands for "available".
     pub fn support() -> Result<u32, String> {
-        if crate::fault::landlock_hidden() {
+        if crate::test_hooks::landlock_hidden() {
             return Err("the OS sandbox is not available (simulated by a test hook)".into());
         }
         Ok(0)

@@ -5,10 +5,10 @@
 
 use super::context::{RunContext, ToolContext};
 use super::error::{ErrorClass, ErrorCode, ToolError};
-use super::fault;
 use super::policy;
 use super::registry::{self, Handler, InvokeArgs};
 use super::sandbox::{self, Confinement};
+use super::test_hooks;
 use super::tools::todo::{self, TodoResult, TodoState};
 use super::value::ArgValue;
 
@@ -200,13 +200,13 @@ pub fn is_bounded(name: &str) -> bool {
 }
 
 /// The tool's spec and run context; every run of a built-in handler (on the pool or inline)
-/// starts here, so the test hook `fault::before_handler` sits here too.
+/// starts here, so the test hook `test_hooks::before_handler` sits here too.
 fn run_context<'c>(
     ctx: &'c ToolContext,
     name: &str,
     confined: bool,
 ) -> Result<(&'static registry::ToolSpec, RunContext<'c>), ToolError> {
-    fault::before_handler(name);
+    test_hooks::before_handler(name);
     // Opt-in tools too: their calls reach a handler only through the checks of a toolkit that
     // enabled them (no `ToolCatalog` handler exists for them).
     let spec = registry::find_enabled(name, true).ok_or_else(|| {
@@ -233,7 +233,7 @@ pub fn run_session(
     let Some(Handler::Session(op)) = registry::find(name).map(|t| t.handler) else {
         return Err(ErrorClass("Error").internal(format!("not a session tool: {name}")));
     };
-    fault::before_handler(name);
+    test_hooks::before_handler(name);
     todo::run(op, state, positional)
 }
 

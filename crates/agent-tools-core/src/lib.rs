@@ -3,26 +3,24 @@
 //! No napi types in this crate: everything is testable with `cargo test`, and the napi binding
 //! (the `agent_tools_native` crate at the repository's root) only converts values and errors.
 
-pub mod atomic;
+pub mod atomic_write;
 pub mod cancel;
 pub mod collation;
 pub mod context;
 pub mod error;
 pub mod exec_sandbox;
-pub mod fault;
-pub mod gitapply;
 pub mod glob;
 pub mod invoke;
 pub mod output_cache;
 pub mod paths;
 pub mod policy;
 pub mod process;
-pub mod providers;
 pub mod registry;
 pub mod sandbox;
 pub mod search_cache;
 pub mod supervisor;
-pub mod threads;
+pub mod test_hooks;
+pub mod thread_priority;
 pub mod toolkit;
 pub mod tools;
 #[cfg(feature = "typegen")]

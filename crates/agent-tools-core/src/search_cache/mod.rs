@@ -967,7 +967,7 @@ impl Background {
     }
 
     fn run(&self) {
-        crate::threads::become_idle_priority_thread();
+        crate::thread_priority::become_idle_priority_thread();
         loop {
             let job = {
                 let Ok(mut queue) = self.queue.lock() else {

@@ -1,7 +1,7 @@
 //! apply_patch (docs/tools/apply_patch.md), fixed per docs/compat.md, "apply_patch applies the patch in-process": the patch really is applied to
 //! `filePath`, in process, with the semantics of
 //! `git apply --whitespace=fix --include <workspace-relative path> -` run at the workspace root
-//! (see `core::gitapply`; no git process, no git needed). Sections for other files are skipped.
+//! (see the `agent-tools-gitapply` crate; no git process, no git needed). Sections for other files are skipped.
 //! The result replaces the file atomically (temporary file + rename, mode kept); on any failure
 //! the file is untouched. Outputs, codes and messages are upstream's: `exit_code`/`stderr`
 //! are what git would report, `APPLY_FAILED` carries git's exit code and stderr.
@@ -11,6 +11,7 @@ use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
+use agent_tools_gitapply::{self as gitapply, Effect, Target};
 use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
@@ -18,10 +19,9 @@ use ts_rs::TS;
 
 use super::input::{ArgShape, ToolInput};
 use super::{nul_path_message, read_sized, to_json};
-use crate::atomic::{open_parent, replace_atomically};
+use crate::atomic_write::{open_parent, replace_atomically};
 use crate::context::{RunContext, ToolContext};
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
-use crate::gitapply::{self, Effect, Target};
 use crate::paths;
 use crate::sandbox::real_path;
 use crate::value::{js_trim, ArgValue};

@@ -21,7 +21,7 @@ use ts_rs::TS;
 
 use super::input::{ArgShape, ToolInput};
 use super::{nul_path_message, read_sized, required_path, to_json, workspace_root};
-use crate::atomic::{open_parent, replace_atomically};
+use crate::atomic_write::{open_parent, replace_atomically};
 use crate::context::{RunContext, ToolContext};
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::paths::workspace_relative;

@@ -64,7 +64,7 @@ use crate::search_cache::{
     self, trigrams::Requirement, Deferred, Encoding, Entry, FileId, FirstRead, FoundMatches,
     Lookup, WorkspaceCache,
 };
-use crate::threads::{run_on_threads, sort_by_yielding, PeriodicYield, WalkerPriorities};
+use crate::thread_priority::{run_on_threads, sort_by_yielding, PeriodicYield, WalkerPriorities};
 use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("AstGrepSearchError");

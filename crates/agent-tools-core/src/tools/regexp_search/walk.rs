@@ -31,7 +31,7 @@ use crate::glob::Glob;
 use crate::sandbox::Confinement;
 use crate::search_cache::trigrams::Requirement;
 use crate::search_cache::{Deferred, Encoding, EntryKind, FileId, FirstRead, WorkspaceCache};
-use crate::threads::{
+use crate::thread_priority::{
     run_on_threads, sort_by_yielding, PeriodicYield, VisitorPriority, WalkerPriorities,
 };
 use crate::tools::read_sized;

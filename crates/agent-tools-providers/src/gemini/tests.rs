@@ -1,5 +1,5 @@
 use super::*;
-use crate::providers::testing::{fixture, result_of, stream_result};
+use crate::testing::{fixture, result_of, stream_result};
 
 #[test]
 fn maps_history_with_signatures_names_and_synthetic_ids() {

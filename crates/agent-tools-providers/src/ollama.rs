@@ -233,7 +233,7 @@ impl StreamAccumulator for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::testing::{fixture, result_of, stream_result};
+    use crate::testing::{fixture, result_of, stream_result};
 
     #[test]
     fn maps_history_with_object_arguments_and_tool_names() {

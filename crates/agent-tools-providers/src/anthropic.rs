@@ -490,7 +490,7 @@ impl StreamAccumulator for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::testing::{fixture, result_of, stream_result};
+    use crate::testing::{fixture, result_of, stream_result};
 
     #[test]
     fn maps_history_with_thinking_merged_results_and_sanitised_ids() {

@@ -437,7 +437,7 @@ impl StreamAccumulator for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::testing::{fixture, result_of, stream_result};
+    use crate::testing::{fixture, result_of, stream_result};
 
     #[test]
     fn maps_tools_choices_and_history_with_reasoning_items() {

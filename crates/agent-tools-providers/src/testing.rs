@@ -5,12 +5,9 @@ use serde_json::Value;
 use super::common::{Result, Turn};
 use super::stream::StreamAccumulator;
 
-/// A fixture file of `src/providers/fixtures/`.
+/// A fixture file of `src/fixtures/`.
 pub fn fixture(name: &str) -> Value {
-    let path = format!(
-        "{}/src/providers/fixtures/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/src/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }

@@ -387,7 +387,7 @@ impl StreamAccumulator for Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::testing::{fixture, result_of, stream_result};
+    use crate::testing::{fixture, result_of, stream_result};
 
     #[test]
     fn maps_tools_choices_and_messages() {
@@ -483,7 +483,7 @@ mod tests {
             .unwrap_err()
             .0
             .contains("\"params\" must be listed in required"));
-        assert!(crate::providers::openai_responses::to_tools(&tools).is_err());
+        assert!(crate::openai_responses::to_tools(&tools).is_err());
     }
 
     #[test]

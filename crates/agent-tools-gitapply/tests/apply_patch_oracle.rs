@@ -13,7 +13,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use agent_tools_core::gitapply::{apply, Effect, Target};
+use agent_tools_gitapply::{apply, Effect, Target};
 
 struct Lcg(u64);
 
