@@ -508,17 +508,6 @@ mod tests {
         assert_eq!(exec, ["exec_command"]);
     }
 
-    /// Every definition by name: the built-ins' and the opt-in tools'.
-    fn published_definitions() -> Vec<serde_json::Value> {
-        [DEFINITIONS_JSON, OPT_IN_DEFINITIONS_JSON]
-            .iter()
-            .flat_map(|json| {
-                let defs: serde_json::Value = serde_json::from_str(json).unwrap();
-                defs.as_array().unwrap().clone()
-            })
-            .collect()
-    }
-
     /// A definitions file with each tool's `parameters` generated from its input type, in the
     /// file's format (two-space indented JSON, a final newline).
     fn with_generated_parameters(json: &str) -> String {
