@@ -126,3 +126,74 @@ pub fn property_names(schema: &serde_json::Value) -> Vec<String> {
 pub(crate) fn any_object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": "object" })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(JsonSchema, Debug, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    #[allow(dead_code)]
+    enum Mode {
+        Fast,
+        Slow,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Options {
+        #[schemars(
+            with = "Option<Mode>",
+            description = "Mode.",
+            extend("default" = "fast")
+        )]
+        mode: Mode,
+        #[schemars(description = "How many.", with = "Option<f64>")]
+        count: usize,
+    }
+
+    /// A sample input: its doc comment is not the definition's description.
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Sample {
+        #[schemars(description = "Where.")]
+        #[serde(rename = "filePath")]
+        file_path: String,
+        #[schemars(description = "Which.")]
+        names: Option<Vec<String>>,
+        #[serde(flatten)]
+        options: Options,
+        #[schemars(skip)]
+        parsed: u8,
+    }
+
+    #[test]
+    fn parameters_are_inline_without_null_format_or_title() {
+        let schema = parameters_schema::<Sample>();
+        assert_eq!(
+            schema,
+            json!({
+                "type": "object",
+                "properties": {
+                    "filePath": { "type": "string", "description": "Where." },
+                    "names": { "type": "array", "items": { "type": "string" }, "description": "Which." },
+                    "mode": { "type": "string", "enum": ["fast", "slow"], "default": "fast", "description": "Mode." },
+                    "count": { "type": "number", "description": "How many." }
+                },
+                "required": ["filePath"]
+            })
+        );
+        // keywords in the definitions' order, whatever order schemars inserted them in
+        let keys: Vec<&String> = schema["properties"]["mode"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys, ["type", "enum", "default", "description"]);
+        assert_eq!(
+            property_names(&schema),
+            ["filePath", "names", "mode", "count"]
+        );
+    }
+}
