@@ -30,9 +30,12 @@ use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ExecCommandError");
 
-const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+/// The defaults of `shell_mode` and `timeout_ms` (in the definition and in `from_args`; the
+/// default of `max_output_chars` is `process::DEFAULT_MAX_OUTPUT_UNITS`).
+const DEFAULT_SHELL_MODE: ShellMode = ShellMode::Default;
+const DEFAULT_TIMEOUT_MS: u32 = 30_000;
 
-#[derive(JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(JsonSchema, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub enum ShellMode {
@@ -51,7 +54,7 @@ pub struct ExecCommandInput {
     #[schemars(
         with = "Option<ShellMode>",
         description = "Use default to apply OS shell wrapper automatically (default: default).",
-        extend("default" = "default")
+        extend("default" = DEFAULT_SHELL_MODE)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<ShellMode>", optional))]
     pub shell_mode: ShellMode,
@@ -61,14 +64,14 @@ pub struct ExecCommandInput {
     #[schemars(
         with = "Option<f64>",
         description = "Execution timeout in milliseconds (default: 30000).",
-        extend("default" = 30000)
+        extend("default" = DEFAULT_TIMEOUT_MS)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub timeout_ms: f64,
     #[schemars(
         with = "Option<f64>",
         description = "Per-stream output char limit (default: 200000).",
-        extend("default" = 200000)
+        extend("default" = DEFAULT_MAX_OUTPUT_UNITS)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub max_output_chars: f64,
@@ -172,13 +175,17 @@ impl ExecCommandInput {
             _ => return Err(ERROR_CLASS.invalid("command must be a non-empty string array")),
         };
         let shell_mode = match input.get("shell_mode") {
-            v if v.is_nullish() => ShellMode::Default,
+            v if v.is_nullish() => DEFAULT_SHELL_MODE,
             ArgValue::String(s) if s == "default" => ShellMode::Default,
             ArgValue::String(s) if s == "direct" => ShellMode::Direct,
             _ => return Err(ERROR_CLASS.invalid("shell_mode must be \"default\" or \"direct\"")),
         };
-        let timeout_ms = number_in(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=120_000.0)
-            .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be between 1 and 120000"))?;
+        let timeout_ms = number_in(
+            input.get("timeout_ms"),
+            f64::from(DEFAULT_TIMEOUT_MS),
+            1.0..=120_000.0,
+        )
+        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be between 1 and 120000"))?;
         let max_output_chars = number_in(
             input.get("max_output_chars"),
             DEFAULT_MAX_OUTPUT_UNITS as f64,

@@ -32,6 +32,8 @@ const SKIPPED_DIRECTORIES: [&str; 6] =
     [".git", "node_modules", "dist", "build", "target", ".vscode"];
 /// Entries looked at before the walk gives up and reports `truncated`.
 const MAX_VISITED: usize = 200_000;
+/// The default of `max_results` (in the definition and in `from_args`).
+const DEFAULT_MAX_RESULTS: u32 = 100;
 
 // find_files's input: `find_files(input)`, checked, with defaults applied.
 #[derive(JsonSchema, Debug)]
@@ -58,7 +60,7 @@ pub struct FindFilesInput {
     #[schemars(
         with = "Option<f64>",
         description = "Maximum number of files to return, 1-1000 (default: 100).",
-        extend("default" = 100)
+        extend("default" = DEFAULT_MAX_RESULTS)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub max_results: usize,
@@ -91,9 +93,9 @@ impl ToolInput for FindFilesInput {
             _ => return Err(ERROR_CLASS.invalid("include_hidden must be a boolean")),
         };
         let max_results =
-            integer_option(input.get("max_results"), 100.0, 1.0..=1000.0).ok_or_else(|| {
-                ERROR_CLASS.invalid("max_results must be an integer between 1 and 1000")
-            })? as usize;
+            integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=1000.0).ok_or_else(
+                || ERROR_CLASS.invalid("max_results must be an integer between 1 and 1000"),
+            )? as usize;
         Ok(FindFilesInput {
             pattern,
             root_path,

@@ -26,6 +26,9 @@ use crate::value::ArgValue;
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ReadFileError");
 const SIZE_LIMIT: u64 = 1024 * 1024;
 const BINARY_SNIFF_BYTES: usize = 8192;
+/// The defaults of the options (in the definition and in `from_args`).
+const DEFAULT_START_LINE: u32 = 1;
+const DEFAULT_MAX_LINES: u32 = 200;
 
 // read_file's input: `read_file(path, options?)`.
 #[derive(JsonSchema, Debug)]
@@ -44,14 +47,14 @@ pub struct ReadFileOptions {
     #[schemars(
         with = "Option<f64>",
         description = "1-based start line of the returned window (default: 1).",
-        extend("default" = 1)
+        extend("default" = DEFAULT_START_LINE)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub start_line: f64,
     #[schemars(
         with = "Option<f64>",
         description = "Maximum number of lines to return (default: 200).",
-        extend("default" = 200)
+        extend("default" = DEFAULT_MAX_LINES)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub max_lines: f64,
@@ -65,15 +68,19 @@ impl ToolInput for ReadFileInput {
     fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
         let path = required_path(args, ERROR_CLASS)?.to_string();
         let options = options_arg(args, ERROR_CLASS, "start_line")?;
-        let start_line = integer_option(options.get("start_line"), 1.0, 1.0..=f64::MAX)
+        let start_line = integer_option(
+            options.get("start_line"),
+            DEFAULT_START_LINE,
+            1.0..=f64::MAX,
+        )
+        .ok_or_else(|| {
+            ERROR_CLASS.coded(
+                ErrorCode::InvalidArgument,
+                "start_line must be an integer >= 1",
+            )
+        })?;
+        let max_lines = integer_option(options.get("max_lines"), DEFAULT_MAX_LINES, 1.0..=500.0)
             .ok_or_else(|| {
-                ERROR_CLASS.coded(
-                    ErrorCode::InvalidArgument,
-                    "start_line must be an integer >= 1",
-                )
-            })?;
-        let max_lines =
-            integer_option(options.get("max_lines"), 200.0, 1.0..=500.0).ok_or_else(|| {
                 ERROR_CLASS.coded(
                     ErrorCode::InvalidArgument,
                     "max_lines must be an integer between 1 and 500",

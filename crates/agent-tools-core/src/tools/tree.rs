@@ -27,6 +27,11 @@ use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("TreeError");
 
+/// The defaults of the options (in the definition and in `from_args`).
+const DEFAULT_ENTRY_KIND: TreeEntryKind = TreeEntryKind::Directory;
+const DEFAULT_MAX_DEPTH: u32 = 3;
+const DEFAULT_MAX_ENTRIES: u32 = 100;
+
 /// Names hidden at every depth, whatever their kind.
 const DEFAULT_EXCLUDED: [&str; 7] = [
     ".git",
@@ -39,7 +44,7 @@ const DEFAULT_EXCLUDED: [&str; 7] = [
 ];
 
 // Which entries tree lists besides directories.
-#[derive(JsonSchema, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(JsonSchema, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub enum TreeEntryKind {
@@ -64,21 +69,21 @@ pub struct TreeOptions {
     #[schemars(
         with = "Option<TreeEntryKind>",
         description = "Node types to include (default: directory).",
-        extend("default" = "directory")
+        extend("default" = DEFAULT_ENTRY_KIND)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<TreeEntryKind>", optional))]
     pub entry_kind: TreeEntryKind,
     #[schemars(
         with = "Option<f64>",
         description = "Maximum traversal depth (default: 3).",
-        extend("default" = 3)
+        extend("default" = DEFAULT_MAX_DEPTH)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub max_depth: u32,
     #[schemars(
         with = "Option<f64>",
         description = "Maximum node count (default: 100).",
-        extend("default" = 100)
+        extend("default" = DEFAULT_MAX_ENTRIES)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub max_entries: u32,
@@ -180,15 +185,19 @@ pub struct TreeOutput {
 
 fn parse_options(options: &ArgValue) -> Result<TreeOptions, ToolError> {
     let entry_kind = match options.get("entry_kind") {
-        v if v.is_nullish() => TreeEntryKind::Directory,
+        v if v.is_nullish() => DEFAULT_ENTRY_KIND,
         ArgValue::String(s) if s == "directory" => TreeEntryKind::Directory,
         ArgValue::String(s) if s == "all" => TreeEntryKind::All,
         _ => return Err(ERROR_CLASS.invalid("entry_kind must be \"directory\" or \"all\"")),
     };
-    let max_depth = integer_option(options.get("max_depth"), 3.0, 0.0..=12.0)
+    let max_depth = integer_option(options.get("max_depth"), DEFAULT_MAX_DEPTH, 0.0..=12.0)
         .ok_or_else(|| ERROR_CLASS.invalid("max_depth must be an integer between 0 and 12"))?;
-    let max_entries = integer_option(options.get("max_entries"), 100.0, 1.0..=1000.0)
-        .ok_or_else(|| ERROR_CLASS.invalid("max_entries must be an integer between 1 and 1000"))?;
+    let max_entries = integer_option(
+        options.get("max_entries"),
+        DEFAULT_MAX_ENTRIES,
+        1.0..=1000.0,
+    )
+    .ok_or_else(|| ERROR_CLASS.invalid("max_entries must be an integer between 1 and 1000"))?;
     let include_hidden = match options.get("include_hidden") {
         v if v.is_nullish() => false,
         ArgValue::Bool(b) => *b,

@@ -88,6 +88,9 @@ const MAX_FILE_LINES: usize = 200_000;
 
 /// The CLI's worker count: one per core, at most 12.
 const MAX_THREADS: usize = 12;
+/// The defaults of `max_results` and `timeout_ms` (in the definition and in `from_args`).
+const DEFAULT_MAX_RESULTS: u32 = 100;
+const DEFAULT_TIMEOUT_MS: u32 = 5000;
 
 // ast_grep_search's input: `ast_grep_search(input)`, checked, with defaults applied.
 #[derive(JsonSchema, Debug)]
@@ -122,14 +125,14 @@ pub struct AstGrepSearchInput {
     #[schemars(
         with = "Option<f64>",
         description = "Maximum number of matches to return (default: 100).",
-        extend("default" = 100)
+        extend("default" = DEFAULT_MAX_RESULTS)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub max_results: usize,
     #[schemars(
         with = "Option<f64>",
         description = "Search timeout in milliseconds (default: 5000).",
-        extend("default" = 5000)
+        extend("default" = DEFAULT_TIMEOUT_MS)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub timeout_ms: Duration,
@@ -340,9 +343,9 @@ fn validate(ctx: &ToolContext, input: &ArgValue) -> Result<AstGrepSearchInput, T
     };
     let include = glob_list(input.get("include"), "include")?;
     let exclude = glob_list(input.get("exclude"), "exclude")?;
-    let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
+    let max_results = integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=500.0)
         .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
-    let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
+    let timeout_ms = integer_option(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=30000.0)
         .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
     Ok(AstGrepSearchInput {
         language,

@@ -36,6 +36,9 @@ use walk::{SearchError, SearchSpec};
 pub const ERROR_CLASS: ErrorClass = ErrorClass("RegexpSearchError");
 /// The only accepted `max_file_size_bytes`, and the per-file size limit.
 const MAX_FILE_SIZE: u64 = 1_048_576;
+/// The defaults of `max_results` and `timeout_ms` (in the definition and in `from_args`).
+const DEFAULT_MAX_RESULTS: u32 = 100;
+const DEFAULT_TIMEOUT_MS: u32 = 5000;
 
 // regexp_search's input: `regexp_search(input)`, checked, with defaults applied and the
 // pattern compiled.
@@ -74,7 +77,7 @@ pub struct RegexpSearchInput {
     #[schemars(
         with = "Option<f64>",
         description = "Maximum number of matches to return (default: 100).",
-        extend("default" = 100)
+        extend("default" = DEFAULT_MAX_RESULTS)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub max_results: usize,
@@ -82,14 +85,14 @@ pub struct RegexpSearchInput {
     #[schemars(
         with = "Option<f64>",
         description = "Per-file size limit in bytes (fixed: 1048576).",
-        extend("default" = 1048576, "enum" = [1048576])
+        extend("default" = MAX_FILE_SIZE, "enum" = [MAX_FILE_SIZE])
     )]
     #[cfg_attr(feature = "typegen", ts(optional, type = "1048576"))]
     pub max_file_size_bytes: Option<u64>,
     #[schemars(
         with = "Option<f64>",
         description = "Search timeout in milliseconds (default: 5000).",
-        extend("default" = 5000)
+        extend("default" = DEFAULT_TIMEOUT_MS)
     )]
     #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
     pub timeout_ms: Duration,
@@ -292,9 +295,9 @@ fn validate(ctx: &ToolContext, input: &ArgValue) -> Result<RegexpSearchInput, To
         ArgValue::String(p) if !js_trim(p).is_empty() => p.as_str(),
         _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
     };
-    let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
+    let max_results = integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=500.0)
         .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
-    let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
+    let timeout_ms = integer_option(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=30000.0)
         .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
     match input.get("max_file_size_bytes") {
         v if v.is_nullish() => {}
