@@ -1,5 +1,5 @@
 // Generated from ts/types.cts by `npm run build:ts`: edit that file, not this one.
-import type { AllowedToolName, ApplyPatchesInput, AstGrepSearchInput, EditFileOptions, ExecCommandInput, ExecSandbox, FindFilesInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import type { AllowedToolName, ExecSandbox, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolParams, OptInToolResultByName, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolParams, ToolResultByName } from "../types/tools.js";
 import type { InvokeToolErrorCode } from "../types/errors.js";
 import type { TodoSessionState } from "./todo_state.cjs";
 import type { AnyTool, ExecuteRawContext, ToolInput, ToolOutput } from "./user_tools.cjs";
@@ -63,30 +63,9 @@ export type SecureToolResult<R> = {
     message: string;
     error: ToolErrorEnvelope;
 };
-/** The positional parameters of each tool (`toolkit.tools.<name>` and its handler). */
-export type ToolParams = {
-    apply_patch: [filePath: string, patch: string];
-    exec_command: [input: ExecCommandInput];
-    write_file: [path: string, content: string];
-    tree: [path: string, options?: TreeOptions];
-    read_file: [path: string, options?: ReadFileOptions];
-    regexp_search: [input: RegexpSearchInput];
-    ast_grep_search: [input: AstGrepSearchInput];
-    git_status_summary: [cwd?: string];
-    task_create_many: [input: TaskCreateManyInput];
-    task_list: [_input: TaskListInput];
-    task_update: [input: TaskUpdateInput];
-    task_update_status: [input: TaskUpdateStatusInput];
-    task_validate_completion: [_input: TaskValidateCompletionInput];
-};
+export type { OptInToolParams, ToolParams };
 type SecureTools = {
     [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<SecureToolResult<ToolResultByName[K]>>;
-};
-/** The positional parameters of each opt-in tool (`toolkit.tools.<name>` when enabled). */
-export type OptInToolParams = {
-    edit_file: [path: string, options: EditFileOptions];
-    find_files: [input: FindFilesInput];
-    apply_patches: [input: ApplyPatchesInput];
 };
 type OptInSecureTools<TOptIn extends OptInToolName> = {
     [K in TOptIn]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;

@@ -3,28 +3,17 @@
 
 import type {
   AllowedToolName,
-  ApplyPatchesInput,
-  AstGrepSearchInput,
-  EditFileOptions,
-  ExecCommandInput,
   ExecSandbox,
-  FindFilesInput,
   OptInToolArgsByName,
   OptInToolDefinitions,
   OptInToolName,
+  OptInToolParams,
   OptInToolResultByName,
-  ReadFileOptions,
-  RegexpSearchInput,
-  TaskCreateManyInput,
-  TaskListInput,
-  TaskUpdateInput,
-  TaskUpdateStatusInput,
-  TaskValidateCompletionInput,
   ToolArgsByName,
   ToolCatalogMetadata,
   ToolDefinitions,
+  ToolParams,
   ToolResultByName,
-  TreeOptions,
 } from "../types/tools.js";
 import type { InvokeToolErrorCode } from "../types/errors.js";
 import type { TodoSessionState } from "./todo_state.cjs";
@@ -96,32 +85,11 @@ export type SecureToolResult<R> =
       error: ToolErrorEnvelope;
     };
 
-/** The positional parameters of each tool (`toolkit.tools.<name>` and its handler). */
-export type ToolParams = {
-  apply_patch: [filePath: string, patch: string];
-  exec_command: [input: ExecCommandInput];
-  write_file: [path: string, content: string];
-  tree: [path: string, options?: TreeOptions];
-  read_file: [path: string, options?: ReadFileOptions];
-  regexp_search: [input: RegexpSearchInput];
-  ast_grep_search: [input: AstGrepSearchInput];
-  git_status_summary: [cwd?: string];
-  task_create_many: [input: TaskCreateManyInput];
-  task_list: [_input: TaskListInput];
-  task_update: [input: TaskUpdateInput];
-  task_update_status: [input: TaskUpdateStatusInput];
-  task_validate_completion: [_input: TaskValidateCompletionInput];
-};
+// The positional parameters of each tool, generated from its input type (types/tools.d.ts).
+export type { OptInToolParams, ToolParams };
 
 type SecureTools = {
   [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<SecureToolResult<ToolResultByName[K]>>;
-};
-
-/** The positional parameters of each opt-in tool (`toolkit.tools.<name>` when enabled). */
-export type OptInToolParams = {
-  edit_file: [path: string, options: EditFileOptions];
-  find_files: [input: FindFilesInput];
-  apply_patches: [input: ApplyPatchesInput];
 };
 
 type OptInSecureTools<TOptIn extends OptInToolName> = {

@@ -152,6 +152,23 @@ export interface ToolResultByName extends Record<AllowedToolName, unknown> {
   task_validate_completion: TaskValidateCompletionOutput;
 }
 
+/** The positional parameters of each tool (`toolkit.tools.<name>(...)`, `ToolCatalog[name].handler(context, ...)`). */
+export type ToolParams = {
+  apply_patch: [filePath: string, patch: string];
+  exec_command: [input: ExecCommandInput];
+  write_file: [path: string, content: string];
+  tree: [path: string, options?: TreeOptions];
+  read_file: [path: string, options?: ReadFileOptions];
+  regexp_search: [input: RegexpSearchInput];
+  ast_grep_search: [input: AstGrepSearchInput];
+  git_status_summary: [cwd?: string];
+  task_create_many: [input: TaskCreateManyInput];
+  task_list: [_input: TaskListInput];
+  task_update: [input: TaskUpdateInput];
+  task_update_status: [input: TaskUpdateStatusInput];
+  task_validate_completion: [_input: TaskValidateCompletionInput];
+};
+
 export type ToolDefinitions = {
   readonly "git_status_summary": {
     readonly "type": "function";
@@ -574,6 +591,13 @@ export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
   find_files: FindFilesOutput;
   apply_patches: ApplyPatchesOutput;
 }
+
+/** The positional parameters of each opt-in tool (`toolkit.tools.<name>(...)` when enabled). */
+export type OptInToolParams = {
+  edit_file: [path: string, options: EditFileOptions];
+  find_files: [input: FindFilesInput];
+  apply_patches: [input: ApplyPatchesInput];
+};
 
 export type OptInToolDefinitions = {
   readonly "edit_file": {

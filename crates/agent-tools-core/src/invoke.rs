@@ -440,7 +440,7 @@ fn map_invoke(
     args: &ArgValue,
 ) -> Result<Vec<ArgValue>, Outcome> {
     let mapping = spec
-        .map(|t| t.invoke_args)
+        .map(|t| t.invoke_args())
         .unwrap_or(InvokeArgs::Object(None));
     let sandboxed = |v: &ArgValue| -> Result<ArgValue, Outcome> {
         match v {
@@ -481,7 +481,7 @@ fn map_secure(
         match first {
             ArgValue::String(p) => *p = resolve(ctx, p).map_err(denied)?,
             ArgValue::Object(_) => {
-                let field = match spec.map(|s| s.invoke_args) {
+                let field = match spec.map(|s| s.invoke_args()) {
                     Some(InvokeArgs::Object(field)) => field,
                     _ => None,
                 };

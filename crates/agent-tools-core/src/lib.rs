@@ -23,6 +23,8 @@ pub mod test_hooks;
 pub mod thread_priority;
 pub mod toolkit;
 pub mod tools;
+#[cfg(feature = "typegen")]
+pub mod tstype;
 /// The TypeScript declarations of the tools (types/tools.d.ts), from the Rust types: the
 /// `typegen` feature (default); the addon builds without it, so ts-rs is not in its binary.
 #[cfg(feature = "typegen")]

@@ -4,15 +4,15 @@
 use super::context::{RunContext, ToolContext};
 use super::error::{ErrorClass, ToolError};
 use super::tools;
+use super::tools::input::{parameters_schema, property_names, ArgShape, ToolInput};
 use super::tools::todo;
 use super::tools::todo::TodoOp;
-#[cfg(feature = "typegen")]
 use super::tools::{
     apply_patch, apply_patches, ast_grep_search, edit_file, exec_command, find_files,
     git_status_summary, read_file, regexp_search, tree, write_file,
 };
 #[cfg(feature = "typegen")]
-use super::typegen::{ts, TsType};
+use super::tstype::{ts, TsType};
 use super::value::ArgValue;
 
 /// A bounded handler: arguments and an optional input-size limit in, `None` when over it.
@@ -32,8 +32,9 @@ pub enum Handler {
     Session(TodoOp),
 }
 
-/// How `invoke(name, args)` turns `args` into the handler's positional arguments (docs/compat.md, "Order of checks in invoke").
-#[derive(Debug, Clone, Copy)]
+/// How `invoke(name, args)` turns `args` into the handler's positional arguments (docs/compat.md, "Order of checks in invoke"):
+/// the input type's `ArgShape` with the names of its fields (`ToolSpec::invoke_args`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InvokeArgs {
     /// `[args[path], args[second]]`, path sandboxed.
     PathAndField(&'static str, &'static str),
@@ -87,17 +88,83 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The JavaScript class of this tool's errors.
     pub error_class: ErrorClass,
-    pub invoke_args: InvokeArgs,
+    /// The tool's input type (`tools::input`): its schema, shape and TypeScript type.
+    pub input: InputSpec,
     pub handler: Handler,
     /// An opt-in tool (`createAgentToolkit(context, { extraTools: [name] })`): not part of the
     /// drop-in contract, so not in `ToolCatalog`, `TOOL_DEFINITIONS` or the 13 tools'
     /// typings; a toolkit that enables it serves it through the same checks as the built-ins.
     pub opt_in: bool,
-    /// The TypeScript types of `ToolArgsByName[name]` and `ToolResultByName[name]`.
-    #[cfg(feature = "typegen")]
-    pub ts_args: TsType,
+    /// The TypeScript type of `ToolResultByName[name]`.
     #[cfg(feature = "typegen")]
     pub ts_result: TsType,
+}
+
+/// A tool's input type, seen by the catalog: `input::<T>()`.
+#[derive(Clone, Copy)]
+pub struct InputSpec {
+    pub shape: ArgShape,
+    /// The definition's `parameters`, generated from the type.
+    pub schema: fn() -> serde_json::Value,
+    /// The TypeScript type of `ToolArgsByName[name]`.
+    #[cfg(feature = "typegen")]
+    pub ts: TsType,
+    /// The TypeScript type of the `options` argument (`ArgShape::PathAndOptions`).
+    #[cfg(feature = "typegen")]
+    pub ts_options: Option<TsType>,
+}
+
+#[cfg(feature = "typegen")]
+pub const fn input<T: ToolInput + ts_rs::TS + 'static>() -> InputSpec {
+    InputSpec {
+        shape: T::SHAPE,
+        schema: parameters_schema::<T>,
+        ts: ts::<T>(),
+        ts_options: T::TS_OPTIONS,
+    }
+}
+
+#[cfg(not(feature = "typegen"))]
+pub const fn input<T: ToolInput>() -> InputSpec {
+    InputSpec {
+        shape: T::SHAPE,
+        schema: parameters_schema::<T>,
+    }
+}
+
+impl ToolSpec {
+    /// The `invoke` argument mapping: the input's shape with its field names, read from the
+    /// schemas once per process (the first call generates the 16 schemas: about 2 ms in a debug
+    /// build; then a lookup). Every `ToolSpec` is a `CATALOG` entry; one that were not would get
+    /// its mapping computed afresh.
+    pub fn invoke_args(&self) -> InvokeArgs {
+        static MAPPINGS: std::sync::OnceLock<Vec<InvokeArgs>> = std::sync::OnceLock::new();
+        let mappings =
+            MAPPINGS.get_or_init(|| CATALOG.iter().map(|t| mapping_of(&t.input)).collect());
+        CATALOG
+            .iter()
+            .position(|t| std::ptr::eq(t, self))
+            .map_or_else(|| mapping_of(&self.input), |i| mappings[i])
+    }
+}
+
+/// `InvokeArgs` of an input type. The names are leaked once per tool to be `&'static`, as the
+/// mapping is used on every call.
+fn mapping_of(input: &InputSpec) -> InvokeArgs {
+    let names: &'static [&'static str] = property_names(&(input.schema)())
+        .into_iter()
+        .map(|n| &*Box::leak(n.into_boxed_str()))
+        .collect::<Vec<_>>()
+        .leak();
+    let first = names.first().copied().unwrap_or_default();
+    match input.shape {
+        ArgShape::PathAndField => {
+            InvokeArgs::PathAndField(first, names.get(1).copied().unwrap_or_default())
+        }
+        ArgShape::PathAndOptions => InvokeArgs::PathAndOptions(first, &names[names.len().min(1)..]),
+        ArgShape::OptionalPath => InvokeArgs::OptionalPath(first),
+        ArgShape::Object(field) => InvokeArgs::Object(field),
+    }
 }
 
 /// Every tool: the 13 built-ins in `ToolCatalog` / `toolkit.tools` key order, then the opt-in
@@ -110,11 +177,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Applies a unified diff patch to a file within the workspace.",
         error_class: tools::apply_patch::ERROR_CLASS,
-        invoke_args: InvokeArgs::PathAndField("filePath", "patch"),
+        input: input::<apply_patch::ApplyPatchInput>(),
         opt_in: false,
         handler: Handler::Worker(tools::apply_patch::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<apply_patch::ApplyPatchInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<apply_patch::ApplyPatchOutput>(),
     },
@@ -125,11 +190,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: true,
         description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
         error_class: tools::exec_command::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(Some("cwd")),
+        input: input::<exec_command::ExecCommandInput>(),
         opt_in: false,
         handler: Handler::Worker(tools::exec_command::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<exec_command::ExecCommandInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<exec_command::ExecCommandOutput>(),
     },
@@ -140,11 +203,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
         error_class: tools::write_file::ERROR_CLASS,
-        invoke_args: InvokeArgs::PathAndField("path", "content"),
+        input: input::<write_file::WriteFileInput>(),
         opt_in: false,
         handler: Handler::Worker(tools::write_file::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<write_file::WriteFileInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<write_file::WriteFileOutput>(),
     },
@@ -155,14 +216,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Returns a workspace tree: directories only or directories with files.",
         error_class: tools::tree::ERROR_CLASS,
-        invoke_args: InvokeArgs::PathAndOptions(
-            "path",
-            &["entry_kind", "max_depth", "max_entries", "include_hidden", "exclude"],
-        ),
+        input: input::<tree::TreeInput>(),
         opt_in: false,
         handler: Handler::Worker(tools::tree::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<tree::TreeInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<tree::TreeOutput>(),
     },
@@ -173,11 +229,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
         error_class: tools::read_file::ERROR_CLASS,
-        invoke_args: InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"]),
+        input: input::<read_file::ReadFileInput>(),
         opt_in: false,
         handler: Handler::Bounded(tools::read_file::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<read_file::ReadFileInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<read_file::ReadFileOutput>(),
     },
@@ -188,11 +242,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
         error_class: tools::regexp_search::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(Some("root_path")),
+        input: input::<regexp_search::RegexpSearchInput>(),
         opt_in: false,
         handler: Handler::Worker(tools::regexp_search::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<regexp_search::RegexpSearchInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<regexp_search::RegexpSearchOutput>(),
     },
@@ -203,11 +255,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: true,
         description: "Searches source files with ast-grep and returns raw structured matches.",
         error_class: tools::ast_grep_search::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(Some("root_path")),
+        input: input::<ast_grep_search::AstGrepSearchInput>(),
         opt_in: false,
         handler: Handler::Worker(tools::ast_grep_search::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<ast_grep_search::AstGrepSearchInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<ast_grep_search::AstGrepSearchOutput>(),
     },
@@ -218,11 +268,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: true,
         description: "Returns current git branch and raw porcelain status output for a workspace directory.",
         error_class: tools::git_status_summary::ERROR_CLASS,
-        invoke_args: InvokeArgs::OptionalPath("cwd"),
+        input: input::<git_status_summary::GitStatusSummaryInput>(),
         opt_in: false,
         handler: Handler::Worker(tools::git_status_summary::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<git_status_summary::GitStatusSummaryInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<git_status_summary::GitStatusSummaryOutput>(),
     },
@@ -233,11 +281,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Creates initial task list for the current execution session.",
         error_class: todo::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(None),
+        input: input::<todo::TaskCreateManyInput>(),
         opt_in: false,
         handler: Handler::Session(TodoOp::CreateMany),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<todo::TaskCreateManyInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskListOutput>(),
     },
@@ -248,11 +294,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Returns all tasks in creation order for this session.",
         error_class: todo::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(None),
+        input: input::<todo::TaskListInput>(),
         opt_in: false,
         handler: Handler::Session(TodoOp::List),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<todo::TaskListInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskListOutput>(),
     },
@@ -263,11 +307,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Updates title or description of an existing session task.",
         error_class: todo::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(None),
+        input: input::<todo::TaskUpdateInput>(),
         opt_in: false,
         handler: Handler::Session(TodoOp::Update),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<todo::TaskUpdateInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskUpdateOutput>(),
     },
@@ -278,11 +320,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Updates status of an existing session task.",
         error_class: todo::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(None),
+        input: input::<todo::TaskUpdateStatusInput>(),
         opt_in: false,
         handler: Handler::Session(TodoOp::UpdateStatus),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<todo::TaskUpdateStatusInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskUpdateOutput>(),
     },
@@ -293,11 +333,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Validates whether unfinished todo tasks remain in this session.",
         error_class: todo::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(None),
+        input: input::<todo::TaskValidateCompletionInput>(),
         opt_in: false,
         handler: Handler::Session(TodoOp::ValidateCompletion),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<todo::TaskValidateCompletionInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<todo::TaskValidateCompletionOutput>(),
     },
@@ -312,14 +350,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Replaces a unique string in a text file of the workspace (search/replace), tolerant of line endings, trailing whitespace and indentation.",
         error_class: tools::edit_file::ERROR_CLASS,
-        invoke_args: InvokeArgs::PathAndOptions(
-            "path",
-            &["old_string", "new_string", "replace_all", "dry_run"],
-        ),
+        input: input::<edit_file::EditFileInput>(),
         opt_in: true,
         handler: Handler::Worker(tools::edit_file::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<edit_file::EditFileInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<edit_file::EditFileOutput>(),
     },
@@ -330,11 +363,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Finds workspace files whose path matches a glob, newest first, honouring .gitignore.",
         error_class: tools::find_files::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(Some("root_path")),
+        input: input::<find_files::FindFilesInput>(),
         opt_in: true,
         handler: Handler::Worker(tools::find_files::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<find_files::FindFilesInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<find_files::FindFilesOutput>(),
     },
@@ -345,11 +376,9 @@ pub static CATALOG: [ToolSpec; 16] = [
         spawns_processes: false,
         description: "Applies one patch over several files (git-style unified diff or the Codex patch format), all or nothing.",
         error_class: tools::apply_patches::ERROR_CLASS,
-        invoke_args: InvokeArgs::Object(None),
+        input: input::<apply_patches::ApplyPatchesInput>(),
         opt_in: true,
         handler: Handler::Worker(tools::apply_patches::run),
-        #[cfg(feature = "typegen")]
-        ts_args: ts::<apply_patches::ApplyPatchesInput>(),
         #[cfg(feature = "typegen")]
         ts_result: ts::<apply_patches::ApplyPatchesOutput>(),
     },
@@ -479,6 +508,133 @@ mod tests {
             .map(|t| t.name)
             .collect();
         assert_eq!(exec, ["exec_command"]);
+    }
+
+    /// A definitions file with each tool's `parameters` generated from its input type, in the
+    /// file's format (two-space indented JSON, a final newline).
+    fn with_generated_parameters(json: &str) -> String {
+        let mut defs: serde_json::Value = serde_json::from_str(json).unwrap();
+        for def in defs.as_array_mut().unwrap() {
+            let name = def["function"]["name"].as_str().unwrap().to_string();
+            let tool = find_enabled(&name, true).unwrap_or_else(|| panic!("{name} is a tool"));
+            def["function"]["parameters"] = (tool.input.schema)();
+        }
+        serde_json::to_string_pretty(&defs).unwrap() + "\n"
+    }
+
+    /// The schema of each input type is its definition's `parameters`: a field added to (or
+    /// changed in) a type and not in the definition fails here.
+    ///
+    /// definitions.json is upstream's published data, never rewritten: its values and the order
+    /// of each tool's properties must be generated, and 11 of the 13 are generated byte for
+    /// byte; in the other two, upstream's order of keywords inside a property's schema (which
+    /// carries no meaning) is not the generator's. opt_in_definitions.json is ours: pinned byte
+    /// for byte, regenerated with `UPDATE_TYPES=1` (as types/tools.d.ts is).
+    #[test]
+    fn input_types_generate_the_published_parameters() {
+        let builtins: serde_json::Value = serde_json::from_str(DEFINITIONS_JSON).unwrap();
+        let builtins = builtins.as_array().unwrap();
+        assert_eq!(builtins.len(), built_ins().count());
+        let mut keyword_order_differs = Vec::new();
+        for published in builtins {
+            let name = published["function"]["name"].as_str().unwrap();
+            let published = &published["function"]["parameters"];
+            let generated = (find(name).unwrap().input.schema)();
+            assert_eq!(
+                &generated,
+                published,
+                "{name}: generated\n{}",
+                serde_json::to_string_pretty(&generated).unwrap()
+            );
+            assert_eq!(
+                property_names(&generated),
+                property_names(published),
+                "{name}"
+            );
+            let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap();
+            if pretty(&generated) != pretty(published) {
+                keyword_order_differs.push(name);
+            }
+        }
+        // the two places where upstream's keyword order is not `tools::input`'s: `tasks` has
+        // its description before its items, `max_file_size_bytes` its default before its enum
+        assert_eq!(keyword_order_differs, ["task_create_many", "regexp_search"]);
+        let fresh = with_generated_parameters(OPT_IN_DEFINITIONS_JSON);
+        if fresh != OPT_IN_DEFINITIONS_JSON {
+            if std::env::var_os("UPDATE_TYPES").is_some() {
+                let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/opt_in_definitions.json");
+                std::fs::write(path, &fresh).unwrap();
+            } else {
+                assert_eq!(
+                    fresh, OPT_IN_DEFINITIONS_JSON,
+                    "opt_in_definitions.json is stale: run `UPDATE_TYPES=1 cargo test -p agent-tools-core` and commit it"
+                );
+            }
+        }
+    }
+
+    /// The `invoke` mapping comes from the input types.
+    #[test]
+    fn invoke_args_come_from_the_input_types() {
+        let of = |name| find_enabled(name, true).unwrap().invoke_args();
+        assert_eq!(
+            of("read_file"),
+            InvokeArgs::PathAndOptions("path", &["start_line", "max_lines"])
+        );
+        assert_eq!(
+            of("tree"),
+            InvokeArgs::PathAndOptions(
+                "path",
+                &[
+                    "entry_kind",
+                    "max_depth",
+                    "max_entries",
+                    "include_hidden",
+                    "exclude"
+                ]
+            )
+        );
+        assert_eq!(
+            of("edit_file"),
+            InvokeArgs::PathAndOptions(
+                "path",
+                &["old_string", "new_string", "replace_all", "dry_run"]
+            )
+        );
+        assert_eq!(
+            of("apply_patch"),
+            InvokeArgs::PathAndField("filePath", "patch")
+        );
+        assert_eq!(
+            of("write_file"),
+            InvokeArgs::PathAndField("path", "content")
+        );
+        assert_eq!(of("git_status_summary"), InvokeArgs::OptionalPath("cwd"));
+        assert_eq!(of("exec_command"), InvokeArgs::Object(Some("cwd")));
+        assert_eq!(of("regexp_search"), InvokeArgs::Object(Some("root_path")));
+        assert_eq!(of("task_list"), InvokeArgs::Object(None));
+        for t in &CATALOG {
+            let properties = property_names(&(t.input.schema)());
+            match (t.input.shape, t.invoke_args()) {
+                (ArgShape::PathAndField, InvokeArgs::PathAndField(a, b)) => {
+                    assert_eq!(properties, [a, b], "{}", t.name)
+                }
+                (ArgShape::OptionalPath, InvokeArgs::OptionalPath(a)) => {
+                    assert_eq!(properties, [a], "{}", t.name)
+                }
+                (ArgShape::PathAndOptions, InvokeArgs::PathAndOptions(path, keys)) => {
+                    assert_eq!(properties[0], path, "{}", t.name);
+                    assert_eq!(properties[1..], *keys, "{}", t.name);
+                }
+                (ArgShape::Object(field), InvokeArgs::Object(mapped)) => {
+                    assert_eq!(field, mapped);
+                    if let Some(field) = field {
+                        assert!(properties.iter().any(|p| p == field), "{}", t.name);
+                    }
+                }
+                (shape, mapping) => panic!("{}: {shape:?} gave {mapping:?}", t.name),
+            }
+        }
     }
 
     #[test]

@@ -4,57 +4,16 @@
 //! error code unions (`error_code_declarations`). `cargo test` regenerates them and fails when a
 //! checked-in file is stale.
 
-use std::any::TypeId;
-
-use ts_rs::{Config, TypeVisitor, TS};
+use ts_rs::Config;
 
 use super::registry::{self, CATALOG};
-
-/// The opt-in tools' extra types (their positional `tools.*` options).
-const OPT_IN_TYPES: [TsType; 1] = [ts::<super::tools::edit_file::EditFileOptions>()];
-
-/// A Rust type seen from TypeScript: its name and a way to collect its declarations.
-#[derive(Clone, Copy)]
-pub struct TsType {
-    pub name: fn(&Config) -> String,
-    pub collect: fn(&mut Collector),
-}
-
-pub const fn ts<T: TS + 'static>() -> TsType {
-    TsType {
-        name: T::name,
-        collect: collect::<T>,
-    }
-}
-
-fn collect<T: TS + 'static>(c: &mut Collector) {
-    c.visit::<T>();
-}
-
-/// Declarations of a type and everything it refers to, each once, dependencies first.
-pub struct Collector {
-    cfg: Config,
-    seen: Vec<TypeId>,
-    decls: Vec<String>,
-}
-
-impl TypeVisitor for Collector {
-    fn visit<T: TS + 'static + ?Sized>(&mut self) {
-        if T::output_path().is_none() || self.seen.contains(&TypeId::of::<T>()) {
-            return;
-        }
-        self.seen.push(TypeId::of::<T>());
-        T::visit_dependencies(self);
-        self.decls.push(format!("export {}", T::decl(&self.cfg)));
-    }
-}
+use super::tools::input::{property_names, ArgShape};
+use super::tstype::{ts, Collector, TsType};
 
 /// Types `index.d.ts` names besides the maps (the positional `tools.*` signatures).
-const EXTRA_TYPES: [TsType; 5] = [
+const EXTRA_TYPES: [TsType; 3] = [
     ts::<super::tools::ast_grep_search::AstGrepJsonPosition>(),
     ts::<super::tools::ast_grep_search::AstGrepJsonRange>(),
-    ts::<super::tools::read_file::ReadFileOptions>(),
-    ts::<super::tools::tree::TreeOptions>(),
     ts::<super::tools::todo::TaskItem>(),
 ];
 
@@ -71,10 +30,13 @@ pub fn declarations() -> String {
         decls: Vec::new(),
     };
     for tool in CATALOG.iter() {
-        (tool.ts_args.collect)(&mut c);
+        (tool.input.ts.collect)(&mut c);
         (tool.ts_result.collect)(&mut c);
+        if let Some(options) = tool.input.ts_options {
+            (options.collect)(&mut c);
+        }
     }
-    for extra in EXTRA_TYPES.iter().chain(OPT_IN_TYPES.iter()) {
+    for extra in EXTRA_TYPES.iter() {
         (extra.collect)(&mut c);
     }
     let order = registry::definition_order();
@@ -93,6 +55,12 @@ pub fn declarations() -> String {
         names.join(" | ")
     ));
     by_name_maps(&cfg, &mut out, "", "AllowedToolName", registry::built_ins);
+    params_map(
+        &cfg,
+        &mut out,
+        "/** The positional parameters of each tool (`toolkit.tools.<name>(...)`, `ToolCatalog[name].handler(context, ...)`). */\nexport type ToolParams",
+        registry::built_ins,
+    );
     out.push_str("export type ToolDefinitions = ");
     out.push_str(&definitions_type(registry::DEFINITIONS_JSON));
     out.push_str(";\n\nexport type ToolCatalogMetadata = {\n");
@@ -118,6 +86,12 @@ fn opt_in_declarations(cfg: &Config, out: &mut String) {
         names.join(" | ")
     ));
     by_name_maps(cfg, out, "OptIn", "OptInToolName", registry::opt_ins);
+    params_map(
+        cfg,
+        out,
+        "/** The positional parameters of each opt-in tool (`toolkit.tools.<name>(...)` when enabled). */\nexport type OptInToolParams",
+        registry::opt_ins,
+    );
     out.push_str("export type OptInToolDefinitions = ");
     out.push_str(&definitions_type(registry::OPT_IN_DEFINITIONS_JSON));
     out.push_str(";\n");
@@ -137,10 +111,66 @@ fn by_name_maps<I: Iterator<Item = &'static registry::ToolSpec>>(
             "export interface {prefix}{map} extends Record<{key_type}, unknown> {{\n"
         ));
         for tool in tools() {
-            let ty = if pick { tool.ts_args } else { tool.ts_result };
+            let ty = if pick { tool.input.ts } else { tool.ts_result };
             out.push_str(&format!("  {}: {};\n", tool.name, (ty.name)(cfg)));
         }
         out.push_str("}\n\n");
+    }
+}
+
+/// The tuple types of the handlers' positional parameters, from each input type's `ArgShape`
+/// and schema (what `ToolInput::from_args` takes).
+fn params_map<I: Iterator<Item = &'static registry::ToolSpec>>(
+    cfg: &Config,
+    out: &mut String,
+    head: &str,
+    tools: impl Fn() -> I,
+) {
+    out.push_str(&format!("{head} = {{\n"));
+    for tool in tools() {
+        out.push_str(&format!("  {}: [{}];\n", tool.name, params(cfg, tool)));
+    }
+    out.push_str("};\n\n");
+}
+
+fn params(cfg: &Config, tool: &registry::ToolSpec) -> String {
+    let schema = (tool.input.schema)();
+    let fields = property_names(&schema);
+    let required = |field: &str| {
+        schema["required"]
+            .as_array()
+            .is_some_and(|r| r.iter().any(|n| n == field))
+    };
+    // a path argument: a string in the schema, so a string in TypeScript
+    let path = |field: &str| {
+        assert_eq!(
+            schema["properties"][field]["type"], "string",
+            "{}: {field} is a path",
+            tool.name
+        );
+        format!("{field}{}: string", if required(field) { "" } else { "?" })
+    };
+    match tool.input.shape {
+        ArgShape::PathAndField => format!("{}, {}", path(&fields[0]), path(&fields[1])),
+        ArgShape::OptionalPath => path(&fields[0]),
+        ArgShape::PathAndOptions => {
+            let options = tool
+                .input
+                .ts_options
+                .unwrap_or_else(|| panic!("{}: the options type", tool.name));
+            let optional = fields[1..].iter().all(|f| !required(f));
+            format!(
+                "{}, options{}: {}",
+                path(&fields[0]),
+                if optional { "?" } else { "" },
+                (options.name)(cfg)
+            )
+        }
+        ArgShape::Object(_) => format!(
+            "{}: {}",
+            if fields.is_empty() { "_input" } else { "input" },
+            (tool.input.ts.name)(cfg)
+        ),
     }
 }
 

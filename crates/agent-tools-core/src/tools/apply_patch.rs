@@ -12,13 +12,15 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use agent_tools_gitapply::{self as gitapply, Effect, Target};
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::{nul_path_message, read_sized, to_json};
 use crate::atomic_write::{open_parent, replace_atomically};
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{
     is_not_found, node_io_message, outside_workspace_message, ErrorClass, ErrorCode, Reason,
     ToolError,
@@ -31,12 +33,36 @@ use crate::value::{js_trim, ArgValue};
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchError");
 const SIZE_LIMIT: u64 = 10 * 1024 * 1024;
 
+// apply_patch's input: `apply_patch(filePath, patch)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct ApplyPatchInput {
-    #[cfg_attr(feature = "typegen", ts(rename = "filePath"))]
+    #[serde(rename = "filePath")]
+    #[schemars(description = "Target file path")]
     pub file_path: String,
+    #[schemars(description = "Unified diff content")]
     pub patch: String,
+}
+
+impl ToolInput for ApplyPatchInput {
+    const SHAPE: ArgShape = ArgShape::PathAndField;
+
+    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+        let file_path = match args.first() {
+            Some(ArgValue::String(p)) if !js_trim(p).is_empty() => p.clone(),
+            _ => {
+                return Err(ERROR_CLASS.bare(
+                    ErrorCode::InvalidArgument,
+                    "filePath must be a non-empty string",
+                ))
+            }
+        };
+        let patch = match args.get(1) {
+            Some(ArgValue::String(p)) => p.clone(),
+            _ => return Err(ERROR_CLASS.bare(ErrorCode::InvalidArgument, "patch must be a string")),
+        };
+        Ok(ApplyPatchInput { file_path, patch })
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -80,20 +106,13 @@ fn permissions_for(current: u32, git_mode: u32) -> u32 {
     }
 }
 
+/// The handler: parses its arguments, then `apply`s.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let file_path = match args.first() {
-        Some(ArgValue::String(p)) if !js_trim(p).is_empty() => p.as_str(),
-        _ => {
-            return Err(ERROR_CLASS.bare(
-                ErrorCode::InvalidArgument,
-                "filePath must be a non-empty string",
-            ))
-        }
-    };
-    let patch = match args.get(1) {
-        Some(ArgValue::String(p)) => p.as_str(),
-        _ => return Err(ERROR_CLASS.bare(ErrorCode::InvalidArgument, "patch must be a string")),
-    };
+    apply(rc, ApplyPatchInput::from_args(args, rc.ctx)?)
+}
+
+pub fn apply(rc: &RunContext, input: ApplyPatchInput) -> Result<String, ToolError> {
+    let (file_path, patch) = (input.file_path.as_str(), input.patch.as_str());
     if file_path.contains('\0') {
         return Err(ERROR_CLASS.bare(ErrorCode::Internal, nul_path_message(file_path)));
     }

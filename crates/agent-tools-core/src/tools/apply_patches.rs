@@ -14,13 +14,15 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{openat, unlinkat, AtFlags, Mode, OFlags};
 use rustix::io::Errno;
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::{read_sized, to_json, workspace_root};
 use crate::atomic_write::{open_parent, replace_atomically};
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, Reason, ToolError};
 use crate::paths::workspace_relative;
 use crate::sandbox::{fd_path, resolve_in_root, Confinement};
@@ -29,10 +31,26 @@ use crate::value::ArgValue;
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchesError");
 const SIZE_LIMIT: u64 = 10 * 1024 * 1024;
 
+// apply_patches's input: `apply_patches(input)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct ApplyPatchesInput {
+    #[schemars(description = "The patch text, paths relative to the workspace root.")]
     pub patch: String,
+}
+
+impl ToolInput for ApplyPatchesInput {
+    const SHAPE: ArgShape = ArgShape::Object(None);
+
+    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+        let input = args.first().unwrap_or(&ArgValue::Undefined);
+        match input.get("patch") {
+            ArgValue::String(p) if !p.trim().is_empty() => {
+                Ok(ApplyPatchesInput { patch: p.clone() })
+            }
+            _ => Err(ERROR_CLASS.invalid("patch must be a non-empty string")),
+        }
+    }
 }
 
 /// What happened to one file.
@@ -649,12 +667,13 @@ fn roll_back(
 }
 
 /// `apply_patches({ patch })`.
+/// The handler: parses its arguments, then `apply`s.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let input = args.first().unwrap_or(&ArgValue::Undefined);
-    let patch = match input.get("patch") {
-        ArgValue::String(p) if !p.trim().is_empty() => p.as_str(),
-        _ => return Err(ERROR_CLASS.invalid("patch must be a non-empty string")),
-    };
+    apply(rc, ApplyPatchesInput::from_args(args, rc.ctx)?)
+}
+
+pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolError> {
+    let patch = input.patch.as_str();
     let root = workspace_root(rc, ERROR_CLASS)?.to_string();
     let codex = patch.trim_start().starts_with("*** Begin Patch");
     let ops = if codex {

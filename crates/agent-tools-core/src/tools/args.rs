@@ -31,14 +31,15 @@ pub(crate) fn options_arg<'a>(
     }
 }
 
-/// An optional integer option: `undefined`/`null` → `default`, otherwise an integer in range.
+/// An optional integer option: `undefined`/`null` → `default` (the definition's `default`, an
+/// integer there too), otherwise an integer in range.
 pub(crate) fn integer_option(
     value: &ArgValue,
-    default: f64,
+    default: u32,
     range: std::ops::RangeInclusive<f64>,
 ) -> Option<f64> {
     if value.is_nullish() {
-        return Some(default);
+        return Some(f64::from(default));
     }
     value.as_integer().filter(|n| range.contains(n))
 }

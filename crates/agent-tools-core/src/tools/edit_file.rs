@@ -14,16 +14,20 @@ use std::ops::Range;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::{nul_path_message, read_sized, required_path, to_json, workspace_root};
 use crate::atomic_write::{open_parent, replace_atomically};
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::paths::workspace_relative;
 use crate::sandbox::real_path;
+#[cfg(feature = "typegen")]
+use crate::tstype::{ts, TsType};
 use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("EditFileError");
@@ -34,27 +38,76 @@ const TAB_WIDTH: usize = 4;
 /// Context lines around each change in the diff.
 const DIFF_CONTEXT: usize = 3;
 
+// edit_file's input: `edit_file(path, options)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct EditFileInput {
+    #[schemars(
+        description = "Workspace-root-relative path of the file to edit (e.g., \"src/main.ts\")."
+    )]
     pub path: String,
-    pub old_string: String,
-    pub new_string: String,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub replace_all: Option<bool>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub dry_run: Option<bool>,
+    #[serde(flatten)]
+    pub options: EditFileOptions,
 }
 
+// edit_file's `options`, defaults applied.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct EditFileOptions {
+    #[schemars(description = "The text to replace, copied from the file (not empty).")]
     pub old_string: String,
+    #[schemars(description = "The text to put in its place (must differ from old_string).")]
     pub new_string: String,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub replace_all: Option<bool>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub dry_run: Option<bool>,
+    #[schemars(
+        with = "Option<bool>",
+        description = "Replace every occurrence instead of requiring a unique match (default: false).",
+        extend("default" = false)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
+    pub replace_all: bool,
+    #[schemars(
+        with = "Option<bool>",
+        description = "Return the diff without writing the file (default: false).",
+        extend("default" = false)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
+    pub dry_run: bool,
+}
+
+impl ToolInput for EditFileInput {
+    const SHAPE: ArgShape = ArgShape::PathAndOptions;
+    #[cfg(feature = "typegen")]
+    const TS_OPTIONS: Option<TsType> = Some(ts::<EditFileOptions>());
+
+    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+        let path = required_path(args, ERROR_CLASS)?.to_string();
+        let options = args.get(1).unwrap_or(&ArgValue::Undefined);
+        if !matches!(options, ArgValue::Object(_)) {
+            return Err(ERROR_CLASS.invalid("options must be an object"));
+        }
+        let old = string_option(options, "old_string")?;
+        let new = string_option(options, "new_string")?;
+        let replace_all = bool_option(options, "replace_all")?;
+        let dry_run = bool_option(options, "dry_run")?;
+        if old.is_empty() {
+            return Err(ERROR_CLASS
+                .invalid("old_string must not be empty (use write_file to create a file)"));
+        }
+        if old == new {
+            return Err(
+                ERROR_CLASS.invalid("new_string is the same as old_string: nothing to change")
+            );
+        }
+        Ok(EditFileInput {
+            path,
+            options: EditFileOptions {
+                old_string: old.to_string(),
+                new_string: new.to_string(),
+                replace_all,
+                dry_run,
+            },
+        })
+    }
 }
 
 /// The stage that found `old_string`.
@@ -708,24 +761,20 @@ fn string_option<'a>(options: &'a ArgValue, key: &str) -> Result<&'a str, ToolEr
 }
 
 /// `edit_file(path, { old_string, new_string, replace_all?, dry_run? })`.
+/// The handler: parses its arguments, then `edit`s.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let path = required_path(args, ERROR_CLASS)?;
-    let options = args.get(1).unwrap_or(&ArgValue::Undefined);
-    if !matches!(options, ArgValue::Object(_)) {
-        return Err(ERROR_CLASS.invalid("options must be an object"));
-    }
-    let old = string_option(options, "old_string")?;
-    let new = string_option(options, "new_string")?;
-    let replace_all = bool_option(options, "replace_all")?;
-    let dry_run = bool_option(options, "dry_run")?;
-    if old.is_empty() {
-        return Err(
-            ERROR_CLASS.invalid("old_string must not be empty (use write_file to create a file)")
-        );
-    }
-    if old == new {
-        return Err(ERROR_CLASS.invalid("new_string is the same as old_string: nothing to change"));
-    }
+    edit(rc, EditFileInput::from_args(args, rc.ctx)?)
+}
+
+pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> {
+    let EditFileInput { path, options } = input;
+    let EditFileOptions {
+        old_string,
+        new_string,
+        replace_all,
+        dry_run,
+    } = options;
+    let (path, old, new) = (path.as_str(), old_string.as_str(), new_string.as_str());
     let root = workspace_root(rc, ERROR_CLASS)?;
     if path.contains('\0') {
         return Err(ERROR_CLASS.internal(nul_path_message(path)));

@@ -13,12 +13,14 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::to_json;
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::exec_sandbox::{self, ExecOptions, ExecSandbox, Mode, Refusal};
 use crate::paths;
@@ -28,29 +30,59 @@ use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ExecCommandError");
 
-const DEFAULT_TIMEOUT_MS: f64 = 30_000.0;
+/// The defaults of `shell_mode` and `timeout_ms` (in the definition and in `from_args`; the
+/// default of `max_output_chars` is `process::DEFAULT_MAX_OUTPUT_UNITS`).
+const DEFAULT_SHELL_MODE: ShellMode = ShellMode::Default;
+const DEFAULT_TIMEOUT_MS: u32 = 30_000;
 
+#[derive(JsonSchema, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
-#[cfg_attr(feature = "typegen", ts(rename_all = "lowercase"))]
 pub enum ShellMode {
     Default,
     Direct,
 }
 
+// exec_command's input: `exec_command(input)`, defaults applied.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct ExecCommandInput {
+    #[schemars(description = "Working directory path in workspace.")]
     pub cwd: String,
+    #[schemars(description = "Only the target command tokens to run (e.g. bun run dev).")]
     pub command: Vec<String>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub shell_mode: Option<ShellMode>,
+    #[schemars(
+        with = "Option<ShellMode>",
+        description = "Use default to apply OS shell wrapper automatically (default: default).",
+        extend("default" = DEFAULT_SHELL_MODE)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<ShellMode>", optional))]
+    pub shell_mode: ShellMode,
+    #[schemars(description = "UTF-8 stdin text.")]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub stdin: Option<String>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub timeout_ms: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_output_chars: Option<f64>,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Execution timeout in milliseconds (default: 30000).",
+        extend("default" = DEFAULT_TIMEOUT_MS)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub timeout_ms: f64,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Per-stream output char limit (default: 200000).",
+        extend("default" = DEFAULT_MAX_OUTPUT_UNITS)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub max_output_chars: f64,
+}
+
+impl ToolInput for ExecCommandInput {
+    const SHAPE: ArgShape = ArgShape::Object(Some("cwd"));
+
+    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+        Self::parse(args.first().unwrap_or(&ArgValue::Undefined))
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -93,69 +125,106 @@ pub(crate) enum Sandboxing {
     ConfinedProgram,
 }
 
+/// The handler: parses its arguments, then runs the `command`.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let request = validate(args.first().unwrap_or(&ArgValue::Undefined))?;
+    command(rc, ExecCommandInput::from_args(args, rc.ctx)?)
+}
+
+pub fn command(rc: &RunContext, input: ExecCommandInput) -> Result<String, ToolError> {
+    let request = request(input)?;
     let options = ExecOptions::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
     let output = execute(rc, &request, &[], Sandboxing::Command(options))?;
     to_json(&output, ERROR_CLASS)
 }
 
 /// Validation steps 1–8 of upstream, in order.
+#[cfg(test)]
 fn validate(input: &ArgValue) -> Result<ExecRequest, ToolError> {
-    if input.is_nullish() {
-        let what = if *input == ArgValue::Null {
-            "null"
-        } else {
-            "undefined"
+    request(ExecCommandInput::parse(input)?)
+}
+
+impl ExecCommandInput {
+    /// Validation steps 1–7 of upstream, in order.
+    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
+        if input.is_nullish() {
+            let what = if *input == ArgValue::Null {
+                "null"
+            } else {
+                "undefined"
+            };
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::Internal,
+                format!("{what} is not an object (evaluating 'input.cwd')"),
+            ));
+        }
+        let cwd = match input.get("cwd") {
+            ArgValue::String(s) if !js_trim(s).is_empty() => s.clone(),
+            _ => return Err(ERROR_CLASS.invalid("cwd must be a non-empty string")),
         };
-        return Err(ERROR_CLASS.coded(
-            ErrorCode::Internal,
-            format!("{what} is not an object (evaluating 'input.cwd')"),
-        ));
-    }
-    let cwd = match input.get("cwd") {
-        ArgValue::String(s) if !js_trim(s).is_empty() => s.clone(),
-        _ => return Err(ERROR_CLASS.invalid("cwd must be a non-empty string")),
-    };
-    let command = match input.get("command") {
-        ArgValue::Array(items) if !items.is_empty() => items
-            .iter()
-            .map(|item| match item {
-                ArgValue::String(s) if s.is_empty() => {
-                    Err(ERROR_CLASS.invalid("command elements must not be empty"))
-                }
-                ArgValue::String(s) => Ok(s.clone()),
-                _ => Err(ERROR_CLASS.invalid("command must contain only string elements")),
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        _ => return Err(ERROR_CLASS.invalid("command must be a non-empty string array")),
-    };
-    let direct = match input.get("shell_mode") {
-        v if v.is_nullish() => false,
-        ArgValue::String(s) if s == "default" => false,
-        ArgValue::String(s) if s == "direct" => true,
-        _ => return Err(ERROR_CLASS.invalid("shell_mode must be \"default\" or \"direct\"")),
-    };
-    let timeout_ms = number_in(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=120_000.0)
+        let command = match input.get("command") {
+            ArgValue::Array(items) if !items.is_empty() => items
+                .iter()
+                .map(|item| match item {
+                    ArgValue::String(s) if s.is_empty() => {
+                        Err(ERROR_CLASS.invalid("command elements must not be empty"))
+                    }
+                    ArgValue::String(s) => Ok(s.clone()),
+                    _ => Err(ERROR_CLASS.invalid("command must contain only string elements")),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => return Err(ERROR_CLASS.invalid("command must be a non-empty string array")),
+        };
+        let shell_mode = match input.get("shell_mode") {
+            v if v.is_nullish() => DEFAULT_SHELL_MODE,
+            ArgValue::String(s) if s == "default" => ShellMode::Default,
+            ArgValue::String(s) if s == "direct" => ShellMode::Direct,
+            _ => return Err(ERROR_CLASS.invalid("shell_mode must be \"default\" or \"direct\"")),
+        };
+        let timeout_ms = number_in(
+            input.get("timeout_ms"),
+            f64::from(DEFAULT_TIMEOUT_MS),
+            1.0..=120_000.0,
+        )
         .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be between 1 and 120000"))?;
-    let max_output_chars = number_in(
-        input.get("max_output_chars"),
-        DEFAULT_MAX_OUTPUT_UNITS as f64,
-        1000.0..=1_000_000.0,
-    )
-    .ok_or_else(|| ERROR_CLASS.invalid("max_output_chars must be between 1000 and 1000000"))?;
-    let stdin = match input.get("stdin") {
-        ArgValue::Undefined => None,
-        ArgValue::String(s) => Some(s.clone()),
-        _ => return Err(ERROR_CLASS.invalid("stdin must be a string")),
-    };
+        let max_output_chars = number_in(
+            input.get("max_output_chars"),
+            DEFAULT_MAX_OUTPUT_UNITS as f64,
+            1000.0..=1_000_000.0,
+        )
+        .ok_or_else(|| ERROR_CLASS.invalid("max_output_chars must be between 1000 and 1000000"))?;
+        let stdin = match input.get("stdin") {
+            ArgValue::Undefined => None,
+            ArgValue::String(s) => Some(s.clone()),
+            _ => return Err(ERROR_CLASS.invalid("stdin must be a string")),
+        };
+        Ok(ExecCommandInput {
+            cwd,
+            command,
+            shell_mode,
+            stdin,
+            timeout_ms,
+            max_output_chars,
+        })
+    }
+}
+
+/// Step 8 (the working directory), then the request.
+fn request(input: ExecCommandInput) -> Result<ExecRequest, ToolError> {
+    let ExecCommandInput {
+        cwd,
+        command,
+        shell_mode,
+        stdin,
+        timeout_ms,
+        max_output_chars,
+    } = input;
     if !std::fs::metadata(&cwd).is_ok_and(|m| m.is_dir()) {
         return Err(not_a_directory(&cwd));
     }
     Ok(ExecRequest {
         cwd,
         command,
-        direct,
+        direct: shell_mode == ShellMode::Direct,
         stdin,
         timeout: Duration::from_secs_f64(timeout_ms / 1000.0),
         // A fractional cap keeps whole units only (`slice(0, 1000.5)` keeps 1000).

@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::{glob_pattern_problem, integer_option, to_json, workspace_root};
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{node_io_message, ErrorClass, ToolError};
 use crate::glob::Glob;
 use crate::paths::workspace_relative;
@@ -30,17 +32,77 @@ const SKIPPED_DIRECTORIES: [&str; 6] =
     [".git", "node_modules", "dist", "build", "target", ".vscode"];
 /// Entries looked at before the walk gives up and reports `truncated`.
 const MAX_VISITED: usize = 200_000;
+/// The default of `max_results` (in the definition and in `from_args`).
+const DEFAULT_MAX_RESULTS: u32 = 100;
 
+// find_files's input: `find_files(input)`, checked, with defaults applied.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct FindFilesInput {
+    #[schemars(
+        description = "Glob pattern: *, ?, **, [abc], {a,b} (e.g., \"*.rs\" or \"src/**/*.ts\")."
+    )]
     pub pattern: String,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub root_path: Option<String>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub include_hidden: Option<bool>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_results: Option<f64>,
+    // The workspace root when not given.
+    #[schemars(
+        with = "Option<String>",
+        description = "Workspace-root-relative directory to search (default: the workspace root)."
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
+    pub root_path: String,
+    #[schemars(
+        with = "Option<bool>",
+        description = "Include hidden files and directories (default: false).",
+        extend("default" = false)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
+    pub include_hidden: bool,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Maximum number of files to return, 1-1000 (default: 100).",
+        extend("default" = DEFAULT_MAX_RESULTS)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub max_results: usize,
+}
+
+impl ToolInput for FindFilesInput {
+    const SHAPE: ArgShape = ArgShape::Object(Some("root_path"));
+
+    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
+        let input = args.first().unwrap_or(&ArgValue::Undefined);
+        if !input.is_plain_object() {
+            return Err(ERROR_CLASS.invalid("input must be an object"));
+        }
+        let pattern = match input.get("pattern") {
+            ArgValue::String(p) if !p.is_empty() => p.clone(),
+            _ => return Err(ERROR_CLASS.invalid("pattern must be a non-empty string")),
+        };
+        if let Some(problem) = glob_pattern_problem(&pattern) {
+            return Err(ERROR_CLASS.invalid(format!("pattern {problem}")));
+        }
+        let workspace = ctx.root().map_err(|m| ERROR_CLASS.internal(m))?;
+        let root_path = match input.get("root_path") {
+            v if v.is_nullish() => workspace.to_string(),
+            ArgValue::String(p) if !js_trim(p).is_empty() => p.clone(),
+            _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
+        };
+        let include_hidden = match input.get("include_hidden") {
+            v if v.is_nullish() => false,
+            ArgValue::Bool(b) => *b,
+            _ => return Err(ERROR_CLASS.invalid("include_hidden must be a boolean")),
+        };
+        let max_results =
+            integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=1000.0).ok_or_else(
+                || ERROR_CLASS.invalid("max_results must be an integer between 1 and 1000"),
+            )? as usize;
+        Ok(FindFilesInput {
+            pattern,
+            root_path,
+            include_hidden,
+            max_results,
+        })
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -62,34 +124,20 @@ pub struct FindFilesOutput {
     pub truncated: bool,
 }
 
-/// `find_files({ pattern, root_path?, include_hidden?, max_results? })`.
+/// The handler: parses its arguments, then `find`s.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let input = args.first().unwrap_or(&ArgValue::Undefined);
-    if !input.is_plain_object() {
-        return Err(ERROR_CLASS.invalid("input must be an object"));
-    }
-    let pattern = match input.get("pattern") {
-        ArgValue::String(p) if !p.is_empty() => p.clone(),
-        _ => return Err(ERROR_CLASS.invalid("pattern must be a non-empty string")),
-    };
-    if let Some(problem) = glob_pattern_problem(&pattern) {
-        return Err(ERROR_CLASS.invalid(format!("pattern {problem}")));
-    }
-    let workspace = workspace_root(rc, ERROR_CLASS)?;
-    let root_path = match input.get("root_path") {
-        v if v.is_nullish() => workspace.to_string(),
-        ArgValue::String(p) if !js_trim(p).is_empty() => p.clone(),
-        _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
-    };
-    let include_hidden = match input.get("include_hidden") {
-        v if v.is_nullish() => false,
-        ArgValue::Bool(b) => *b,
-        _ => return Err(ERROR_CLASS.invalid("include_hidden must be a boolean")),
-    };
-    let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=1000.0)
-        .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 1000"))?
-        as usize;
+    find(rc, FindFilesInput::from_args(args, rc.ctx)?)
+}
 
+/// `find_files({ pattern, root_path?, include_hidden?, max_results? })`.
+pub fn find(rc: &RunContext, input: FindFilesInput) -> Result<String, ToolError> {
+    let FindFilesInput {
+        pattern,
+        root_path,
+        include_hidden,
+        max_results,
+    } = input;
+    let workspace = workspace_root(rc, ERROR_CLASS)?;
     super::args::require_root_directory(&root_path, ERROR_CLASS)?;
     let root_dir = rustix::fs::open(
         root_path.as_str(),

@@ -19,13 +19,15 @@
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
 use super::exec_command::{self, ExecCommandOutput, ExecRequest};
+use super::input::{ArgShape, ToolInput};
 use super::{to_json, workspace_root};
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{ErrorClass, ErrorCode, Reason, ToolError};
 use crate::process::{CappedText, DEFAULT_MAX_OUTPUT_UNITS};
 use crate::sandbox::resolve_in_workspace;
@@ -54,11 +56,36 @@ const GIT_SAFE_CONFIG: [(&str, &str); 6] = [
 
 const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
+// git_status_summary's input: `git_status_summary(cwd?)`.
+#[derive(JsonSchema, Debug)]
+#[schemars(extend("required" = []))]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct GitStatusSummaryInput {
+    #[schemars(
+        description = "Workspace path to inspect (default: workspace root). Accepts / or \\\\ as separator; escape backslash in JSON (e.g. src\\\\tools).",
+        extend("default" = ".")
+    )]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub cwd: Option<String>,
+}
+
+impl ToolInput for GitStatusSummaryInput {
+    const SHAPE: ArgShape = ArgShape::OptionalPath;
+
+    /// The workspace root is checked first, as upstream's handler resolves against it.
+    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
+        ctx.root().map_err(|m| ERROR_CLASS.internal(m))?;
+        let cwd = match args.first().unwrap_or(&ArgValue::Undefined) {
+            ArgValue::Undefined => None,
+            ArgValue::String(s) if !js_trim(s).is_empty() => Some(s.clone()),
+            _ => {
+                return Err(
+                    ERROR_CLASS.coded(ErrorCode::InvalidArgument, "cwd must be a non-empty string")
+                )
+            }
+        };
+        Ok(GitStatusSummaryInput { cwd })
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -70,8 +97,13 @@ pub struct GitStatusSummaryOutput {
     pub raw: CappedText,
 }
 
+/// The handler: parses its arguments, then `summarise`s.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let target = target_dir(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
+    summarise(rc, GitStatusSummaryInput::from_args(args, rc.ctx)?)
+}
+
+pub fn summarise(rc: &RunContext, input: GitStatusSummaryInput) -> Result<String, ToolError> {
+    let target = target_dir(rc, input.cwd)?;
     if !std::fs::metadata(&target).is_ok_and(|m| m.is_dir()) {
         return Err(ERROR_CLASS.coded(
             ErrorCode::NotDirectory,
@@ -121,16 +153,11 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 }
 
 /// Handler steps 1–3: the directory to inspect.
-fn target_dir(rc: &RunContext, cwd: &ArgValue) -> Result<String, ToolError> {
+fn target_dir(rc: &RunContext, cwd: Option<String>) -> Result<String, ToolError> {
     let root = workspace_root(rc, ERROR_CLASS)?;
     let cwd = match cwd {
-        ArgValue::Undefined => return Ok(root.to_string()),
-        ArgValue::String(s) if !js_trim(s).is_empty() => s.replace('\\', "/"),
-        _ => {
-            return Err(
-                ERROR_CLASS.coded(ErrorCode::InvalidArgument, "cwd must be a non-empty string")
-            )
-        }
+        None => return Ok(root.to_string()),
+        Some(s) => s.replace('\\', "/"),
     };
     let drive_path_error = || {
         ERROR_CLASS.coded(

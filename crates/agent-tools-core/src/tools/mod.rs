@@ -1,5 +1,6 @@
 //! One module per tool. A handler takes the raw positional arguments (as upstream's raw
-//! handler does), validates them in upstream's order and returns its output as JSON text.
+//! handler does), parses them into the tool's input type with upstream's checks in upstream's
+//! order (`input::ToolInput`), and returns its output as JSON text.
 
 pub mod apply_patch;
 pub mod apply_patches;
@@ -15,6 +16,7 @@ pub mod tree;
 pub mod write_file;
 
 mod args;
+pub mod input;
 mod json;
 mod read;
 

@@ -5,15 +5,20 @@ use std::fs;
 use std::io::Read;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+#[cfg(feature = "typegen")]
+use crate::tstype::{ts, TsType};
+
+use super::input::{ArgShape, ToolInput};
 use super::{
     integer_option, nul_path_message, options_arg, read_sized, required_path, to_json,
     workspace_root,
 };
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::paths::workspace_relative;
 use crate::value::ArgValue;
@@ -21,24 +26,74 @@ use crate::value::ArgValue;
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ReadFileError");
 const SIZE_LIMIT: u64 = 1024 * 1024;
 const BINARY_SNIFF_BYTES: usize = 8192;
+/// The defaults of the options (in the definition and in `from_args`).
+const DEFAULT_START_LINE: u32 = 1;
+const DEFAULT_MAX_LINES: u32 = 200;
 
+// read_file's input: `read_file(path, options?)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct ReadFileInput {
+    #[schemars(description = "Workspace-root-relative file path to read (e.g., \"src/main.ts\").")]
     pub path: String,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub start_line: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_lines: Option<f64>,
+    #[serde(flatten)]
+    pub options: ReadFileOptions,
 }
 
+// read_file's `options`, defaults applied.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct ReadFileOptions {
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub start_line: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_lines: Option<f64>,
+    #[schemars(
+        with = "Option<f64>",
+        description = "1-based start line of the returned window (default: 1).",
+        extend("default" = DEFAULT_START_LINE)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub start_line: f64,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Maximum number of lines to return (default: 200).",
+        extend("default" = DEFAULT_MAX_LINES)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub max_lines: f64,
+}
+
+impl ToolInput for ReadFileInput {
+    const SHAPE: ArgShape = ArgShape::PathAndOptions;
+    #[cfg(feature = "typegen")]
+    const TS_OPTIONS: Option<TsType> = Some(ts::<ReadFileOptions>());
+
+    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+        let path = required_path(args, ERROR_CLASS)?.to_string();
+        let options = options_arg(args, ERROR_CLASS, "start_line")?;
+        let start_line = integer_option(
+            options.get("start_line"),
+            DEFAULT_START_LINE,
+            1.0..=f64::MAX,
+        )
+        .ok_or_else(|| {
+            ERROR_CLASS.coded(
+                ErrorCode::InvalidArgument,
+                "start_line must be an integer >= 1",
+            )
+        })?;
+        let max_lines = integer_option(options.get("max_lines"), DEFAULT_MAX_LINES, 1.0..=500.0)
+            .ok_or_else(|| {
+                ERROR_CLASS.coded(
+                    ErrorCode::InvalidArgument,
+                    "max_lines must be an integer between 1 and 500",
+                )
+            })?;
+        Ok(ReadFileInput {
+            path,
+            options: ReadFileOptions {
+                start_line,
+                max_lines,
+            },
+        })
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -61,28 +116,26 @@ pub struct ReadFileMeta {
     pub mtime_ms: f64,
 }
 
-/// With `inline_limit`, gives up (`Ok(None)`) before reading a file larger than that.
+/// The handler: parses its arguments, then `read`s.
 pub fn run(
     rc: &RunContext,
     args: &[ArgValue],
     inline_limit: Option<u64>,
 ) -> Result<Option<String>, ToolError> {
-    let path = required_path(args, ERROR_CLASS)?;
-    let options = options_arg(args, ERROR_CLASS, "start_line")?;
-    let start_line =
-        integer_option(options.get("start_line"), 1.0, 1.0..=f64::MAX).ok_or_else(|| {
-            ERROR_CLASS.coded(
-                ErrorCode::InvalidArgument,
-                "start_line must be an integer >= 1",
-            )
-        })?;
-    let max_lines =
-        integer_option(options.get("max_lines"), 200.0, 1.0..=500.0).ok_or_else(|| {
-            ERROR_CLASS.coded(
-                ErrorCode::InvalidArgument,
-                "max_lines must be an integer between 1 and 500",
-            )
-        })?;
+    read(rc, ReadFileInput::from_args(args, rc.ctx)?, inline_limit)
+}
+
+/// With `inline_limit`, gives up (`Ok(None)`) before reading a file larger than that.
+pub fn read(
+    rc: &RunContext,
+    input: ReadFileInput,
+    inline_limit: Option<u64>,
+) -> Result<Option<String>, ToolError> {
+    let path = input.path.as_str();
+    let ReadFileOptions {
+        start_line,
+        max_lines,
+    } = input.options;
     let root = workspace_root(rc, ERROR_CLASS)?;
 
     let Some((bytes, meta)) = read_checked(rc, path, inline_limit)? else {

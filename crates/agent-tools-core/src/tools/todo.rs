@@ -3,20 +3,22 @@
 //! that object is: the wrapper hands the current state in, and applies the returned change.
 //! Each call is therefore atomic, as upstream's synchronous handlers are.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::to_json;
+use crate::context::ToolContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::value::{js_trim, utf16_len, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("TodoError");
 
-#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 #[serde(rename_all = "lowercase")]
-#[cfg_attr(feature = "typegen", ts(rename_all = "lowercase"))]
 pub enum TaskStatus {
     Todo,
     Done,
@@ -47,45 +49,136 @@ pub struct TaskItem {
     pub description: Option<String>,
 }
 
+// One task of task_create_many's input, its title trimmed.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct TaskDraft {
+    #[schemars(description = "Task title.")]
     pub title: String,
+    #[schemars(description = "Optional detail.")]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub description: Option<String>,
 }
 
+// task_create_many's input: `task_create_many(input)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct TaskCreateManyInput {
+    #[schemars(description = "Initial tasks (max: 100).")]
     pub tasks: Vec<TaskDraft>,
 }
 
+// task_list's input (none): `task_list(_input)`.
+#[derive(JsonSchema, Debug)]
+#[schemars(extend("type" = "object", "properties" = {}, "required" = []))]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 #[cfg_attr(feature = "typegen", ts(type = "Record<string, never>"))]
-pub struct TaskListInput;
+pub struct TaskListInput {}
 
+// task_update's input: `task_update(input)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct TaskUpdateInput {
+    #[schemars(description = "Target task id.")]
     pub task_id: String,
+    // Trimmed.
+    #[schemars(description = "New task title.")]
     pub title: String,
+    #[schemars(
+        description = "Optional detail. Escape Windows backslashes in JSON, e.g. C:\\\\repo\\\\src."
+    )]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub description: Option<String>,
 }
 
+// task_update_status's input: `task_update_status(input)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct TaskUpdateStatusInput {
+    #[schemars(description = "Target task id.")]
     pub task_id: String,
+    #[schemars(description = "New task status.")]
     pub status: TaskStatus,
 }
 
+// task_validate_completion's input (none): `task_validate_completion(_input)`.
+#[derive(JsonSchema, Debug)]
+#[schemars(extend("type" = "object", "properties" = {}, "required" = []))]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 #[cfg_attr(feature = "typegen", ts(type = "Record<string, never>"))]
-pub struct TaskValidateCompletionInput;
+pub struct TaskValidateCompletionInput {}
+
+impl TaskCreateManyInput {
+    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
+        if input.is_nullish() {
+            let what = if *input == ArgValue::Null {
+                "null"
+            } else {
+                "undefined"
+            };
+            return Err(ERROR_CLASS.coded(
+                ErrorCode::Internal,
+                format!("{what} is not an object (evaluating 'input.tasks')"),
+            ));
+        }
+        let ArgValue::Array(drafts) = input.get("tasks") else {
+            return Err(ERROR_CLASS.invalid("tasks must be an array"));
+        };
+        if !(1..=100).contains(&drafts.len()) {
+            return Err(ERROR_CLASS.invalid("tasks must contain 1..100 items"));
+        }
+        let mut tasks = Vec::with_capacity(drafts.len());
+        for (i, draft) in drafts.iter().enumerate() {
+            if !draft.is_plain_object() {
+                return Err(ERROR_CLASS.invalid(format!("tasks[{i}] must be an object")));
+            }
+            tasks.push(TaskDraft {
+                title: title(draft.get("title"))?,
+                description: description(draft.get("description"))?,
+            });
+        }
+        Ok(TaskCreateManyInput { tasks })
+    }
+}
+
+impl TaskUpdateInput {
+    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
+        Ok(TaskUpdateInput {
+            task_id: task_id(input.get("task_id"))?.to_string(),
+            title: title(input.get("title"))?,
+            description: description(input.get("description"))?,
+        })
+    }
+}
+
+impl TaskUpdateStatusInput {
+    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
+        Ok(TaskUpdateStatusInput {
+            task_id: task_id(input.get("task_id"))?.to_string(),
+            status: status(input.get("status"))?,
+        })
+    }
+}
+
+/// The todo tools take one object (`ArgShape::Object`) and no context.
+macro_rules! todo_input {
+    ($($input:ty => $parse:expr),* $(,)?) => {$(
+        impl ToolInput for $input {
+            const SHAPE: ArgShape = ArgShape::Object(None);
+
+            fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+                $parse(args.first().unwrap_or(&ArgValue::Undefined))
+            }
+        }
+    )*};
+}
+todo_input! {
+    TaskCreateManyInput => TaskCreateManyInput::parse,
+    TaskListInput => |_: &ArgValue| Ok(TaskListInput {}),
+    TaskUpdateInput => TaskUpdateInput::parse,
+    TaskUpdateStatusInput => TaskUpdateStatusInput::parse,
+    TaskValidateCompletionInput => |_: &ArgValue| Ok(TaskValidateCompletionInput {}),
+}
 
 #[derive(Serialize, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
@@ -278,36 +371,10 @@ pub fn run(
     };
     match op {
         TodoOp::CreateMany => {
-            if input.is_nullish() {
-                let what = if *input == ArgValue::Null {
-                    "null"
-                } else {
-                    "undefined"
-                };
-                return Err(ERROR_CLASS.coded(
-                    ErrorCode::Internal,
-                    format!("{what} is not an object (evaluating 'input.tasks')"),
-                ));
-            }
-            let ArgValue::Array(drafts) = input.get("tasks") else {
-                return Err(ERROR_CLASS.invalid("tasks must be an array"));
-            };
-            if !(1..=100).contains(&drafts.len()) {
-                return Err(ERROR_CLASS.invalid("tasks must contain 1..100 items"));
-            }
-            let mut validated = Vec::with_capacity(drafts.len());
-            for (i, draft) in drafts.iter().enumerate() {
-                if !draft.is_plain_object() {
-                    return Err(ERROR_CLASS.invalid(format!("tasks[{i}] must be an object")));
-                }
-                validated.push((
-                    title(draft.get("title"))?,
-                    description(draft.get("description"))?,
-                ));
-            }
+            let validated = TaskCreateManyInput::parse(input)?.tasks;
             let tasks: Vec<TaskItem> = validated
                 .into_iter()
-                .map(|(title, description)| {
+                .map(|TaskDraft { title, description }| {
                     let stamp = now();
                     TaskItem {
                         task_id: uuid::Uuid::new_v4().to_string(),
@@ -335,10 +402,12 @@ pub fn run(
             unchanged(to_json(&TaskListOutput { tasks }, ERROR_CLASS)?)
         }
         TodoOp::Update => {
-            let id = task_id(input.get("task_id"))?;
-            let new_title = title(input.get("title"))?;
-            let new_description = description(input.get("description"))?;
-            let current = found(initialized(state)?, id)?;
+            let TaskUpdateInput {
+                task_id: id,
+                title: new_title,
+                description: new_description,
+            } = TaskUpdateInput::parse(input)?;
+            let current = found(initialized(state)?, &id)?;
             let description_changed =
                 new_description.is_some() && new_description != current.description;
             if new_title == current.title && !description_changed {
@@ -362,9 +431,11 @@ pub fn run(
             })
         }
         TodoOp::UpdateStatus => {
-            let id = task_id(input.get("task_id"))?;
-            let new_status = status(input.get("status"))?;
-            let current = found(initialized(state)?, id)?;
+            let TaskUpdateStatusInput {
+                task_id: id,
+                status: new_status,
+            } = TaskUpdateStatusInput::parse(input)?;
+            let current = found(initialized(state)?, &id)?;
             if new_status == current.status {
                 return unchanged(to_json(
                     &TaskUpdateOutput {

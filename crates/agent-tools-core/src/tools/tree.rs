@@ -6,21 +6,31 @@ use std::ffi::OsStr;
 use std::os::fd::{BorrowedFd, OwnedFd};
 
 use rustix::fs::{Dir, FileType};
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+#[cfg(feature = "typegen")]
+use crate::tstype::{ts, TsType};
+
+use super::input::{ArgShape, ToolInput};
 use super::{
     glob_pattern_problem, integer_option, nul_path_message, options_arg, required_path, to_json,
     workspace_root,
 };
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::glob::Glob;
 use crate::paths::workspace_relative;
 use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("TreeError");
+
+/// The defaults of the options (in the definition and in `from_args`).
+const DEFAULT_ENTRY_KIND: TreeEntryKind = TreeEntryKind::Directory;
+const DEFAULT_MAX_DEPTH: u32 = 3;
+const DEFAULT_MAX_ENTRIES: u32 = 100;
 
 /// Names hidden at every depth, whatever their kind.
 const DEFAULT_EXCLUDED: [&str; 7] = [
@@ -33,43 +43,76 @@ const DEFAULT_EXCLUDED: [&str; 7] = [
     ".DS_Store",
 ];
 
+// Which entries tree lists besides directories.
+#[derive(JsonSchema, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
-#[cfg_attr(feature = "typegen", ts(rename_all = "lowercase"))]
 pub enum TreeEntryKind {
     Directory,
     All,
 }
 
+// tree's input: `tree(path, options?)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct TreeInput {
+    #[schemars(description = "Directory path in workspace.")]
     pub path: String,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub entry_kind: Option<TreeEntryKind>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_depth: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_entries: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub include_hidden: Option<bool>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub exclude: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub options: TreeOptions,
 }
 
+// tree's `options`, defaults applied.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct TreeOptions {
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub entry_kind: Option<TreeEntryKind>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_depth: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_entries: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub include_hidden: Option<bool>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub exclude: Option<Vec<String>>,
+    #[schemars(
+        with = "Option<TreeEntryKind>",
+        description = "Node types to include (default: directory).",
+        extend("default" = DEFAULT_ENTRY_KIND)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<TreeEntryKind>", optional))]
+    pub entry_kind: TreeEntryKind,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Maximum traversal depth (default: 3).",
+        extend("default" = DEFAULT_MAX_DEPTH)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub max_depth: u32,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Maximum node count (default: 100).",
+        extend("default" = DEFAULT_MAX_ENTRIES)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub max_entries: u32,
+    #[schemars(
+        with = "Option<bool>",
+        description = "Include dot-prefixed entries (default: false).",
+        extend("default" = false)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
+    pub include_hidden: bool,
+    // Checked as glob patterns after the path (`check_exclude_pattern`), as upstream does.
+    #[schemars(
+        with = "Option<Vec<String>>",
+        description = "Glob patterns to exclude paths."
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
+    pub exclude: Vec<String>,
+}
+
+impl ToolInput for TreeInput {
+    const SHAPE: ArgShape = ArgShape::PathAndOptions;
+    #[cfg(feature = "typegen")]
+    const TS_OPTIONS: Option<TsType> = Some(ts::<TreeOptions>());
+
+    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+        let path = required_path(args, ERROR_CLASS)?.to_string();
+        let options = parse_options(options_arg(args, ERROR_CLASS, "entry_kind")?)?;
+        Ok(TreeInput { path, options })
+    }
 }
 
 macro_rules! literal_kind {
@@ -140,25 +183,21 @@ pub struct TreeOutput {
     pub total_symlinks: u32,
 }
 
-struct Options {
-    all_kinds: bool,
-    max_depth: u32,
-    max_entries: u32,
-    include_hidden: bool,
-    exclude: Vec<String>,
-}
-
-fn parse_options(options: &ArgValue) -> Result<Options, ToolError> {
-    let all_kinds = match options.get("entry_kind") {
-        v if v.is_nullish() => false,
-        ArgValue::String(s) if s == "directory" => false,
-        ArgValue::String(s) if s == "all" => true,
+fn parse_options(options: &ArgValue) -> Result<TreeOptions, ToolError> {
+    let entry_kind = match options.get("entry_kind") {
+        v if v.is_nullish() => DEFAULT_ENTRY_KIND,
+        ArgValue::String(s) if s == "directory" => TreeEntryKind::Directory,
+        ArgValue::String(s) if s == "all" => TreeEntryKind::All,
         _ => return Err(ERROR_CLASS.invalid("entry_kind must be \"directory\" or \"all\"")),
     };
-    let max_depth = integer_option(options.get("max_depth"), 3.0, 0.0..=12.0)
+    let max_depth = integer_option(options.get("max_depth"), DEFAULT_MAX_DEPTH, 0.0..=12.0)
         .ok_or_else(|| ERROR_CLASS.invalid("max_depth must be an integer between 0 and 12"))?;
-    let max_entries = integer_option(options.get("max_entries"), 100.0, 1.0..=1000.0)
-        .ok_or_else(|| ERROR_CLASS.invalid("max_entries must be an integer between 1 and 1000"))?;
+    let max_entries = integer_option(
+        options.get("max_entries"),
+        DEFAULT_MAX_ENTRIES,
+        1.0..=1000.0,
+    )
+    .ok_or_else(|| ERROR_CLASS.invalid("max_entries must be an integer between 1 and 1000"))?;
     let include_hidden = match options.get("include_hidden") {
         v if v.is_nullish() => false,
         ArgValue::Bool(b) => *b,
@@ -173,8 +212,8 @@ fn parse_options(options: &ArgValue) -> Result<Options, ToolError> {
             .ok_or_else(|| ERROR_CLASS.invalid("exclude must contain only strings"))?,
         _ => return Err(ERROR_CLASS.invalid("exclude must be a string array")),
     };
-    Ok(Options {
-        all_kinds,
+    Ok(TreeOptions {
+        entry_kind,
         max_depth: max_depth as u32,
         max_entries: max_entries as u32,
         include_hidden,
@@ -193,9 +232,14 @@ fn check_exclude_pattern(pattern: &str) -> Result<(), ToolError> {
     }
 }
 
+/// The handler: parses its arguments, then `walk`s.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let path = required_path(args, ERROR_CLASS)?;
-    let options = parse_options(options_arg(args, ERROR_CLASS, "entry_kind")?)?;
+    walk(rc, TreeInput::from_args(args, rc.ctx)?)
+}
+
+pub fn walk(rc: &RunContext, input: TreeInput) -> Result<String, ToolError> {
+    let TreeInput { path, options } = input;
+    let path = path.as_str();
     let root = workspace_root(rc, ERROR_CLASS)?;
     if path.contains('\0') {
         return Err(ERROR_CLASS.coded(ErrorCode::Internal, nul_path_message(path)));
@@ -287,7 +331,7 @@ enum Kind {
 }
 
 struct Walk<'a> {
-    options: &'a Options,
+    options: &'a TreeOptions,
     globs: &'a [Glob],
     root: &'a str,
     scanned: u32,
@@ -395,7 +439,7 @@ impl Walk<'_> {
                 FileType::Symlink => Kind::Symlink,
                 _ => continue,
             };
-            if !self.options.all_kinds && kind != Kind::Directory {
+            if self.options.entry_kind != TreeEntryKind::All && kind != Kind::Directory {
                 continue;
             }
             if !self.globs.is_empty() {

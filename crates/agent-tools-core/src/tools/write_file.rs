@@ -6,13 +6,15 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::{nul_path_message, required_path, to_json, workspace_root};
 use crate::atomic_write::{open_parent, replace_atomically};
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::paths::workspace_relative;
 use crate::sandbox::real_path;
@@ -20,11 +22,31 @@ use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("WriteFileError");
 
+// write_file's input: `write_file(path, content)`.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct WriteFileInput {
+    #[schemars(description = "Workspace-root-relative file path to write.")]
     pub path: String,
+    #[schemars(description = "Full UTF-8 file content to write.")]
     pub content: String,
+}
+
+impl ToolInput for WriteFileInput {
+    const SHAPE: ArgShape = ArgShape::PathAndField;
+
+    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
+        let path = required_path(args, ERROR_CLASS)?.to_string();
+        let content = match args.get(1) {
+            Some(ArgValue::String(s)) => s.clone(),
+            _ => {
+                return Err(
+                    ERROR_CLASS.coded(ErrorCode::InvalidArgument, "content must be a string")
+                )
+            }
+        };
+        Ok(WriteFileInput { path, content })
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -39,12 +61,13 @@ fn internal(e: &std::io::Error, syscall: &str, path: &str) -> ToolError {
     ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(e, syscall, path))
 }
 
+/// The handler: parses its arguments, then `write`s.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
-    let path = required_path(args, ERROR_CLASS)?;
-    let content = match args.get(1) {
-        Some(ArgValue::String(s)) => s.as_str(),
-        _ => return Err(ERROR_CLASS.coded(ErrorCode::InvalidArgument, "content must be a string")),
-    };
+    write(rc, WriteFileInput::from_args(args, rc.ctx)?)
+}
+
+pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError> {
+    let (path, content) = (input.path.as_str(), input.content.as_str());
     let root = workspace_root(rc, ERROR_CLASS)?;
     if path.contains('\0') {
         return Err(ERROR_CLASS.coded(ErrorCode::Internal, nul_path_message(path)));

@@ -48,13 +48,15 @@ use ast_grep_language::SupportLang;
 use ignore::overrides::{Override, OverrideBuilder};
 use ignore::types::{Types, TypesBuilder};
 use ignore::{WalkBuilder, WalkState};
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{any_object, ArgShape, ToolInput};
 use super::{integer_option, to_json, workspace_root};
 use crate::collation::locale_compare;
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
@@ -86,23 +88,62 @@ const MAX_FILE_LINES: usize = 200_000;
 
 /// The CLI's worker count: one per core, at most 12.
 const MAX_THREADS: usize = 12;
+/// The defaults of `max_results` and `timeout_ms` (in the definition and in `from_args`).
+const DEFAULT_MAX_RESULTS: u32 = 100;
+const DEFAULT_TIMEOUT_MS: u32 = 5000;
 
+// ast_grep_search's input: `ast_grep_search(input)`, checked, with defaults applied.
+#[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct AstGrepSearchInput {
+    // Trimmed.
+    #[schemars(description = "ast-grep language name.")]
     pub language: String,
+    #[schemars(schema_with = "any_object", description = "ast-grep rule object.")]
     #[cfg_attr(feature = "typegen", ts(type = "Record<string, unknown>"))]
-    pub rule: (),
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub root_path: Option<String>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub include: Option<Vec<String>>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub exclude: Option<Vec<String>>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_results: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub timeout_ms: Option<f64>,
+    pub rule: serde_json::Value,
+    // The workspace root when not given.
+    #[schemars(
+        with = "Option<String>",
+        description = "Workspace-relative root directory (default: .). Accepts / or \\\\ and requires JSON escaping for backslashes.",
+        extend("default" = ".")
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
+    pub root_path: String,
+    #[schemars(
+        with = "Option<Vec<String>>",
+        description = "Workspace-relative glob allowlist patterns within searchable paths."
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
+    pub include: Vec<String>,
+    #[schemars(
+        with = "Option<Vec<String>>",
+        description = "Workspace-relative glob denylist patterns (takes precedence over include)."
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
+    pub exclude: Vec<String>,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Maximum number of matches to return (default: 100).",
+        extend("default" = DEFAULT_MAX_RESULTS)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub max_results: usize,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Search timeout in milliseconds (default: 5000).",
+        extend("default" = DEFAULT_TIMEOUT_MS)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub timeout_ms: Duration,
+}
+
+impl ToolInput for AstGrepSearchInput {
+    const SHAPE: ArgShape = ArgShape::Object(Some("root_path"));
+
+    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
+        validate(ctx, args.first().unwrap_or(&ArgValue::Undefined))
+    }
 }
 
 /// A 0-based position; `column` counts characters (Unicode scalar values), as the CLI does.
@@ -210,20 +251,18 @@ pub struct AstGrepSearchOutput {
     pub warnings: Vec<String>,
 }
 
-/// The validated input.
-struct Request {
-    language: String,
-    rule: serde_json::Value,
-    root_path: String,
-    include: Vec<String>,
-    exclude: Vec<String>,
-    max_results: usize,
-    timeout: Duration,
-}
-
+/// The handler: parses its arguments, then searches.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let started = Instant::now();
-    let request = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
+    search(rc, AstGrepSearchInput::from_args(args, rc.ctx)?, started)
+}
+
+/// The search of a checked input, its timeout counted from `started`.
+pub fn search(
+    rc: &RunContext,
+    request: AstGrepSearchInput,
+    started: Instant,
+) -> Result<String, ToolError> {
     let budget = search_cache::budget_of(&rc.ctx.search_cache_bytes)
         .map_err(|message| ERROR_CLASS.invalid(message))?;
     let root_path = checked_root_path(&request.root_path)?;
@@ -250,7 +289,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         overrides,
         max_results: request.max_results,
         confinement: rc.confinement.clone(),
-        deadline: started + request.timeout,
+        deadline: started + request.timeout_ms,
         cancelled: Arc::new(AtomicBool::new(false)),
     };
     let root_rel = search.root_rel.clone();
@@ -277,7 +316,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 }
 
 /// Validation steps 1–8 of upstream, in its order.
-fn validate(rc: &RunContext, input: &ArgValue) -> Result<Request, ToolError> {
+fn validate(ctx: &ToolContext, input: &ArgValue) -> Result<AstGrepSearchInput, ToolError> {
     if !input.is_plain_object() {
         return Err(ERROR_CLASS.invalid("input must be an object"));
     }
@@ -294,7 +333,7 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Request, ToolError> {
         _ => return Err(ERROR_CLASS.invalid("rule must be JSON serializable")),
     };
     let root_path = match input.get("root_path") {
-        v if v.is_nullish() => rc.ctx.workspace_root.clone(),
+        v if v.is_nullish() => ctx.workspace_root.clone(),
         ArgValue::String(s) => Some(s.clone()),
         _ => None,
     };
@@ -304,18 +343,18 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Request, ToolError> {
     };
     let include = glob_list(input.get("include"), "include")?;
     let exclude = glob_list(input.get("exclude"), "exclude")?;
-    let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
+    let max_results = integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=500.0)
         .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
-    let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
+    let timeout_ms = integer_option(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=30000.0)
         .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
-    Ok(Request {
+    Ok(AstGrepSearchInput {
         language,
         rule,
         root_path,
         include,
         exclude,
         max_results: max_results as usize,
-        timeout: Duration::from_millis(timeout_ms as u64),
+        timeout_ms: Duration::from_millis(timeout_ms as u64),
     })
 }
 

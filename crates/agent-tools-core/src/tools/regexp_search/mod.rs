@@ -15,13 +15,15 @@ mod walk;
 use std::time::{Duration, Instant};
 
 use rustix::fs::{Mode, OFlags};
+use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::input::{ArgShape, ToolInput};
 use super::{integer_option, to_json, workspace_root};
 use crate::collation::locale_compare;
-use crate::context::RunContext;
+use crate::context::{RunContext, ToolContext};
 use crate::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::glob::Glob;
 use crate::paths::workspace_relative;
@@ -34,25 +36,77 @@ use walk::{SearchError, SearchSpec};
 pub const ERROR_CLASS: ErrorClass = ErrorClass("RegexpSearchError");
 /// The only accepted `max_file_size_bytes`, and the per-file size limit.
 const MAX_FILE_SIZE: u64 = 1_048_576;
+/// The defaults of `max_results` and `timeout_ms` (in the definition and in `from_args`).
+const DEFAULT_MAX_RESULTS: u32 = 100;
+const DEFAULT_TIMEOUT_MS: u32 = 5000;
 
+// regexp_search's input: `regexp_search(input)`, checked, with defaults applied and the
+// pattern compiled.
+#[derive(JsonSchema)]
 #[cfg_attr(feature = "typegen", derive(TS))]
-#[allow(dead_code)]
 pub struct RegexpSearchInput {
+    #[schemars(description = "Regular expression pattern source.")]
     pub pattern: String,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub flags: Option<String>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub root_path: Option<String>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub include: Option<Vec<String>>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub exclude: Option<Vec<String>>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub max_results: Option<f64>,
+    #[schemars(
+        with = "Option<String>",
+        description = "Regex flags from g/i/m/s/u only (default: empty).",
+        extend("default" = "")
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
+    pub flags: String,
+    // Normalised as in validation step 10; the workspace root when not given.
+    #[schemars(
+        with = "Option<String>",
+        description = "Workspace-relative root directory (default: .). Accepts / or \\\\ and requires JSON escaping for backslashes.",
+        extend("default" = ".")
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
+    pub root_path: String,
+    #[schemars(
+        with = "Option<Vec<String>>",
+        description = "Glob allowlist patterns within searchable paths. Does not override exclusions."
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
+    pub include: Vec<Glob>,
+    #[schemars(
+        with = "Option<Vec<String>>",
+        description = "Glob denylist patterns (takes precedence over include)."
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
+    pub exclude: Vec<Glob>,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Maximum number of matches to return (default: 100).",
+        extend("default" = DEFAULT_MAX_RESULTS)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub max_results: usize,
+    // The only accepted value (`Some` after the checks).
+    #[schemars(
+        with = "Option<f64>",
+        description = "Per-file size limit in bytes (fixed: 1048576).",
+        extend("default" = MAX_FILE_SIZE, "enum" = [MAX_FILE_SIZE])
+    )]
     #[cfg_attr(feature = "typegen", ts(optional, type = "1048576"))]
-    pub max_file_size_bytes: Option<f64>,
-    #[cfg_attr(feature = "typegen", ts(optional))]
-    pub timeout_ms: Option<f64>,
+    pub max_file_size_bytes: Option<u64>,
+    #[schemars(
+        with = "Option<f64>",
+        description = "Search timeout in milliseconds (default: 5000).",
+        extend("default" = DEFAULT_TIMEOUT_MS)
+    )]
+    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    pub timeout_ms: Duration,
+    #[schemars(skip)]
+    #[cfg_attr(feature = "typegen", ts(skip))]
+    regex: JsRegex,
+}
+
+impl ToolInput for RegexpSearchInput {
+    const SHAPE: ArgShape = ArgShape::Object(Some("root_path"));
+
+    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
+        validate(ctx, args.first().unwrap_or(&ArgValue::Undefined))
+    }
 }
 
 #[derive(Serialize, Debug)]
@@ -86,19 +140,7 @@ pub struct RegexpSearchOutput {
     pub warnings: Vec<String>,
 }
 
-/// A validated input.
-struct Query {
-    pattern: String,
-    flags: String,
-    regex: JsRegex,
-    /// Normalised as in validation step 10.
-    root_path: String,
-    include: Vec<Glob>,
-    exclude: Vec<Glob>,
-    max_results: usize,
-    timeout: Duration,
-}
-
+/// The handler: parses its arguments, then searches.
 pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     search(rc, args, MAX_FILE_SIZE)
 }
@@ -107,7 +149,17 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<String, ToolError> {
     // The timeout counts from here: compiling the pattern is part of the call.
     let start = Instant::now();
-    let query = validate(rc, args.first().unwrap_or(&ArgValue::Undefined))?;
+    let input = RegexpSearchInput::from_args(args, rc.ctx)?;
+    search_input(rc, input, start, max_file_size)
+}
+
+/// The search of a checked input, its timeout counted from `start`.
+pub fn search_input(
+    rc: &RunContext,
+    query: RegexpSearchInput,
+    start: Instant,
+    max_file_size: u64,
+) -> Result<String, ToolError> {
     let budget = search_cache::budget_of(&rc.ctx.search_cache_bytes)
         .map_err(|message| ERROR_CLASS.invalid(message))?;
     let root_path = query.root_path.as_str();
@@ -139,7 +191,7 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
         exclude: query.exclude,
         max_results: query.max_results,
         max_file_size,
-        deadline: start + query.timeout,
+        deadline: start + query.timeout_ms,
         root_dir: &root_dir,
         confinement: rc.confinement.as_ref(),
         cache: cache.as_ref(),
@@ -197,7 +249,7 @@ fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<Stri
 }
 
 /// Validation steps 1–10, in upstream's order.
-fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
+fn validate(ctx: &ToolContext, input: &ArgValue) -> Result<RegexpSearchInput, ToolError> {
     if !input.is_plain_object() {
         return Err(ERROR_CLASS.invalid("input must be an object"));
     }
@@ -225,18 +277,18 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
         .map_err(|m| ERROR_CLASS.coded(ErrorCode::InvalidRegex, m))?;
 
     // The handler substitutes the workspace root for a missing or null root_path.
-    let workspace = ArgValue::from(rc.ctx.workspace_root.as_deref().unwrap_or_default());
+    let workspace = ArgValue::from(ctx.workspace_root.as_deref().unwrap_or_default());
     let root_value = match input.get("root_path") {
-        v if v.is_nullish() && rc.ctx.workspace_root.is_some() => &workspace,
+        v if v.is_nullish() && ctx.workspace_root.is_some() => &workspace,
         v => v,
     };
     let root_path = match root_value {
         ArgValue::String(p) if !js_trim(p).is_empty() => p.as_str(),
         _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
     };
-    let max_results = integer_option(input.get("max_results"), 100.0, 1.0..=500.0)
+    let max_results = integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=500.0)
         .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
-    let timeout_ms = integer_option(input.get("timeout_ms"), 5000.0, 1.0..=30000.0)
+    let timeout_ms = integer_option(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=30000.0)
         .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
     match input.get("max_file_size_bytes") {
         v if v.is_nullish() => {}
@@ -245,7 +297,7 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
     }
     let include = glob_list(input.get("include"), "include")?;
     let exclude = glob_list(input.get("exclude"), "exclude")?;
-    Ok(Query {
+    Ok(RegexpSearchInput {
         pattern,
         flags,
         regex,
@@ -253,7 +305,8 @@ fn validate(rc: &RunContext, input: &ArgValue) -> Result<Query, ToolError> {
         include,
         exclude,
         max_results: max_results as usize,
-        timeout: Duration::from_millis(timeout_ms as u64),
+        max_file_size_bytes: Some(MAX_FILE_SIZE),
+        timeout_ms: Duration::from_millis(timeout_ms as u64),
     })
 }
 
