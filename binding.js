@@ -856,4 +856,6 @@ module.exports.newReadLedger = nativeBinding.newReadLedger
 module.exports.providerCall = nativeBinding.providerCall
 module.exports.searchCacheStats = nativeBinding.searchCacheStats
 module.exports.searchCacheWait = nativeBinding.searchCacheWait
+module.exports.todoStoreLoad = nativeBinding.todoStoreLoad
+module.exports.todoStoreNew = nativeBinding.todoStoreNew
 module.exports.toolDefinitionsJson = nativeBinding.toolDefinitionsJson

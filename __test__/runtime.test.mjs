@@ -85,7 +85,9 @@ describe("one native entry for every call (callTool)", () => {
       const created = await ws.toolkit.invoke("task_create_many", { tasks: [{ title: "a" }] });
       const id = created.content.tasks[0].task_id;
       const handle = native.contextHandle(ws.context);
-      const state = JSON.stringify({ tasks: [...ws.context.todo.tasks], order: ws.context.todo.order });
+      // the context's task list, loaded into a store of its own
+      const state = native.todoStoreNew();
+      native.todoStoreLoad(state, JSON.stringify({ tasks: [...ws.context.todo.tasks], order: ws.context.todo.order }));
       for (const [door, args] of [["invoke", {}], ["tools", []], ["handler", []]]) {
         // an ok without a state change is its JSON text alone
         const output = native.callTool(request(door, "task_list"), handle, args, state, process.env);
@@ -95,6 +97,9 @@ describe("one native entry for every call (callTool)", () => {
       const changed = native.callTool(request("invoke", "task_update_status"), handle, { task_id: id, status: "done" }, state, process.env);
       assert.equal(changed.kind, "ok");
       assert.equal(JSON.parse(changed.change).set.status, "done");
+      // the change is applied to the store too
+      const listed = native.callTool(request("invoke", "task_list"), handle, {}, state, process.env);
+      assert.deepEqual(JSON.parse(listed).tasks.map((t) => t.status), ["done"]);
       const walk = native.callTool(request("invoke", "tree"), handle, { path: "." }, null, process.env);
       assert.equal(typeof walk.then, "function");
       assert.equal(JSON.parse(await walk).root.path, ".");

@@ -25,8 +25,10 @@ async function secureCall(context, name, handler, args, optIn) {
         if (typeof outcome === "string")
             return { status: "success", data: JSON.parse(outcome) };
         switch (outcome.kind) {
+            case "value":
+                return { status: "success", data: outcome.value };
             case "ok":
-                return { status: "success", data: JSON.parse((0, native_call_cjs_1.resultJson)(context, outcome)) };
+                return { status: "success", data: JSON.parse((0, native_call_cjs_1.resultJson)(outcome)) };
             case "prepared":
                 return { status: "success", data: await handler(context, ...outcome.args) };
             case "denied":
@@ -83,8 +85,10 @@ async function invoke(context, name, args, registered, asText = false) {
     if (typeof outcome === "string")
         return fromJson(outcome);
     switch (outcome.kind) {
+        case "value":
+            return fromValue(outcome.value);
         case "ok":
-            return fromJson((0, native_call_cjs_1.resultJson)(context, outcome));
+            return fromJson((0, native_call_cjs_1.resultJson)(outcome));
         case "prepared":
             return fromValue(await catalog_cjs_1.catalog[toolName]?.handler(context, ...outcome.args));
         case "invoke_error":

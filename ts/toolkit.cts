@@ -43,8 +43,10 @@ async function secureCall(
     const outcome = await callNative(request, context, args);
     if (typeof outcome === "string") return { status: "success", data: JSON.parse(outcome) };
     switch (outcome.kind) {
+      case "value":
+        return { status: "success", data: outcome.value };
       case "ok":
-        return { status: "success", data: JSON.parse(resultJson(context, outcome)) };
+        return { status: "success", data: JSON.parse(resultJson(outcome)) };
       case "prepared":
         return { status: "success", data: await handler(context, ...outcome.args) };
       case "denied":
@@ -109,8 +111,10 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
   if (typeof outcome === "string") return fromJson(outcome);
   switch (outcome.kind) {
+    case "value":
+      return fromValue(outcome.value);
     case "ok":
-      return fromJson(resultJson(context, outcome));
+      return fromJson(resultJson(outcome));
     case "prepared":
       return fromValue(await catalog[toolName]?.handler(context, ...outcome.args));
     case "invoke_error":

@@ -6,6 +6,7 @@ pub mod exec_sandbox;
 pub mod output_cache;
 pub mod providers;
 pub mod search_cache;
+pub mod todo;
 
 use std::panic::AssertUnwindSafe;
 
@@ -15,7 +16,6 @@ use napi_derive::napi;
 use agent_tools_core::context::{ReadLedger, ToolContext};
 use agent_tools_core::invoke::{self, CallSite, Denial, Rejection};
 use agent_tools_core::registry;
-use agent_tools_core::tools::todo;
 use agent_tools_core::value::ArgValue;
 use convert::{read_context, read_process_env, to_arg};
 
@@ -249,8 +249,8 @@ pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
 }
 
 /// Calls a tool through one of its front doors. `args` is the input object (`invoke`) or the
-/// argument list (`tools`, `handler`); `state` is `context.todo` as JSON text
-/// (`{ tasks: [[id, task], ...], order }`) or null, read by the session tools only; `processEnv`
+/// argument list (`tools`, `handler`); `state` is the task list of the context (its `TodoStore`,
+/// in step with `context.todo`) or null, read and changed by the session tools only; `processEnv`
 /// is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
 ///
 /// It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
@@ -260,7 +260,7 @@ pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
 /// from the blocking pool.
 #[napi(
     catch_unwind,
-    ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal",
+    ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: ExternalObject<'TodoStore'> | null, processEnv: object, signal?: AbortSignal",
     ts_return_type = "string | Outcome | Promise<string | Outcome>"
 )]
 pub fn call_tool<'env>(
@@ -268,7 +268,7 @@ pub fn call_tool<'env>(
     request: CallRequest,
     context: &External<ToolContext>,
     args: Unknown,
-    state: Option<String>,
+    state: Option<&External<todo::TodoStore>>,
     process_env: Unknown,
     signal: Option<AbortSignal>,
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
@@ -281,9 +281,9 @@ pub fn call_tool<'env>(
     let session = spec.is_some_and(|s| matches!(s.handler, registry::Handler::Session(_)));
     if spec.is_none() || session {
         // No path argument to resolve beyond a string check: the whole call is bounded.
-        let state = state.as_deref().and_then(todo_state);
+        let state = state.map(|store| &**store);
         return Ok(Either::A(Answer(catch_panic(|| match door {
-            Door::Raw => session_outcome(&name, state.as_ref(), &args_list(args)),
+            Door::Raw => session_outcome(&name, state, &args_list(args)),
             Door::Checked {
                 call,
                 secure,
@@ -291,7 +291,7 @@ pub fn call_tool<'env>(
             } => match check(&call_context(context, secure), &call, secure, args) {
                 Err(outcome) => outcome,
                 Ok(positional) if run_built_in && session => {
-                    session_outcome(&name, state.as_ref(), &positional)
+                    session_outcome(&name, state, &positional)
                 }
                 Ok(positional) => prepared(positional),
             },
@@ -438,13 +438,6 @@ fn prepared(positional: Vec<ArgValue>) -> Outcome {
     }
 }
 
-/// `context.todo` from its JSON text; anything that is not a task list reads as none.
-fn todo_state(json: &str) -> Option<todo::TodoState> {
-    serde_json::from_str::<ArgValue>(json)
-        .ok()
-        .and_then(|value| todo::TodoState::from_value(&value))
-}
-
 /// Runs `work` on this thread; a panic becomes `Outcome::Internal`.
 fn catch_panic(work: impl FnOnce() -> Outcome) -> Outcome {
     std::panic::catch_unwind(AssertUnwindSafe(work))
@@ -497,9 +490,9 @@ fn finish_bounded(
     }
 }
 
-/// A session tool's outcome with its change to the state.
-fn session_outcome(name: &str, state: Option<&todo::TodoState>, args: &[ArgValue]) -> Outcome {
-    match invoke::run_session(name, state, args) {
+/// A session tool's outcome, its change applied to the store and returned for `context.todo`.
+fn session_outcome(name: &str, store: Option<&todo::TodoStore>, args: &[ArgValue]) -> Outcome {
+    match todo::run(store, name, args) {
         Ok(result) => Outcome::Ok {
             json: result.output,
             change: result

@@ -6,7 +6,7 @@ use crate::context::ToolContext;
 use crate::error::{ErrorCode, ToolError};
 use crate::invoke::{self, CallSite, Rejection};
 use crate::registry::{self, Handler};
-use crate::tools::todo::{StateChange, TodoState};
+use crate::tools::todo::TodoState;
 use crate::value::ArgValue;
 
 /// Why `Toolkit::invoke` failed.
@@ -95,37 +95,14 @@ impl Toolkit {
         let text = match spec.map(|s| s.handler) {
             Some(Handler::Session(_)) => {
                 let result = invoke::run_session(name, Some(&self.todo), &positional)?;
-                if let Some(change) = result.change {
-                    self.apply(change);
+                if let Some(change) = &result.change {
+                    self.todo.apply(change);
                 }
                 result.output
             }
             _ => invoke::run(&self.context, name, &positional, true)?,
         };
         Ok(serde_json::from_str(&text).expect("tool output is JSON"))
-    }
-
-    fn apply(&mut self, change: StateChange) {
-        match change {
-            StateChange::Replace(tasks) => {
-                self.todo.order = tasks.iter().map(|t| t.task_id.clone()).collect();
-                self.todo.tasks = tasks.into_iter().map(|t| (t.task_id.clone(), t)).collect();
-            }
-            StateChange::Set(task) => {
-                match self
-                    .todo
-                    .tasks
-                    .iter_mut()
-                    .find(|(id, _)| *id == task.task_id)
-                {
-                    Some((_, slot)) => *slot = task,
-                    None => {
-                        self.todo.order.push(task.task_id.clone());
-                        self.todo.tasks.push((task.task_id.clone(), task));
-                    }
-                }
-            }
-        }
     }
 }
 

@@ -151,6 +151,29 @@ impl TodoState {
         Some(TodoState { tasks, order })
     }
 
+    /// Applies a successful call's change, as the JavaScript wrapper applies it to `context.todo`
+    /// (`Set` replaces the entry in place; an id not in the map is added, at the end).
+    pub fn apply(&mut self, change: &StateChange) {
+        match change {
+            StateChange::Replace(tasks) => {
+                self.order = tasks.iter().map(|t| t.task_id.clone()).collect();
+                self.tasks = tasks
+                    .iter()
+                    .map(|t| (t.task_id.clone(), t.clone()))
+                    .collect();
+            }
+            StateChange::Set(task) => {
+                match self.tasks.iter_mut().find(|(id, _)| *id == task.task_id) {
+                    Some((_, slot)) => *slot = task.clone(),
+                    None => {
+                        self.order.push(task.task_id.clone());
+                        self.tasks.push((task.task_id.clone(), task.clone()));
+                    }
+                }
+            }
+        }
+    }
+
     fn get(&self, id: &str) -> Option<&TaskItem> {
         self.tasks.iter().find(|(k, _)| k == id).map(|(_, t)| t)
     }
