@@ -121,7 +121,8 @@ export type CallRequest =
  * in step with `context.todo`) or null, read and changed by the session tools only; `processEnv`
  * is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
  *
- * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
+ * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone
+ * (task_list's is empty with a store: the caller renders the list, see `todo::run`).
  *
  * Where it runs: checks that need no filesystem and the session tools (pure computation) finish
  * here, synchronously, and so does a bounded tool with a small input; everything else resolves

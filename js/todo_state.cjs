@@ -17,9 +17,6 @@ exports.todoStore = todoStore;
 exports.sessionResult = sessionResult;
 const native_cjs_1 = require("./native.cjs");
 const native = (0, native_cjs_1.loadNative)();
-/** The fields of a task the todo tools read (task_list's copies keep every field). */
-const FIELDS = ["task_id", "status", "title", "created_at", "updated_at", "description"];
-const WIDTH = FIELDS.length;
 /** A state the check cannot follow (not a Map plus an array): loaded again at every call. */
 const NEVER = Symbol("todo state not followed");
 const synced = new WeakMap();
@@ -30,6 +27,16 @@ function todoJson(state) {
     return JSON.stringify({ tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order });
 }
 const isObject = (value) => value !== null && typeof value === "object";
+/** Records the six fields of `value` at `at` (named reads: they stay fast). */
+function recordFields(fields, at, value) {
+    const task = isObject(value) ? value : {};
+    fields[at] = task.task_id;
+    fields[at + 1] = task.status;
+    fields[at + 2] = task.title;
+    fields[at + 3] = task.created_at;
+    fields[at + 4] = task.updated_at;
+    fields[at + 5] = task.description;
+}
 /** Records `state` as what the store now holds. */
 function remember(record, state) {
     record.keys = [];
@@ -49,13 +56,20 @@ function remember(record, state) {
     record.tasks = tasks;
     record.order = order;
     for (const [key, value] of tasks) {
+        recordFields(record.fields, record.keys.length * 6, value);
         record.keys.push(key);
         record.values.push(value);
-        for (const field of FIELDS)
-            record.fields.push(isObject(value) ? value[field] : undefined);
     }
     for (const id of order)
         record.ids.push(id);
+}
+/** Records that the Map entry `key` now holds `value` (an update: the keys are unchanged). */
+function rememberEntry(record, key, value) {
+    const i = record.keys.indexOf(key);
+    if (i < 0)
+        return remember(record, record.todo);
+    record.values[i] = value;
+    recordFields(record.fields, i * 6, value);
 }
 /** True when `context.todo` is what the store was made from (see the module comment). */
 function inStep(record, state) {
@@ -67,19 +81,26 @@ function inStep(record, state) {
     if (tasks !== record.tasks || order !== record.order)
         return false;
     const { keys, values, fields, ids } = record;
-    if (tasks.size !== keys.length || order.length !== ids.length)
+    const map = tasks;
+    // the same number of entries, each key still there with the same value: the same entries
+    if (map.size !== keys.length || order.length !== ids.length)
         return false;
-    let i = 0;
-    for (const [key, value] of tasks) {
-        if (key !== keys[i] || value !== values[i])
+    for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        const value = map.get(key);
+        if (value !== values[i] || (value === undefined && !map.has(key)))
             return false;
         if (isObject(value)) {
-            const at = i * WIDTH;
-            for (let f = 0; f < WIDTH; f++)
-                if (value[FIELDS[f]] !== fields[at + f])
-                    return false;
+            const at = i * 6;
+            if (value.task_id !== fields[at] ||
+                value.status !== fields[at + 1] ||
+                value.title !== fields[at + 2] ||
+                value.created_at !== fields[at + 3] ||
+                value.updated_at !== fields[at + 4] ||
+                value.description !== fields[at + 5]) {
+                return false;
+            }
         }
-        i++;
     }
     for (let j = 0; j < ids.length; j++)
         if (order[j] !== ids[j])
@@ -120,14 +141,16 @@ function sessionResult(context, name, answer) {
             return { tasks: change.replace.map(copy) };
         }
         const task = change.set;
-        const { tasks } = context.todo;
+        const state = context.todo;
         // A new object with the current one's fields, the changed ones replaced (a new field last).
-        const next = Object.assign({ ...tasks.get(task.task_id) }, task);
-        tasks.set(task.task_id, next);
-        remember(record, context.todo);
+        const next = Object.assign({ ...state.tasks.get(task.task_id) }, task);
+        state.tasks.set(task.task_id, next);
+        record.todo = state;
+        rememberEntry(record, task.task_id, next);
         return { task: copy(next) };
     }
     const json = typeof answer === "string" ? answer : answer.json;
+    // task_list's output is the list itself: the native side checked it and left it to us (empty text).
     if (name === "task_list") {
         const { tasks, order } = context.todo;
         return { tasks: order.map((id) => copy(tasks.get(id))) };

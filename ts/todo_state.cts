@@ -22,10 +22,6 @@ const native = loadNative();
 export type TodoSessionState = { tasks: Map<string, TaskItem>; order: string[] };
 type TodoStore = ReturnType<typeof native.todoStoreNew>;
 
-/** The fields of a task the todo tools read (task_list's copies keep every field). */
-const FIELDS = ["task_id", "status", "title", "created_at", "updated_at", "description"] as const;
-const WIDTH = FIELDS.length;
-
 /** A context's store and what `context.todo` was when the store last matched it. */
 type Synced = {
   store: TodoStore;
@@ -33,7 +29,7 @@ type Synced = {
   todo: unknown;
   tasks: Map<unknown, unknown> | undefined;
   order: unknown[] | undefined;
-  /** The Map's keys and values in its order, each value's fields (`WIDTH` per task), the order. */
+  /** The Map's keys and values, the six fields the tools read of each value, the order. */
   keys: unknown[];
   values: unknown[];
   fields: unknown[];
@@ -50,7 +46,18 @@ function todoJson(state: TodoSessionState | null | undefined): string | null {
   return JSON.stringify({ tasks: state.tasks instanceof Map ? [...state.tasks] : [], order: state.order });
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object";
+const isObject = (value: unknown): value is Partial<TaskItem> => value !== null && typeof value === "object";
+
+/** Records the six fields of `value` at `at` (named reads: they stay fast). */
+function recordFields(fields: unknown[], at: number, value: unknown): void {
+  const task = isObject(value) ? value : {};
+  fields[at] = task.task_id;
+  fields[at + 1] = task.status;
+  fields[at + 2] = task.title;
+  fields[at + 3] = task.created_at;
+  fields[at + 4] = task.updated_at;
+  fields[at + 5] = task.description;
+}
 
 /** Records `state` as what the store now holds. */
 function remember(record: Synced, state: unknown): void {
@@ -69,12 +76,20 @@ function remember(record: Synced, state: unknown): void {
   }
   record.tasks = tasks;
   record.order = order;
-  for (const [key, value] of tasks) {
+  for (const [key, value] of tasks as Map<unknown, unknown>) {
+    recordFields(record.fields, record.keys.length * 6, value);
     record.keys.push(key);
     record.values.push(value);
-    for (const field of FIELDS) record.fields.push(isObject(value) ? value[field] : undefined);
   }
   for (const id of order) record.ids.push(id);
+}
+
+/** Records that the Map entry `key` now holds `value` (an update: the keys are unchanged). */
+function rememberEntry(record: Synced, key: unknown, value: unknown): void {
+  const i = record.keys.indexOf(key);
+  if (i < 0) return remember(record, record.todo);
+  record.values[i] = value;
+  recordFields(record.fields, i * 6, value);
 }
 
 /** True when `context.todo` is what the store was made from (see the module comment). */
@@ -84,15 +99,26 @@ function inStep(record: Synced, state: unknown): boolean {
   const { tasks, order } = state as TodoSessionState;
   if (tasks !== record.tasks || order !== record.order) return false;
   const { keys, values, fields, ids } = record;
-  if (tasks.size !== keys.length || order.length !== ids.length) return false;
-  let i = 0;
-  for (const [key, value] of tasks as Map<unknown, unknown>) {
-    if (key !== keys[i] || value !== values[i]) return false;
+  const map = tasks as Map<unknown, unknown>;
+  // the same number of entries, each key still there with the same value: the same entries
+  if (map.size !== keys.length || order.length !== ids.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const value = map.get(key);
+    if (value !== values[i] || (value === undefined && !map.has(key))) return false;
     if (isObject(value)) {
-      const at = i * WIDTH;
-      for (let f = 0; f < WIDTH; f++) if (value[FIELDS[f] as string] !== fields[at + f]) return false;
+      const at = i * 6;
+      if (
+        value.task_id !== fields[at] ||
+        value.status !== fields[at + 1] ||
+        value.title !== fields[at + 2] ||
+        value.created_at !== fields[at + 3] ||
+        value.updated_at !== fields[at + 4] ||
+        value.description !== fields[at + 5]
+      ) {
+        return false;
+      }
     }
-    i++;
   }
   for (let j = 0; j < ids.length; j++) if (order[j] !== ids[j]) return false;
   return true;
@@ -134,14 +160,16 @@ export function sessionResult(context: ToolContext, name: string, answer: string
       return { tasks: change.replace.map(copy) };
     }
     const task = change.set as TaskItem;
-    const { tasks } = context.todo as TodoSessionState;
+    const state = context.todo as TodoSessionState;
     // A new object with the current one's fields, the changed ones replaced (a new field last).
-    const next = Object.assign({ ...tasks.get(task.task_id) }, task);
-    tasks.set(task.task_id, next);
-    remember(record, context.todo);
+    const next = Object.assign({ ...state.tasks.get(task.task_id) }, task);
+    state.tasks.set(task.task_id, next);
+    record.todo = state;
+    rememberEntry(record, task.task_id, next);
     return { task: copy(next) };
   }
   const json = typeof answer === "string" ? answer : answer.json;
+  // task_list's output is the list itself: the native side checked it and left it to us (empty text).
   if (name === "task_list") {
     const { tasks, order } = context.todo as TodoSessionState;
     return { tasks: order.map((id) => copy(tasks.get(id))) };

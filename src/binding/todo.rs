@@ -12,7 +12,7 @@ use napi_derive::napi;
 
 use agent_tools_core::error::ToolError;
 use agent_tools_core::invoke;
-use agent_tools_core::tools::todo::{TodoResult, TodoState};
+use agent_tools_core::tools::todo::{Listing, TodoResult, TodoState};
 use agent_tools_core::value::ArgValue;
 
 /// A context's task list (`None`: not initialized, as an absent `context.todo`).
@@ -53,17 +53,19 @@ fn parse_state(json: &str) -> Option<TodoState> {
 }
 
 /// Runs the session tool `name` on the store's task list (none without a store) and applies its
-/// change there; the change is returned too, for `context.todo`.
+/// change there; the change is returned too, for `context.todo`. With a store, task_list's
+/// output (the list itself) is left to the caller, which renders it from `context.todo`, the
+/// state the store follows: its text is empty.
 pub fn run(
     store: Option<&TodoStore>,
     name: &str,
     args: &[ArgValue],
 ) -> std::result::Result<TodoResult, ToolError> {
     let Some(store) = store else {
-        return invoke::run_session(name, None, args);
+        return invoke::run_session(name, None, args, Listing::Text);
     };
     let mut state = store.state();
-    let result = invoke::run_session(name, state.as_ref(), args)?;
+    let result = invoke::run_session(name, state.as_ref(), args, Listing::Caller)?;
     if let Some(change) = &result.change {
         state.get_or_insert_with(TodoState::default).apply(change);
     }

@@ -224,17 +224,18 @@ fn run_context<'c>(
 }
 
 /// Runs the session tool `name` (a todo tool) on the current state `state`, on the JavaScript
-/// thread.
+/// thread; `listing` says who writes task_list's output (`todo::Listing`).
 pub fn run_session(
     name: &str,
     state: Option<&TodoState>,
     positional: &[ArgValue],
+    listing: todo::Listing,
 ) -> Result<TodoResult, ToolError> {
     let Some(Handler::Session(op)) = registry::find(name).map(|t| t.handler) else {
         return Err(ErrorClass("Error").internal(format!("not a session tool: {name}")));
     };
     fault::before_handler(name);
-    todo::run(op, state, positional)
+    todo::run_for(op, state, positional, listing)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::context::ToolContext;
 use crate::error::{ErrorCode, ToolError};
 use crate::invoke::{self, CallSite, Rejection};
 use crate::registry::{self, Handler};
-use crate::tools::todo::TodoState;
+use crate::tools::todo::{Listing, TodoState};
 use crate::value::ArgValue;
 
 /// Why `Toolkit::invoke` failed.
@@ -94,7 +94,8 @@ impl Toolkit {
         let positional = invoke::prepare_invoke(&self.context, &call, &ArgValue::from(args))?;
         let text = match spec.map(|s| s.handler) {
             Some(Handler::Session(_)) => {
-                let result = invoke::run_session(name, Some(&self.todo), &positional)?;
+                let result =
+                    invoke::run_session(name, Some(&self.todo), &positional, Listing::Text)?;
                 if let Some(change) = &result.change {
                     self.todo.apply(change);
                 }

@@ -93,6 +93,12 @@ pub struct TaskListOutput {
     pub tasks: Vec<TaskItem>,
 }
 
+/// `TaskListOutput` over the state's tasks, serialized the same way without copying them.
+#[derive(Serialize)]
+struct TaskListView<'a> {
+    tasks: Vec<&'a TaskItem>,
+}
+
 #[derive(Serialize, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskUpdateOutput {
@@ -179,11 +185,11 @@ impl TodoState {
     }
 
     /// The tasks in creation order; an id without a task is state corruption.
-    fn ordered(&self) -> Result<Vec<TaskItem>, ToolError> {
+    fn ordered(&self) -> Result<Vec<&TaskItem>, ToolError> {
         self.order
             .iter()
             .map(|id| {
-                self.get(id).cloned().ok_or_else(|| {
+                self.get(id).ok_or_else(|| {
                     ERROR_CLASS.coded(
                         ErrorCode::Internal,
                         format!("task not found in state: {id}"),
@@ -292,6 +298,26 @@ pub fn run(
     state: Option<&TodoState>,
     args: &[ArgValue],
 ) -> Result<TodoResult, ToolError> {
+    run_for(op, state, args, Listing::Text)
+}
+
+/// Who writes task_list's output, which is the state's list itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Listing {
+    /// Its JSON text, as every other output.
+    Text,
+    /// The caller, which holds the same state (the JavaScript wrapper, from `context.todo`):
+    /// after its checks pass, task_list's `output` is empty.
+    Caller,
+}
+
+/// `run`, with task_list's output written by `listing`.
+pub fn run_for(
+    op: TodoOp,
+    state: Option<&TodoState>,
+    args: &[ArgValue],
+    listing: Listing,
+) -> Result<TodoResult, ToolError> {
     let input = args.first().unwrap_or(&ArgValue::Undefined);
     let unchanged = |output: String| {
         Ok(TodoResult {
@@ -355,7 +381,10 @@ pub fn run(
         }
         TodoOp::List => {
             let tasks = initialized(state)?.ordered()?;
-            unchanged(to_json(&TaskListOutput { tasks }, ERROR_CLASS)?)
+            match listing {
+                Listing::Text => unchanged(to_json(&TaskListView { tasks }, ERROR_CLASS)?),
+                Listing::Caller => unchanged(String::new()),
+            }
         }
         TodoOp::Update => {
             let id = task_id(input.get("task_id"))?;
@@ -412,7 +441,7 @@ pub fn run(
                 .ordered()?
                 .into_iter()
                 .filter(|t| t.status == TaskStatus::Todo)
-                .map(|t| t.task_id)
+                .map(|t| t.task_id.clone())
                 .collect();
             unchanged(to_json(
                 &TaskValidateCompletionOutput {
@@ -623,6 +652,16 @@ mod tests {
         assert_eq!(out, json!({"ok": false, "remaining": [ids[0], ids[2]]}));
         let (list, _) = call(TodoOp::List, Some(&state), json!({})).unwrap();
         assert_eq!(list["tasks"].as_array().unwrap().len(), 3);
+        // the caller writes the list: the checks run, the text is left out
+        let empty = [ArgValue::from(&json!({}))];
+        let caller = run_for(TodoOp::List, Some(&state), &empty, Listing::Caller).unwrap();
+        assert_eq!((caller.output.as_str(), caller.change), ("", None));
+        let ghost = TodoState {
+            tasks: vec![],
+            order: vec!["ghost".into()],
+        };
+        assert!(run_for(TodoOp::List, Some(&ghost), &empty, Listing::Caller).is_err());
+        assert!(run_for(TodoOp::List, None, &empty, Listing::Caller).is_err());
     }
 
     #[test]
