@@ -154,6 +154,7 @@ export function sessionResult(context: ToolContext, name: string, answer: string
     // throws, a frozen context, the store is ahead of it).
     record.todo = NEVER;
     if (change.replace) {
+      // task_create_many: the new list is the output (the native side wrote no text for it).
       const state: TodoSessionState = { tasks: new Map(change.replace.map((t) => [t.task_id, t])), order: change.replace.map((t) => t.task_id) };
       context.todo = state;
       remember(record, state);

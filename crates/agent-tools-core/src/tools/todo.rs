@@ -233,6 +233,46 @@ fn now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
 }
 
+/// `now()` for a run of tasks: the text is made once per millisecond (as each task still takes
+/// its own reading of the clock).
+#[derive(Default)]
+struct Clock(Option<(u128, String)>);
+
+impl Clock {
+    fn now(&mut self) -> String {
+        let time = std::time::SystemTime::now();
+        let millis = time
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        match &self.0 {
+            Some((at, text)) if *at == millis => text.clone(),
+            _ => {
+                let text = humantime::format_rfc3339_millis(time).to_string();
+                self.0 = Some((millis, text.clone()));
+                text
+            }
+        }
+    }
+}
+
+/// `n` new task ids (random UUIDs v4, lowercase), from one read of the system's random source.
+fn new_task_ids(n: usize) -> Vec<String> {
+    let mut bytes = vec![0u8; 16 * n];
+    if getrandom::fill(&mut bytes).is_err() {
+        return (0..n).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    }
+    bytes
+        .chunks_exact(16)
+        .map(|chunk| {
+            let mut random = [0u8; 16];
+            random.copy_from_slice(chunk);
+            uuid::Builder::from_random_bytes(random)
+                .into_uuid()
+                .to_string()
+        })
+        .collect()
+}
+
 fn title(value: &ArgValue) -> Result<String, ToolError> {
     let raw = value
         .as_str()
@@ -301,17 +341,18 @@ pub fn run(
     run_for(op, state, args, Listing::Text)
 }
 
-/// Who writes task_list's output, which is the state's list itself.
+/// Who writes the outputs that are the state's whole list (task_list's, and task_create_many's,
+/// the list it made).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Listing {
-    /// Its JSON text, as every other output.
+    /// Their JSON text, as every other output.
     Text,
-    /// The caller, which holds the same state (the JavaScript wrapper, from `context.todo`):
-    /// after its checks pass, task_list's `output` is empty.
+    /// The caller, which holds the same state (the JavaScript wrapper, from `context.todo`, with
+    /// the change applied): the `output` of these two is empty.
     Caller,
 }
 
-/// `run`, with task_list's output written by `listing`.
+/// `run`, with the list outputs written by `listing`.
 pub fn run_for(
     op: TodoOp,
     state: Option<&TodoState>,
@@ -354,12 +395,14 @@ pub fn run_for(
                     description(draft.get("description"))?,
                 ));
             }
+            let mut clock = Clock::default();
             let tasks: Vec<TaskItem> = validated
                 .into_iter()
-                .map(|(title, description)| {
-                    let stamp = now();
+                .zip(new_task_ids(drafts.len()))
+                .map(|((title, description), task_id)| {
+                    let stamp = clock.now();
                     TaskItem {
-                        task_id: uuid::Uuid::new_v4().to_string(),
+                        task_id,
                         status: TaskStatus::Todo,
                         title,
                         created_at: stamp.clone(),
@@ -368,12 +411,16 @@ pub fn run_for(
                     }
                 })
                 .collect();
-            let output = to_json(
-                &TaskListOutput {
-                    tasks: tasks.clone(),
-                },
-                ERROR_CLASS,
-            )?;
+            // The new list is the output: as task_list's, written by `listing`.
+            let output = match listing {
+                Listing::Text => to_json(
+                    &TaskListView {
+                        tasks: tasks.iter().collect(),
+                    },
+                    ERROR_CLASS,
+                )?,
+                Listing::Caller => String::new(),
+            };
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Replace(tasks)),
@@ -662,6 +709,29 @@ mod tests {
         };
         assert!(run_for(TodoOp::List, Some(&ghost), &empty, Listing::Caller).is_err());
         assert!(run_for(TodoOp::List, None, &empty, Listing::Caller).is_err());
+    }
+
+    #[test]
+    fn new_ids_are_distinct_uuids_v4_and_stamps_follow_the_clock() {
+        let ids = new_task_ids(100);
+        assert_eq!(ids.len(), 100);
+        for id in &ids {
+            assert!(task_id(&ArgValue::from(id.as_str())).is_ok(), "{id}");
+            assert_eq!(*id, id.to_lowercase());
+        }
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), 100);
+        let mut clock = Clock::default();
+        let first = clock.now();
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        let later = clock.now();
+        assert!(later > first, "{later} after {first}");
+        assert_eq!(later.len(), "2026-01-01T00:00:00.000Z".len());
+        // with the caller writing the list, a create's output is empty; its change holds the list
+        let input = [ArgValue::from(&json!({"tasks": [{"title": "a"}]}))];
+        let made = run_for(TodoOp::CreateMany, None, &input, Listing::Caller).unwrap();
+        assert_eq!(made.output, "");
+        assert!(matches!(made.change, Some(StateChange::Replace(ref t)) if t.len() == 1));
     }
 
     #[test]
