@@ -66,8 +66,10 @@ function remember(record, state) {
 /** Records that the Map entry `key` now holds `value` (an update: the keys are unchanged). */
 function rememberEntry(record, key, value) {
     const i = record.keys.indexOf(key);
-    if (i < 0)
-        return remember(record, record.todo);
+    if (i < 0) {
+        remember(record, record.todo);
+        return;
+    }
     record.values[i] = value;
     recordFields(record.fields, i * 6, value);
 }
