@@ -86,11 +86,35 @@ impl ToNapiValue for Answer {
     ) -> Result<napi::sys::napi_value> {
         match answer.0 {
             // SAFETY: called by napi-rs on the JavaScript thread with its `env`, as this impl is.
-            Outcome::Ok { json, change: None } => unsafe { String::to_napi_value(env, json) },
+            Outcome::Ok { json, change: None } => unsafe { text_to_napi(env, &json) },
             // SAFETY: as above.
             outcome => unsafe { Outcome::to_napi_value(env, outcome) },
         }
     }
+}
+
+/// A JavaScript string of `text`. ASCII text (most tools' JSON) is handed over as Latin-1, which
+/// the runtimes copy as it is, where UTF-8 is decoded first (in Bun, byte by byte).
+///
+/// # Safety
+/// On the JavaScript thread, inside a napi call, with that call's `env`.
+unsafe fn text_to_napi(env: napi::sys::napi_env, text: &str) -> Result<napi::sys::napi_value> {
+    if !text.is_ascii() {
+        // SAFETY: as this function's.
+        return unsafe { <&str>::to_napi_value(env, text) };
+    }
+    let mut out = std::ptr::null_mut();
+    // SAFETY: as this function's; `text` is alive for the call and its length is given, so it
+    // need not end in NUL; ASCII is valid Latin-1 with the same characters.
+    check_status!(unsafe {
+        napi::sys::napi_create_string_latin1(
+            env,
+            text.as_ptr().cast(),
+            text.len() as isize,
+            &mut out,
+        )
+    })?;
+    Ok(out)
 }
 
 impl Outcome {
