@@ -48,9 +48,13 @@ async function secureCall(context, name, handler, args, optIn) {
  * property of the signal it is given, so the caller's own signal (and its `onabort` handler) is
  * never handed to native code, and nothing of the call stays attached to it afterwards.
  */
-async function withCallSignal(signal, run) {
+function withCallSignal(signal, run) {
+    // Without a signal, the answer as it comes (a session tool's at once: no promise to wait for).
     if (!signal)
         return run(undefined);
+    return followed(signal, run);
+}
+async function followed(signal, run) {
     const own = new AbortController();
     const follow = () => own.abort(signal.reason);
     signal.addEventListener("abort", follow, { once: true });

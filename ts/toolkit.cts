@@ -66,8 +66,13 @@ async function secureCall(
  * property of the signal it is given, so the caller's own signal (and its `onabort` handler) is
  * never handed to native code, and nothing of the call stays attached to it afterwards.
  */
-async function withCallSignal<T>(signal: AbortSignal | undefined, run: (signal: AbortSignal | undefined) => T | Promise<T>): Promise<T> {
+function withCallSignal<T>(signal: AbortSignal | undefined, run: (signal: AbortSignal | undefined) => T | Promise<T>): T | Promise<T> {
+  // Without a signal, the answer as it comes (a session tool's at once: no promise to wait for).
   if (!signal) return run(undefined);
+  return followed(signal, run);
+}
+
+async function followed<T>(signal: AbortSignal, run: (signal: AbortSignal | undefined) => T | Promise<T>): Promise<T> {
   const own = new AbortController();
   const follow = () => own.abort(signal.reason);
   signal.addEventListener("abort", follow, { once: true });
