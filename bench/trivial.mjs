@@ -5,6 +5,10 @@
 // so that Node can load it too (its read_file needs Bun: under Node that row has no reference).
 //
 //   node bench/trivial.mjs --reference <agent-tools-ts checkout> [--write] [--rounds N]
+//   bun bench/trivial.mjs --breakdown        where a todo call's time goes (ours; or with node)
+//
+// Each batch is timed by the clock and by the process's CPU time (`process.cpuUsage()`), which
+// leaves out the time the process waited for a core on a loaded machine.
 //
 // Runs itself under Node and under Bun (a child process each) and prints the table; `--write`
 // puts it into bench/README.md ("Per-call cost of the trivial tools"). Uses whichever addon
@@ -79,20 +83,80 @@ async function child(bundle, rounds) {
     const sides = { ours: await make(ours), ref: await make(ref) };
     const batch = label.startsWith("read_file") ? 20 : 200;
     const samples = { ours: [], ref: [] };
+    const cpuSamples = { ours: [], ref: [] };
+    const cpu = () => {
+      const { user, system } = process.cpuUsage();
+      return user + system;
+    };
     for (let round = 0; round < rounds + 5; round++) {
       for (const side of round % 2 ? ["ours", "ref"] : ["ref", "ours"]) {
         const call = sides[side];
         if (typeof call !== "function") continue;
         const start = performance.now();
+        const startCpu = cpu();
         for (let i = 0; i < batch; i++) await call();
         const perCall = ((performance.now() - start) * 1000) / batch;
-        if (round >= 5) samples[side].push(perCall); // the first rounds warm up
+        const perCallCpu = (cpu() - startCpu) / batch;
+        // the first rounds warm up
+        if (round >= 5) {
+          samples[side].push(perCall);
+          cpuSamples[side].push(perCallCpu);
+        }
       }
     }
-    const value = (side) => (typeof sides[side] === "function" ? median(samples[side]) : sides[side].error);
-    results.push({ label, ours: value("ours"), ref: value("ref") });
+    const value = (side, from) => (typeof sides[side] === "function" ? median(from[side]) : sides[side].error);
+    results.push({ label, ours: value("ours", samples), ref: value("ref", samples), oursCpu: value("ours", cpuSamples), refCpu: value("ref", cpuSamples) });
   }
   return results;
+}
+
+/**
+ * Where a todo call's time goes, ours only (`--breakdown`, Bun or Node): the whole `invoke`, the
+ * native entry with the state and context handles in hand (`callTool`: request and arguments read
+ * by napi, the checks, the tool, its answer), the same entry for an unregistered name (what any
+ * call pays before the tool: napi, the request, the arguments, the first check), and the two
+ * per-call steps of the JavaScript side that the session tools add: the context handle and the
+ * in-step check of the 20-task list. Medians of CPU time per call.
+ */
+async function breakdown() {
+  const { createRequire } = await import("node:module");
+  const require = createRequire(import.meta.url);
+  const native = require("../binding.js");
+  const { createAgentToolkit, createToolContext } = require("../js/index.cjs");
+  const { todoStore } = require("../js/todo_state.cjs");
+  const { contextHandle } = require("../js/context.cjs");
+  const cpu = () => {
+    const { user, system } = process.cpuUsage();
+    return user + system;
+  };
+  const time = async (fn) => {
+    for (let i = 0; i < 2000; i++) await fn();
+    const rounds = [];
+    for (let r = 0; r < 15; r++) {
+      const start = cpu();
+      for (let i = 0; i < 1000; i++) await fn();
+      rounds.push((cpu() - start) / 1000);
+    }
+    return median(rounds);
+  };
+  const context = createToolContext({ workspaceRoot: work, policy: { tools: {}, defaultPolicy: "allow" } });
+  const toolkit = createAgentToolkit(context);
+  const id = (await toolkit.invoke("task_create_many", { tasks: TASKS })).content.tasks[7].task_id;
+  const handle = contextHandle(context);
+  const request = (name, registered = true) => ({ door: "invoke", name, registered, isWriteOp: false, bypass: false, runBuiltIn: true });
+  const rows = [];
+  for (const [name, args] of [["task_list", {}], ["task_validate_completion", {}], ["task_update_status", { task_id: id, status: "done" }]]) {
+    const store = todoStore(context);
+    rows.push({
+      name,
+      invoke: await time(() => toolkit.invoke(name, args)),
+      callTool: await time(() => native.callTool(request(name), handle, args, store, process.env)),
+    });
+  }
+  const floor = await time(() => native.callTool(request("no_such_tool", false), handle, {}, null, process.env));
+  const handleCost = await time(() => contextHandle(context));
+  const inStep = await time(() => todoStore(context));
+  return { rows, floor, handle: handleCost, inStep };
 }
 
 /** The targets of the redesign: todo tools ≤ 2x, a small read_file ≤ 0.35x. */
@@ -102,11 +166,16 @@ function table(byRuntime) {
   const rows = [];
   for (const [i, [label]] of CASES.entries()) {
     for (const [runtime, results] of byRuntime) {
-      const { ours, ref } = results[i];
+      const { ours, ref, oursCpu, refCpu } = results[i];
       const show = (v) => (typeof v === "number" ? `${v.toFixed(2)} µs` : `— (${v})`);
-      const ratio = typeof ours === "number" && typeof ref === "number" ? ours / ref : undefined;
+      const ratioOf = (a, b) => (typeof a === "number" && typeof b === "number" ? a / b : undefined);
+      const ratio = ratioOf(ours, ref);
+      const cpuRatio = ratioOf(oursCpu, refCpu);
       const verdict = ratio === undefined ? "" : ratio <= target(label) ? " met" : ` missed (≤ ${target(label)}x)`;
-      rows.push(`| ${label} | ${runtime} | ${show(ours)} | ${show(ref)} | ${ratio === undefined ? "—" : `${ratio.toFixed(2)}x`}${verdict} |`);
+      const both = typeof ref === "number";
+      rows.push(
+        `| ${label} | ${runtime} | ${show(ours)} | ${show(ref)} | ${ratio === undefined ? "—" : `${ratio.toFixed(2)}x`}${verdict} | ${show(oursCpu)}${both ? ` / ${show(refCpu)}` : ""} | ${cpuRatio === undefined ? "—" : `${cpuRatio.toFixed(2)}x`} |`,
+      );
     }
   }
   return rows;
@@ -115,7 +184,7 @@ function table(byRuntime) {
 async function orchestrate() {
   const reference = option("--reference", process.env.AGENT_TOOLS_TS_DIR);
   if (!reference) throw new Error("pass --reference <agent-tools-ts v0.6.0 checkout> (or AGENT_TOOLS_TS_DIR)");
-  const rounds = Number(option("--rounds", "30"));
+  const rounds = Number(option("--rounds", "100"));
   fs.mkdirSync(work, { recursive: true });
   fs.writeFileSync(path.join(work, "small.txt"), Array.from({ length: 300 }, (_, i) => `line ${i}`).join("\n"));
   const bundle = path.join(work, "agent-tools-ts.bundle.mjs");
@@ -134,8 +203,8 @@ async function orchestrate() {
   const lines = [
     `Run: ${new Date().toISOString()} · ${os.cpus().length} cores (${cpu}), load ≈ ${load} · Node ${process.version} · Bun ${execFileSync(bun, ["--version"]).toString().trim()} · agent-tools-ts ${version} · ${rounds} rounds, medians`,
     "",
-    "| case | runtime | ours (µs/call) | agent-tools-ts (µs/call) | ratio |",
-    "| --- | --- | --- | --- | --- |",
+    "| case | runtime | ours (µs/call) | agent-tools-ts (µs/call) | ratio | CPU time: ours / agent-tools-ts (µs/call) | CPU ratio |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
     ...table(byRuntime),
   ].join("\n");
   console.log(lines);
@@ -149,8 +218,13 @@ async function orchestrate() {
   }
 }
 
-if (args.includes("--child")) {
-  console.log(JSON.stringify(await child(option("--child"), Number(option("--rounds", "30")))));
+if (args.includes("--breakdown")) {
+  const b = await breakdown();
+  const runtime = typeof Bun === "undefined" ? `Node ${process.version}` : `Bun ${Bun.version}`;
+  console.log(`${runtime}, CPU µs per call (medians); any call's floor (callTool, unregistered name): ${b.floor.toFixed(2)}; context handle: ${b.handle.toFixed(2)}; in-step check, 20 tasks: ${b.inStep.toFixed(2)}`);
+  for (const r of b.rows) console.log(`${r.name}: invoke ${r.invoke.toFixed(2)}, callTool ${r.callTool.toFixed(2)}`);
+} else if (args.includes("--child")) {
+  console.log(JSON.stringify(await child(option("--child"), Number(option("--rounds", "100")))));
 } else {
   await orchestrate();
 }

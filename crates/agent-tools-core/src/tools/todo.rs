@@ -99,6 +99,19 @@ struct TaskListView<'a> {
     tasks: Vec<&'a TaskItem>,
 }
 
+/// `TaskUpdateOutput` of a stored task, serialized the same way without copying it.
+#[derive(Serialize)]
+struct TaskUpdateView<'a> {
+    task: &'a TaskItem,
+}
+
+/// `TaskValidateCompletionOutput` over the state's ids, serialized the same way.
+#[derive(Serialize)]
+struct CompletionView<'a> {
+    ok: bool,
+    remaining: Vec<&'a str>,
+}
+
 #[derive(Serialize, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskUpdateOutput {
@@ -441,12 +454,7 @@ pub fn run_for(
             let description_changed =
                 new_description.is_some() && new_description != current.description;
             if new_title == current.title && !description_changed {
-                return unchanged(to_json(
-                    &TaskUpdateOutput {
-                        task: current.clone(),
-                    },
-                    ERROR_CLASS,
-                )?);
+                return unchanged(to_json(&TaskUpdateView { task: current }, ERROR_CLASS)?);
             }
             let task = TaskItem {
                 title: new_title,
@@ -454,7 +462,7 @@ pub fn run_for(
                 updated_at: now(),
                 ..current.clone()
             };
-            let output = to_json(&TaskUpdateOutput { task: task.clone() }, ERROR_CLASS)?;
+            let output = to_json(&TaskUpdateView { task: &task }, ERROR_CLASS)?;
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Set(task)),
@@ -465,33 +473,28 @@ pub fn run_for(
             let new_status = status(input.get("status"))?;
             let current = found(initialized(state)?, id)?;
             if new_status == current.status {
-                return unchanged(to_json(
-                    &TaskUpdateOutput {
-                        task: current.clone(),
-                    },
-                    ERROR_CLASS,
-                )?);
+                return unchanged(to_json(&TaskUpdateView { task: current }, ERROR_CLASS)?);
             }
             let task = TaskItem {
                 status: new_status,
                 updated_at: now(),
                 ..current.clone()
             };
-            let output = to_json(&TaskUpdateOutput { task: task.clone() }, ERROR_CLASS)?;
+            let output = to_json(&TaskUpdateView { task: &task }, ERROR_CLASS)?;
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Set(task)),
             })
         }
         TodoOp::ValidateCompletion => {
-            let remaining: Vec<String> = initialized(state)?
+            let remaining: Vec<&str> = initialized(state)?
                 .ordered()?
                 .into_iter()
                 .filter(|t| t.status == TaskStatus::Todo)
-                .map(|t| t.task_id.clone())
+                .map(|t| t.task_id.as_str())
                 .collect();
             unchanged(to_json(
-                &TaskValidateCompletionOutput {
+                &CompletionView {
                     ok: remaining.is_empty(),
                     remaining,
                 },
