@@ -224,7 +224,7 @@ fn run_context<'c>(
 }
 
 /// Runs the session tool `name` (a todo tool) on the current state `state`, on the JavaScript
-/// thread; `listing` says who writes task_list's output (`todo::Listing`).
+/// thread; `listing` says who writes the outputs that are the whole list (`todo::Listing`).
 pub fn run_session(
     name: &str,
     state: Option<&TodoState>,
