@@ -117,18 +117,19 @@ export type CallRequest =
 
 /**
  * Calls a tool through one of its front doors. `args` is the input object (`invoke`) or the
- * argument list (`tools`, `handler`); `state` is `context.todo` as JSON text
- * (`{ tasks: [[id, task], ...], order }`) or null, read by the session tools only; `processEnv`
+ * argument list (`tools`, `handler`); `state` is the task list of the context (its `TodoStore`,
+ * in step with `context.todo`) or null, read and changed by the session tools only; `processEnv`
  * is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
  *
- * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
+ * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone
+ * (task_list's is empty with a store: the caller renders the list, see `todo::run`).
  *
  * The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
  * carries the plan out. Where it runs: a call the checks end and a session tool (pure
  * computation) finish here, synchronously, and so does a bounded tool with a small input;
  * everything else resolves from the blocking pool.
  */
-export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
+export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: ExternalObject<'TodoStore'> | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
 
 /**
  * One tool of the native registry, in catalog order: the 13 built-ins of `ToolCatalog`, then
@@ -268,6 +269,15 @@ export interface SearchCacheStats {
 
 /** Resolves when the search cache's background work queued so far (indexing, eviction) is done. */
 export declare function searchCacheWait(): Promise<void>
+
+/**
+ * Replaces the store's task list with `context.todo` as JSON text (`{ tasks: [[id, task], ...],
+ * order }`), or with none (`null`, or text that is not a task list).
+ */
+export declare function todoStoreLoad(store: ExternalObject<'TodoStore'>, state: string | null): void
+
+/** A new store with no task list: one per context object the session tools are called with. */
+export declare function todoStoreNew(): ExternalObject<'TodoStore'>
 
 /** Every tool of the native registry (the one list), in catalog order. */
 export declare function toolCatalog(): Array<CatalogEntry>

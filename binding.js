@@ -855,5 +855,7 @@ module.exports.providerCall = nativeBinding.providerCall
 module.exports.Refusal = nativeBinding.Refusal
 module.exports.searchCacheStats = nativeBinding.searchCacheStats
 module.exports.searchCacheWait = nativeBinding.searchCacheWait
+module.exports.todoStoreLoad = nativeBinding.todoStoreLoad
+module.exports.todoStoreNew = nativeBinding.todoStoreNew
 module.exports.toolCatalog = nativeBinding.toolCatalog
 module.exports.toolDefinitionsJson = nativeBinding.toolDefinitionsJson

@@ -85,16 +85,26 @@ describe("one native entry for every call (callTool)", () => {
       const created = await ws.toolkit.invoke("task_create_many", { tasks: [{ title: "a" }] });
       const id = created.content.tasks[0].task_id;
       const handle = native.contextHandle(ws.context);
-      const state = JSON.stringify({ tasks: [...ws.context.todo.tasks], order: ws.context.todo.order });
+      // the context's task list, loaded into a store of its own
+      const state = native.todoStoreNew();
+      native.todoStoreLoad(state, JSON.stringify({ tasks: [...ws.context.todo.tasks], order: ws.context.todo.order }));
       for (const [door, args] of [["invoke", {}], ["tools", []], ["handler", []]]) {
         // an ok without a state change is its JSON text alone
-        const output = native.callTool(request(door, "task_list"), handle, args, state, process.env);
+        const output = native.callTool(request(door, "task_validate_completion"), handle, args, state, process.env);
         assert.equal(typeof output, "string", `${door}: answered at once`);
-        assert.deepEqual(JSON.parse(output).tasks.map((t) => t.task_id), [id]);
+        assert.deepEqual(JSON.parse(output), { ok: false, remaining: [id] });
+        // task_list's is empty: the list is the state's, which the caller renders from context.todo
+        assert.equal(native.callTool(request(door, "task_list"), handle, args, state, process.env), "");
       }
       const changed = native.callTool(request("invoke", "task_update_status"), handle, { task_id: id, status: "done" }, state, process.env);
       assert.equal(changed.kind, "ok");
       assert.equal(JSON.parse(changed.change).set.status, "done");
+      // the change is applied to the store too
+      const listed = native.callTool(request("invoke", "task_validate_completion"), handle, {}, state, process.env);
+      assert.deepEqual(JSON.parse(listed), { ok: true, remaining: [] });
+      // without a store: no task list
+      const none = native.callTool(request("invoke", "task_list"), handle, {}, null, process.env);
+      assert.equal(none.code, "STATE_NOT_INITIALIZED");
       const walk = native.callTool(request("invoke", "tree"), handle, { path: "." }, null, process.env);
       assert.equal(typeof walk.then, "function");
       assert.equal(JSON.parse(await walk).root.path, ".");

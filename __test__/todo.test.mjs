@@ -1,6 +1,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { createAgentToolkit, createToolContext, ToolCatalog } from "agent-tools-native";
+import { createRequire } from "node:module";
+import { createAgentToolkit, createToolContext, runToolLoop, ToolCatalog } from "agent-tools-native";
 import { rejection } from "./helpers.mjs";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -176,5 +177,183 @@ describe("state model", () => {
     await Promise.all(created.content.tasks.map((t) => toolkit.invoke("task_update_status", { task_id: t.task_id, status: "done" })));
     assert.ok([...context.todo.tasks.values()].every((t) => t.status === "done"));
     assert.deepEqual((await toolkit.invoke("task_validate_completion", {})).content, { ok: true, remaining: [] });
+  });
+});
+
+// The task list is kept natively per context and follows `context.todo` (ts/todo_state.cts).
+// Every expectation below is what agent-tools-ts v0.6.0 gives for the same calls.
+describe("context.todo between calls, as agent-tools-ts", () => {
+  const native = createRequire(import.meta.url)("../binding.js");
+  const THREE = { tasks: [{ title: "a" }, { title: "b", description: "d" }, { title: "c" }] };
+  const ID = "11111111-1111-4111-8111-111111111111";
+  const STAMP = "2020-01-01T00:00:00.000Z";
+  const created = async (toolkit) => (await toolkit.invoke("task_create_many", THREE)).content.tasks.map((t) => t.task_id);
+  const titles = async (toolkit) => (await toolkit.invoke("task_list", {})).content.tasks.map((t) => [t.title, t.status]);
+
+  /** Counts the times a call loaded `context.todo` into its native store again. */
+  function countLoads() {
+    const load = native.todoStoreLoad;
+    const counter = { loads: 0, restore: () => (native.todoStoreLoad = load) };
+    native.todoStoreLoad = (...args) => {
+      counter.loads++;
+      return load(...args);
+    };
+    return counter;
+  }
+
+  test("an untouched context.todo is not loaded again; a changed one is, once", async () => {
+    const { context, toolkit } = session();
+    const counter = countLoads();
+    try {
+      const [a] = await created(toolkit);
+      for (let i = 0; i < 5; i++) await toolkit.invoke("task_list", {});
+      await toolkit.invoke("task_update_status", { task_id: a, status: "done" });
+      await toolkit.invoke("task_validate_completion", {});
+      void context.todo.tasks.get(a).title; // reading is not changing
+      assert.equal(counter.loads, 0, "the store followed every call");
+      context.todo.tasks.get(a).title = "renamed";
+      assert.deepEqual(await titles(toolkit), [["renamed", "done"], ["b", "todo"], ["c", "todo"]]);
+      assert.equal(counter.loads, 1);
+      await toolkit.invoke("task_list", {});
+      assert.equal(counter.loads, 1);
+    } finally {
+      counter.restore();
+    }
+  });
+
+  test("a state assigned between calls is the one the tools use and change", async () => {
+    const { context, toolkit } = session();
+    await created(toolkit);
+    const mine = { task_id: ID, status: "todo", title: "mine", created_at: STAMP, updated_at: STAMP };
+    context.todo = { tasks: new Map([[ID, mine]]), order: [ID] };
+    assert.deepEqual((await toolkit.invoke("task_list", {})).content, { tasks: [mine] });
+    const { task } = (await toolkit.invoke("task_update_status", { task_id: ID, status: "done" })).content;
+    assert.equal(task.status, "done");
+    assert.notEqual(task.updated_at, STAMP);
+    assert.equal(context.todo.tasks.get(ID).status, "done");
+    assert.equal(mine.status, "todo", "entries are replaced, not mutated");
+    assert.deepEqual((await toolkit.invoke("task_validate_completion", {})).content, { ok: true, remaining: [] });
+  });
+
+  test("a task changed, replaced or removed in the Map, or an order changed, between calls", async () => {
+    const { context, toolkit } = session();
+    const [a, b, c] = await created(toolkit);
+    await toolkit.invoke("task_list", {});
+    context.todo.tasks.get(b).status = "done";
+    assert.deepEqual((await toolkit.invoke("task_validate_completion", {})).content, { ok: false, remaining: [a, c] });
+    // unchanged against the mutated task: no new updated_at
+    const same = (await toolkit.invoke("task_update_status", { task_id: b, status: "done" })).content.task;
+    assert.equal(same.updated_at, context.todo.tasks.get(b).updated_at);
+    context.todo.tasks.set(a, { ...context.todo.tasks.get(a), title: "replaced" });
+    assert.deepEqual(await titles(toolkit), [["replaced", "todo"], ["b", "done"], ["c", "todo"]]);
+    context.todo.order.splice(0, 1);
+    assert.deepEqual(await titles(toolkit), [["b", "done"], ["c", "todo"]]);
+    // still in the Map: found by id, and its entry replaced there
+    assert.equal((await toolkit.invoke("task_update_status", { task_id: a, status: "done" })).content.task.title, "replaced");
+    assert.equal(context.todo.tasks.get(a).status, "done");
+    context.todo.tasks.delete(c);
+    const ghost = await rejection(toolkit.invoke("task_list", {}));
+    assert.equal(ghost.message, `INTERNAL: task not found in state: ${c}`);
+    const missing = await rejection(toolkit.invoke("task_update", { task_id: c, title: "x" }));
+    assert.equal(missing.message, `NOT_FOUND: task not found: ${c}`);
+  });
+
+  test("fields a task gained stay in results and in the updated entry", async () => {
+    const { context, toolkit } = session();
+    const [a, b] = await created(toolkit);
+    context.todo.tasks.get(b).note = "kept";
+    const { task } = (await toolkit.invoke("task_update", { task_id: b, title: "b2", description: "x" })).content;
+    assert.deepEqual(Object.keys(task), ["task_id", "status", "title", "created_at", "updated_at", "description", "note"]);
+    assert.equal(task.note, "kept");
+    context.todo.tasks.set(a, { ...context.todo.tasks.get(a), extra: 1 });
+    const updated = (await toolkit.invoke("task_update", { task_id: a, title: "a2", description: "new" })).content.task;
+    assert.deepEqual(Object.keys(updated), ["task_id", "status", "title", "created_at", "updated_at", "extra", "description"]);
+    const listed = (await toolkit.invoke("task_list", {})).content.tasks;
+    assert.equal(listed[0].extra, 1);
+    assert.equal(listed[1].note, "kept");
+  });
+
+  test("updates go into the Map the caller holds; task_create_many detaches it", async () => {
+    const { context, toolkit } = session();
+    const [a] = await created(toolkit);
+    const held = context.todo;
+    await toolkit.invoke("task_update_status", { task_id: a, status: "done" });
+    assert.equal(context.todo, held);
+    assert.equal(held.tasks.get(a).status, "done");
+    await toolkit.invoke("task_create_many", { tasks: [{ title: "z" }] });
+    assert.notEqual(context.todo, held);
+    assert.equal(held.order.length, 3, "the old state is left as it was");
+    assert.deepEqual(await titles(toolkit), [["z", "todo"]]);
+  });
+
+  test("a deleted or undefined context.todo is an uninitialized state", async () => {
+    const { context, toolkit } = session();
+    await created(toolkit);
+    delete context.todo;
+    assert.equal((await rejection(toolkit.invoke("task_list", {}))).code, "STATE_NOT_INITIALIZED");
+    assert.equal("todo" in context, false);
+    await created(toolkit);
+    context.todo = undefined;
+    assert.equal((await rejection(toolkit.invoke("task_validate_completion", {}))).code, "STATE_NOT_INITIALIZED");
+  });
+
+  test("results are copies: changing one changes neither the state nor later results", async () => {
+    const { context, toolkit } = session();
+    const [a, b] = await created(toolkit);
+    const listed = (await toolkit.invoke("task_list", {})).content;
+    listed.tasks[0].title = "MUT";
+    listed.tasks.pop();
+    const updated = (await toolkit.invoke("task_update_status", { task_id: b, status: "done" })).content;
+    updated.task.status = "MUT";
+    assert.deepEqual(await titles(toolkit), [["a", "todo"], ["b", "done"], ["c", "todo"]]);
+    assert.equal(context.todo.tasks.get(a).title, "a");
+    assert.deepEqual(listed.tasks.map((t) => [t.title, t.status]), [["MUT", "todo"], ["b", "todo"]], "an earlier result does not follow the state");
+  });
+
+  test("two toolkits over one context, and the raw handler, share the list", async () => {
+    const { context, toolkit } = session();
+    const other = createAgentToolkit(context);
+    const [a] = await created(toolkit);
+    await other.invoke("task_update_status", { task_id: a, status: "done" });
+    assert.deepEqual((await toolkit.tools.task_list({})).data.tasks.map((t) => t.status), ["done", "todo", "todo"]);
+    await ToolCatalog.task_update.handler(context, { task_id: a, title: "raw" });
+    assert.deepEqual((await other.invoke("task_list", {})).content.tasks.map((t) => t.title), ["raw", "b", "c"]);
+  });
+
+  test("the context serializes, lists its keys and clones as before", async () => {
+    const { context, toolkit } = session();
+    const ids = await created(toolkit);
+    await toolkit.invoke("task_list", {});
+    assert.deepEqual(Object.keys(context), ["workspaceRoot", "writeScope", "policy", "env", "todo"]);
+    assert.deepEqual(JSON.parse(JSON.stringify(context)).todo, { tasks: {}, order: ids });
+    const clone = structuredClone(context);
+    assert.ok(clone.todo.tasks instanceof Map);
+    assert.deepEqual([...clone.todo.tasks.keys()], ids);
+    assert.deepEqual(clone.todo.tasks.get(ids[1]), context.todo.tasks.get(ids[1]));
+  });
+
+  test("a hand-written context literal, a repeated id in the order, calls in one tick", async () => {
+    const context = { workspaceRoot: "/ws", writeScope: "read-only", policy: { tools: {}, defaultPolicy: "allow" }, env: { platform: "linux", osRelease: "6" } };
+    const toolkit = createAgentToolkit(context);
+    await toolkit.tools.task_create_many({ tasks: [{ title: "p" }, { title: "q" }] });
+    context.todo.order.push(context.todo.order[0]);
+    assert.deepEqual(await titles(toolkit), [["p", "todo"], ["q", "todo"], ["p", "todo"]]);
+    // started in one tick: the list sees the updates made before it, as agent-tools-ts's does
+    const [p, q] = context.todo.order;
+    const calls = [toolkit.invoke("task_update_status", { task_id: p, status: "done" }), toolkit.invoke("task_update_status", { task_id: q, status: "canceled" }), toolkit.invoke("task_list", {})];
+    const listed = (await Promise.all(calls))[2].content.tasks.map((t) => t.status);
+    assert.deepEqual(listed, ["done", "canceled", "done"]);
+  });
+
+  test("the tool loop's text is the JSON of the same result", async () => {
+    const { context, toolkit } = session();
+    const [, b] = await created(toolkit);
+    context.todo.tasks.get(b).note = "kept";
+    const sent = [];
+    const answers = [{ content: [{ type: "tool_use", id: "c1", name: "task_list", input: {} }], stopReason: "tool_use" }, { content: [{ type: "text", text: "done" }], stopReason: "end_turn" }];
+    const model = { sendWithTools: async () => answers.shift(), sendToolResults: async (results) => (sent.push(...results), answers.shift()) };
+    await runToolLoop({ session: model, toolkit, prompt: "go" });
+    assert.equal(sent[0].output, JSON.stringify((await toolkit.invoke("task_list", {})).content));
+    assert.equal(JSON.parse(sent[0].output).tasks[1].note, "kept");
   });
 });

@@ -14,7 +14,7 @@ exports.catalog = {};
 for (const { name, isWriteOp, description } of (0, native_cjs_1.builtInCatalog)()) {
     const handler = async (context, ...args) => {
         const outcome = await (0, native_call_cjs_1.callNative)({ door: "handler", name }, context, args);
-        return JSON.parse((0, native_call_cjs_1.resultJson)(context, outcome));
+        return (0, native_call_cjs_1.resultValue)(outcome);
     };
     exports.builtInHandlers[name] = handler;
     exports.catalog[name] = { metadata: { name, isWriteOp, description }, handler };

@@ -4,6 +4,7 @@
 // its answer.
 exports.messageOfOutcome = void 0;
 exports.callNative = callNative;
+exports.resultValue = resultValue;
 exports.resultJson = resultJson;
 const context_cjs_1 = require("./context.cjs");
 const errors_cjs_1 = require("./errors.cjs");
@@ -16,25 +17,41 @@ exports.messageOfOutcome = messageOfOutcome;
 const sessionTools = new Set((0, native_cjs_1.builtInCatalog)().flatMap((entry) => (entry.session ? [entry.name] : [])));
 /**
  * The one native entry of a tool call (binding.d.ts, `callTool`): the request says which front
- * door; `state` is read by the session tools only, `process.env` by the tools that start
- * processes (Bun does not mirror run-time changes of `process.env` into the C environment, so
- * inheriting would miss them). Synchronous where the native side finishes at once.
+ * door; the context's task list (its `TodoStore`) is read by the session tools only, `process.env`
+ * by the tools that start processes (Bun does not mirror run-time changes of `process.env` into
+ * the C environment, so inheriting would miss them). Synchronous where the native side finishes
+ * at once, as the session tools always do.
  */
 function callNative(request, context, args, signal) {
-    const state = sessionTools.has(request.name) ? (0, todo_state_cjs_1.todoJson)(context) : null;
-    return native.callTool(request, (0, context_cjs_1.contextHandle)(context), args, state, process.env, signal);
+    if (!sessionTools.has(request.name))
+        return native.callTool(request, (0, context_cjs_1.contextHandle)(context), args, null, process.env, signal);
+    const answer = native.callTool(request, (0, context_cjs_1.contextHandle)(context), args, (0, todo_state_cjs_1.todoStore)(context), process.env, signal);
+    if (typeof answer === "string" || answer.kind === "ok")
+        return { kind: "value", value: (0, todo_state_cjs_1.sessionResult)(context, request.name, answer) };
+    return answer;
 }
 /**
- * The JSON text of a handler's result: its output, with a session tool's change applied to
- * `context.todo`; any other outcome is the tool's error (or an internal one), thrown.
+ * A handler's result: its output (parsed), a session tool's result as it is; any other outcome
+ * is the tool's error (or an internal one), thrown.
  */
-function resultJson(context, outcome) {
+function resultValue(outcome) {
+    if (typeof outcome === "string")
+        return JSON.parse(outcome);
+    if (outcome.kind === "value")
+        return outcome.value;
+    return JSON.parse(resultJson(outcome));
+}
+/**
+ * The JSON text of a handler's result: its output; any other outcome is the tool's error (or an
+ * internal one), thrown.
+ */
+function resultJson(outcome) {
     if (typeof outcome === "string")
         return outcome;
     switch (outcome.kind) {
+        case "value":
+            return JSON.stringify(outcome.value);
         case "ok":
-            if (outcome.change !== undefined)
-                (0, todo_state_cjs_1.applyTodoChange)(context, outcome.change);
             return outcome.json;
         case "tool_error":
             throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message), outcome.reason);

@@ -25,8 +25,10 @@ async function secureCall(context, name, handler, args, optIn) {
         if (typeof outcome === "string")
             return { status: "success", data: JSON.parse(outcome) };
         switch (outcome.kind) {
+            case "value":
+                return { status: "success", data: outcome.value };
             case "ok":
-                return { status: "success", data: JSON.parse((0, native_call_cjs_1.resultJson)(context, outcome)) };
+                return { status: "success", data: JSON.parse((0, native_call_cjs_1.resultJson)(outcome)) };
             case "prepared":
                 return { status: "success", data: await handler(context, ...outcome.args) };
             case "denied":
@@ -48,9 +50,13 @@ async function secureCall(context, name, handler, args, optIn) {
  * property of the signal it is given, so the caller's own signal (and its `onabort` handler) is
  * never handed to native code, and nothing of the call stays attached to it afterwards.
  */
-async function withCallSignal(signal, run) {
+function withCallSignal(signal, run) {
+    // Without a signal, the answer as it comes (a session tool's at once: no promise to wait for).
     if (!signal)
         return run(undefined);
+    return followed(signal, run);
+}
+async function followed(signal, run) {
     const own = new AbortController();
     const follow = () => own.abort(signal.reason);
     signal.addEventListener("abort", follow, { once: true });
@@ -85,8 +91,10 @@ async function invoke(context, name, args, registered, asText = false) {
     if (typeof outcome === "string")
         return fromJson(outcome);
     switch (outcome.kind) {
+        case "value":
+            return fromValue(outcome.value);
         case "ok":
-            return fromJson((0, native_call_cjs_1.resultJson)(context, outcome));
+            return fromJson((0, native_call_cjs_1.resultJson)(outcome));
         case "prepared":
             return fromValue(await catalog_cjs_1.catalog[toolName]?.handler(context, ...outcome.args));
         case "invoke_error":

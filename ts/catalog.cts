@@ -2,7 +2,7 @@
 // built-in definitions, and the opt-in tools of the native registry.
 
 import { loadNative, builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
-import { callNative, resultJson } from "./native_call.cjs";
+import { callNative, resultValue } from "./native_call.cjs";
 import type { AllowedToolName, ToolDefinitions } from "../types/tools.js";
 import type { ToolCatalogType, ToolContext } from "./types.cjs";
 
@@ -20,7 +20,7 @@ export const catalog: Record<string, CatalogItem> = {};
 for (const { name, isWriteOp, description } of builtInCatalog()) {
   const handler: Handler = async (context, ...args) => {
     const outcome = await callNative({ door: "handler", name }, context, args);
-    return JSON.parse(resultJson(context, outcome));
+    return resultValue(outcome);
   };
   builtInHandlers[name] = handler;
   catalog[name] = { metadata: { name, isWriteOp, description }, handler };

@@ -43,8 +43,10 @@ async function secureCall(
     const outcome = await callNative(request, context, args);
     if (typeof outcome === "string") return { status: "success", data: JSON.parse(outcome) };
     switch (outcome.kind) {
+      case "value":
+        return { status: "success", data: outcome.value };
       case "ok":
-        return { status: "success", data: JSON.parse(resultJson(context, outcome)) };
+        return { status: "success", data: JSON.parse(resultJson(outcome)) };
       case "prepared":
         return { status: "success", data: await handler(context, ...outcome.args) };
       case "denied":
@@ -66,8 +68,13 @@ async function secureCall(
  * property of the signal it is given, so the caller's own signal (and its `onabort` handler) is
  * never handed to native code, and nothing of the call stays attached to it afterwards.
  */
-async function withCallSignal<T>(signal: AbortSignal | undefined, run: (signal: AbortSignal | undefined) => T | Promise<T>): Promise<T> {
+function withCallSignal<T>(signal: AbortSignal | undefined, run: (signal: AbortSignal | undefined) => T | Promise<T>): T | Promise<T> {
+  // Without a signal, the answer as it comes (a session tool's at once: no promise to wait for).
   if (!signal) return run(undefined);
+  return followed(signal, run);
+}
+
+async function followed<T>(signal: AbortSignal, run: (signal: AbortSignal | undefined) => T | Promise<T>): Promise<T> {
   const own = new AbortController();
   const follow = () => own.abort(signal.reason);
   signal.addEventListener("abort", follow, { once: true });
@@ -111,8 +118,10 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
   if (typeof outcome === "string") return fromJson(outcome);
   switch (outcome.kind) {
+    case "value":
+      return fromValue(outcome.value);
     case "ok":
-      return fromJson(resultJson(context, outcome));
+      return fromJson(resultJson(outcome));
     case "prepared":
       return fromValue(await catalog[toolName]?.handler(context, ...outcome.args));
     case "invoke_error":

@@ -234,7 +234,7 @@ fn run(u: &mut Unstructured, f: &Fixture) -> Result<()> {
             } else {
                 None
             };
-            session.run(state.as_ref())
+            session.run(state.as_ref(), agent_tools_core::tools::todo::Listing::Text)
         }
     };
     match outcome {

@@ -7,6 +7,7 @@ pub mod exec_sandbox;
 pub mod output_cache;
 pub mod providers;
 pub mod search_cache;
+pub mod todo;
 
 use std::panic::AssertUnwindSafe;
 
@@ -17,8 +18,6 @@ use agent_tools_core::context::{ReadLedger, ToolContext};
 use agent_tools_core::error::Reason;
 use agent_tools_core::invoke::{self, Call, Door, Plan};
 use agent_tools_core::registry;
-use agent_tools_core::tools::todo;
-use agent_tools_core::value::ArgValue;
 use convert::{read_context, read_process_env, to_arg};
 
 /// What a native call resolves with: the core's `invoke::Outcome`, variant for variant, plus
@@ -107,11 +106,35 @@ impl ToNapiValue for Answer {
     ) -> Result<napi::sys::napi_value> {
         match answer.0 {
             // SAFETY: called by napi-rs on the JavaScript thread with its `env`, as this impl is.
-            Outcome::Ok { json, change: None } => unsafe { String::to_napi_value(env, json) },
+            Outcome::Ok { json, change: None } => unsafe { text_to_napi(env, &json) },
             // SAFETY: as above.
             outcome => unsafe { Outcome::to_napi_value(env, outcome) },
         }
     }
+}
+
+/// A JavaScript string of `text`. ASCII text (most tools' JSON) is handed over as Latin-1, which
+/// the runtimes copy as it is, where UTF-8 is decoded first (in Bun, byte by byte).
+///
+/// # Safety
+/// On the JavaScript thread, inside a napi call, with that call's `env`.
+unsafe fn text_to_napi(env: napi::sys::napi_env, text: &str) -> Result<napi::sys::napi_value> {
+    if !text.is_ascii() {
+        // SAFETY: as this function's.
+        return unsafe { <&str>::to_napi_value(env, text) };
+    }
+    let mut out = std::ptr::null_mut();
+    // SAFETY: as this function's; `text` is alive for the call and its length is given, so it
+    // need not end in NUL; ASCII is valid Latin-1 with the same characters.
+    check_status!(unsafe {
+        napi::sys::napi_create_string_latin1(
+            env,
+            text.as_ptr().cast(),
+            text.len() as isize,
+            &mut out,
+        )
+    })?;
+    Ok(out)
 }
 
 impl Outcome {
@@ -261,11 +284,12 @@ pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
 }
 
 /// Calls a tool through one of its front doors. `args` is the input object (`invoke`) or the
-/// argument list (`tools`, `handler`); `state` is `context.todo` as JSON text
-/// (`{ tasks: [[id, task], ...], order }`) or null, read by the session tools only; `processEnv`
+/// argument list (`tools`, `handler`); `state` is the task list of the context (its `TodoStore`,
+/// in step with `context.todo`) or null, read and changed by the session tools only; `processEnv`
 /// is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
 ///
-/// It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone.
+/// It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone
+/// (task_list's is empty with a store: the caller renders the list, see `todo::run`).
 ///
 /// The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
 /// carries the plan out. Where it runs: a call the checks end and a session tool (pure
@@ -273,7 +297,7 @@ pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
 /// everything else resolves from the blocking pool.
 #[napi(
     catch_unwind,
-    ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: string | null, processEnv: object, signal?: AbortSignal",
+    ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: ExternalObject<'TodoStore'> | null, processEnv: object, signal?: AbortSignal",
     ts_return_type = "string | Outcome | Promise<string | Outcome>"
 )]
 pub fn call_tool<'env>(
@@ -281,7 +305,7 @@ pub fn call_tool<'env>(
     request: CallRequest,
     context: &External<ToolContext>,
     args: Unknown,
-    state: Option<String>,
+    state: Option<&External<todo::TodoStore>>,
     process_env: Unknown,
     signal: Option<AbortSignal>,
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
@@ -294,10 +318,9 @@ pub fn call_tool<'env>(
         };
     match plan {
         Plan::Done(outcome) => now(outcome.into()),
-        Plan::Session(session) => {
-            let state = state.as_deref().and_then(todo_state);
-            now(catch_panic(|| session.run(state.as_ref()).into()))
-        }
+        Plan::Session(session) => now(catch_panic(|| {
+            todo::run(state.map(|store| &**store), session).into()
+        })),
         Plan::Inline(mut job) => {
             job.ctx.process_env = host_env(&job, &process_env)?;
             match std::panic::catch_unwind(AssertUnwindSafe(|| job.try_inline())) {
@@ -395,13 +418,6 @@ impl CallRequest {
             },
         }
     }
-}
-
-/// `context.todo` from its JSON text; anything that is not a task list reads as none.
-fn todo_state(json: &str) -> Option<todo::TodoState> {
-    serde_json::from_str::<ArgValue>(json)
-        .ok()
-        .and_then(|value| todo::TodoState::from_value(&value))
 }
 
 /// Runs `work` on this thread; a panic becomes `Outcome::Internal`.

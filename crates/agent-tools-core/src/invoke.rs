@@ -331,10 +331,11 @@ fn run_context<'c>(
 
 impl SessionCall {
     /// Runs the session tool on the current state of `context.todo`; its change to the state
-    /// comes back in `Outcome::Ok`.
-    pub fn run(self, state: Option<&TodoState>) -> Outcome {
+    /// comes back in `Outcome::Ok`. `listing` says who writes the outputs that are the whole
+    /// list (`todo::Listing`).
+    pub fn run(self, state: Option<&TodoState>, listing: todo::Listing) -> Outcome {
         test_hooks::before_handler(self.name);
-        match todo::run(self.op, state, &self.args) {
+        match todo::run_for(self.op, state, &self.args, listing) {
             Ok(result) => Outcome::Ok {
                 json: result.output,
                 change: result.change.map(Box::new),
@@ -552,7 +553,7 @@ mod tests {
         match plan {
             Plan::Done(outcome) => outcome,
             Plan::Inline(job) | Plan::Worker(job) => job.run(),
-            Plan::Session(session) => session.run(None),
+            Plan::Session(session) => session.run(None, todo::Listing::Text),
         }
     }
 
@@ -931,7 +932,7 @@ mod tests {
             (session.name, session.op),
             ("task_create_many", TodoOp::CreateMany)
         );
-        match session.run(None) {
+        match session.run(None, todo::Listing::Text) {
             Outcome::Ok {
                 change: Some(change),
                 ..

@@ -7,7 +7,7 @@ use crate::context::ToolContext;
 use crate::error::{ErrorCode, Reason, ToolError};
 use crate::invoke::{self, Call, Door, Outcome, Plan};
 use crate::registry;
-use crate::tools::todo::{StateChange, TodoState};
+use crate::tools::todo::TodoState;
 use crate::value::ArgValue;
 
 /// Why `Toolkit::invoke` failed.
@@ -88,12 +88,14 @@ impl Toolkit {
         let outcome = match invoke::plan(&self.context, &call, ArgValue::from(args)) {
             Plan::Done(outcome) => outcome,
             Plan::Inline(job) | Plan::Worker(job) => job.run(),
-            Plan::Session(session) => session.run(Some(&self.todo)),
+            Plan::Session(session) => {
+                session.run(Some(&self.todo), crate::tools::todo::Listing::Text)
+            }
         };
         match outcome {
             Outcome::Ok { json, change } => {
                 if let Some(change) = change {
-                    self.apply(*change);
+                    self.todo.apply(&change);
                 }
                 Ok(serde_json::from_str(&json).expect("tool output is JSON"))
             }
@@ -115,29 +117,6 @@ impl Toolkit {
                     crate::error::ErrorClass("Error")
                         .internal(format!("unexpected outcome of invoke: {other:?}")),
                 ))
-            }
-        }
-    }
-
-    fn apply(&mut self, change: StateChange) {
-        match change {
-            StateChange::Replace(tasks) => {
-                self.todo.order = tasks.iter().map(|t| t.task_id.clone()).collect();
-                self.todo.tasks = tasks.into_iter().map(|t| (t.task_id.clone(), t)).collect();
-            }
-            StateChange::Set(task) => {
-                match self
-                    .todo
-                    .tasks
-                    .iter_mut()
-                    .find(|(id, _)| *id == task.task_id)
-                {
-                    Some((_, slot)) => *slot = task,
-                    None => {
-                        self.todo.order.push(task.task_id.clone());
-                        self.todo.tasks.push((task.task_id.clone(), task));
-                    }
-                }
             }
         }
     }

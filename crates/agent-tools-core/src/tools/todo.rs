@@ -186,6 +186,25 @@ pub struct TaskListOutput {
     pub tasks: Vec<TaskItem>,
 }
 
+/// `TaskListOutput` over the state's tasks, serialized the same way without copying them.
+#[derive(Serialize)]
+struct TaskListView<'a> {
+    tasks: Vec<&'a TaskItem>,
+}
+
+/// `TaskUpdateOutput` of a stored task, serialized the same way without copying it.
+#[derive(Serialize)]
+struct TaskUpdateView<'a> {
+    task: &'a TaskItem,
+}
+
+/// `TaskValidateCompletionOutput` over the state's ids, serialized the same way.
+#[derive(Serialize)]
+struct CompletionView<'a> {
+    ok: bool,
+    remaining: Vec<&'a str>,
+}
+
 #[derive(Serialize, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskUpdateOutput {
@@ -244,16 +263,39 @@ impl TodoState {
         Some(TodoState { tasks, order })
     }
 
+    /// Applies a successful call's change, as the JavaScript wrapper applies it to `context.todo`
+    /// (`Set` replaces the entry in place; an id not in the map is added, at the end).
+    pub fn apply(&mut self, change: &StateChange) {
+        match change {
+            StateChange::Replace(tasks) => {
+                self.order = tasks.iter().map(|t| t.task_id.clone()).collect();
+                self.tasks = tasks
+                    .iter()
+                    .map(|t| (t.task_id.clone(), t.clone()))
+                    .collect();
+            }
+            StateChange::Set(task) => {
+                match self.tasks.iter_mut().find(|(id, _)| *id == task.task_id) {
+                    Some((_, slot)) => *slot = task.clone(),
+                    None => {
+                        self.order.push(task.task_id.clone());
+                        self.tasks.push((task.task_id.clone(), task.clone()));
+                    }
+                }
+            }
+        }
+    }
+
     fn get(&self, id: &str) -> Option<&TaskItem> {
         self.tasks.iter().find(|(k, _)| k == id).map(|(_, t)| t)
     }
 
     /// The tasks in creation order; an id without a task is state corruption.
-    fn ordered(&self) -> Result<Vec<TaskItem>, ToolError> {
+    fn ordered(&self) -> Result<Vec<&TaskItem>, ToolError> {
         self.order
             .iter()
             .map(|id| {
-                self.get(id).cloned().ok_or_else(|| {
+                self.get(id).ok_or_else(|| {
                     ERROR_CLASS.coded(
                         ErrorCode::Internal,
                         format!("task not found in state: {id}"),
@@ -295,6 +337,46 @@ pub struct TodoResult {
 
 fn now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// `now()` for a run of tasks: the text is made once per millisecond (as each task still takes
+/// its own reading of the clock).
+#[derive(Default)]
+struct Clock(Option<(u128, String)>);
+
+impl Clock {
+    fn now(&mut self) -> String {
+        let time = std::time::SystemTime::now();
+        let millis = time
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        match &self.0 {
+            Some((at, text)) if *at == millis => text.clone(),
+            _ => {
+                let text = humantime::format_rfc3339_millis(time).to_string();
+                self.0 = Some((millis, text.clone()));
+                text
+            }
+        }
+    }
+}
+
+/// `n` new task ids (random UUIDs v4, lowercase), from one read of the system's random source.
+fn new_task_ids(n: usize) -> Vec<String> {
+    let mut bytes = vec![0u8; 16 * n];
+    if getrandom::fill(&mut bytes).is_err() {
+        return (0..n).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    }
+    bytes
+        .chunks_exact(16)
+        .map(|chunk| {
+            let mut random = [0u8; 16];
+            random.copy_from_slice(chunk);
+            uuid::Builder::from_random_bytes(random)
+                .into_uuid()
+                .to_string()
+        })
+        .collect()
 }
 
 fn title(value: &ArgValue) -> Result<String, ToolError> {
@@ -362,6 +444,27 @@ pub fn run(
     state: Option<&TodoState>,
     args: &[ArgValue],
 ) -> Result<TodoResult, ToolError> {
+    run_for(op, state, args, Listing::Text)
+}
+
+/// Who writes the outputs that are the state's whole list (task_list's, and task_create_many's,
+/// the list it made).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Listing {
+    /// Their JSON text, as every other output.
+    Text,
+    /// The caller, which holds the same state (the JavaScript wrapper, from `context.todo`, with
+    /// the change applied): the `output` of these two is empty.
+    Caller,
+}
+
+/// `run`, with the list outputs written by `listing`.
+pub fn run_for(
+    op: TodoOp,
+    state: Option<&TodoState>,
+    args: &[ArgValue],
+    listing: Listing,
+) -> Result<TodoResult, ToolError> {
     let input = args.first().unwrap_or(&ArgValue::Undefined);
     let unchanged = |output: String| {
         Ok(TodoResult {
@@ -372,12 +475,15 @@ pub fn run(
     match op {
         TodoOp::CreateMany => {
             let validated = TaskCreateManyInput::parse(input)?.tasks;
+            let mut clock = Clock::default();
+            let count = validated.len();
             let tasks: Vec<TaskItem> = validated
                 .into_iter()
-                .map(|TaskDraft { title, description }| {
-                    let stamp = now();
+                .zip(new_task_ids(count))
+                .map(|(TaskDraft { title, description }, task_id)| {
+                    let stamp = clock.now();
                     TaskItem {
-                        task_id: uuid::Uuid::new_v4().to_string(),
+                        task_id,
                         status: TaskStatus::Todo,
                         title,
                         created_at: stamp.clone(),
@@ -386,12 +492,16 @@ pub fn run(
                     }
                 })
                 .collect();
-            let output = to_json(
-                &TaskListOutput {
-                    tasks: tasks.clone(),
-                },
-                ERROR_CLASS,
-            )?;
+            // The new list is the output: as task_list's, written by `listing`.
+            let output = match listing {
+                Listing::Text => to_json(
+                    &TaskListView {
+                        tasks: tasks.iter().collect(),
+                    },
+                    ERROR_CLASS,
+                )?,
+                Listing::Caller => String::new(),
+            };
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Replace(tasks)),
@@ -399,7 +509,10 @@ pub fn run(
         }
         TodoOp::List => {
             let tasks = initialized(state)?.ordered()?;
-            unchanged(to_json(&TaskListOutput { tasks }, ERROR_CLASS)?)
+            match listing {
+                Listing::Text => unchanged(to_json(&TaskListView { tasks }, ERROR_CLASS)?),
+                Listing::Caller => unchanged(String::new()),
+            }
         }
         TodoOp::Update => {
             let TaskUpdateInput {
@@ -411,12 +524,7 @@ pub fn run(
             let description_changed =
                 new_description.is_some() && new_description != current.description;
             if new_title == current.title && !description_changed {
-                return unchanged(to_json(
-                    &TaskUpdateOutput {
-                        task: current.clone(),
-                    },
-                    ERROR_CLASS,
-                )?);
+                return unchanged(to_json(&TaskUpdateView { task: current }, ERROR_CLASS)?);
             }
             let task = TaskItem {
                 title: new_title,
@@ -424,7 +532,7 @@ pub fn run(
                 updated_at: now(),
                 ..current.clone()
             };
-            let output = to_json(&TaskUpdateOutput { task: task.clone() }, ERROR_CLASS)?;
+            let output = to_json(&TaskUpdateView { task: &task }, ERROR_CLASS)?;
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Set(task)),
@@ -437,33 +545,28 @@ pub fn run(
             } = TaskUpdateStatusInput::parse(input)?;
             let current = found(initialized(state)?, &id)?;
             if new_status == current.status {
-                return unchanged(to_json(
-                    &TaskUpdateOutput {
-                        task: current.clone(),
-                    },
-                    ERROR_CLASS,
-                )?);
+                return unchanged(to_json(&TaskUpdateView { task: current }, ERROR_CLASS)?);
             }
             let task = TaskItem {
                 status: new_status,
                 updated_at: now(),
                 ..current.clone()
             };
-            let output = to_json(&TaskUpdateOutput { task: task.clone() }, ERROR_CLASS)?;
+            let output = to_json(&TaskUpdateView { task: &task }, ERROR_CLASS)?;
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Set(task)),
             })
         }
         TodoOp::ValidateCompletion => {
-            let remaining: Vec<String> = initialized(state)?
+            let remaining: Vec<&str> = initialized(state)?
                 .ordered()?
                 .into_iter()
                 .filter(|t| t.status == TaskStatus::Todo)
-                .map(|t| t.task_id)
+                .map(|t| t.task_id.as_str())
                 .collect();
             unchanged(to_json(
-                &TaskValidateCompletionOutput {
+                &CompletionView {
                     ok: remaining.is_empty(),
                     remaining,
                 },
@@ -671,6 +774,39 @@ mod tests {
         assert_eq!(out, json!({"ok": false, "remaining": [ids[0], ids[2]]}));
         let (list, _) = call(TodoOp::List, Some(&state), json!({})).unwrap();
         assert_eq!(list["tasks"].as_array().unwrap().len(), 3);
+        // the caller writes the list: the checks run, the text is left out
+        let empty = [ArgValue::from(&json!({}))];
+        let caller = run_for(TodoOp::List, Some(&state), &empty, Listing::Caller).unwrap();
+        assert_eq!((caller.output.as_str(), caller.change), ("", None));
+        let ghost = TodoState {
+            tasks: vec![],
+            order: vec!["ghost".into()],
+        };
+        assert!(run_for(TodoOp::List, Some(&ghost), &empty, Listing::Caller).is_err());
+        assert!(run_for(TodoOp::List, None, &empty, Listing::Caller).is_err());
+    }
+
+    #[test]
+    fn new_ids_are_distinct_uuids_v4_and_stamps_follow_the_clock() {
+        let ids = new_task_ids(100);
+        assert_eq!(ids.len(), 100);
+        for id in &ids {
+            assert!(task_id(&ArgValue::from(id.as_str())).is_ok(), "{id}");
+            assert_eq!(*id, id.to_lowercase());
+        }
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), 100);
+        let mut clock = Clock::default();
+        let first = clock.now();
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        let later = clock.now();
+        assert!(later > first, "{later} after {first}");
+        assert_eq!(later.len(), "2026-01-01T00:00:00.000Z".len());
+        // with the caller writing the list, a create's output is empty; its change holds the list
+        let input = [ArgValue::from(&json!({"tasks": [{"title": "a"}]}))];
+        let made = run_for(TodoOp::CreateMany, None, &input, Listing::Caller).unwrap();
+        assert_eq!(made.output, "");
+        assert!(matches!(made.change, Some(StateChange::Replace(ref t)) if t.len() == 1));
     }
 
     #[test]
