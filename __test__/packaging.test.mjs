@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { assertGlibcFloor, compareVersions, GLIBC_FLOOR, publishProblems, publishedRootManifest, requiredGlibcVersions, root, rootManifest, selectTargets, targets } from "../scripts/packaging.mjs";
+import { assertGlibcFloor, assertWindowsSystemImports, compareVersions, GLIBC_FLOOR, optInTargets, parseDllImports, publishProblems, publishedRootManifest, requiredGlibcVersions, root, rootManifest, selectTargets, targets, windowsDllImports } from "../scripts/packaging.mjs";
 
 const require = createRequire(import.meta.url);
 const { missingBinaryMessage, platformName, tripleToPlatform, PREBUILT } = require("../js/native.cjs");
@@ -20,20 +20,39 @@ const expectedFields = {
   "x86_64-apple-darwin": { os: ["darwin"], cpu: ["x64"] },
   "aarch64-apple-darwin": { os: ["darwin"], cpu: ["arm64"] },
 };
+// packed only when `--targets` names it (until the core compiles for Windows)
+const expectedOptIn = { "x86_64-pc-windows-msvc": { os: ["win32"], cpu: ["x64"] } };
 
 describe("platform packages", () => {
   test("napi.targets lists the six supported targets", () => {
     assert.deepEqual([...rootManifest.napi.targets].sort(), Object.keys(expectedFields).sort());
   });
 
-  for (const t of targets) {
+  test("the opt-in targets: Windows x64 under napi-rs's msvc name, built with the gnu toolchain and renamed", () => {
+    assert.deepEqual(optInTargets.map((t) => t.triple), Object.keys(expectedOptIn));
+    const [win] = optInTargets;
+    assert.equal(win.platform, "win32-x64-msvc");
+    assert.equal(win.packageName, "agent-tools-native-win32-x64-msvc");
+    assert.equal(win.buildTarget, "x86_64-pc-windows-gnu");
+    assert.equal(win.builtFile, "agent-tools-native.win32-x64-gnu.node");
+    assert.equal(win.binaryFile, "agent-tools-native.win32-x64-msvc.node");
+    assert.equal(win.isWindows, true);
+    // the name napi-rs's generated loader requires on the official node.exe and bun.exe
+    const loader = fs.readFileSync(path.join(root, "binding.js"), "utf8");
+    assert.match(loader, /require\('agent-tools-native-win32-x64-msvc'\)/);
+    assert.match(loader, /require\('\.\/agent-tools-native\.win32-x64-msvc\.node'\)/);
+    for (const t of targets) assert.deepEqual([t.isWindows, t.builtFile], [false, t.binaryFile]);
+  });
+
+  for (const t of [...targets, ...optInTargets]) {
     test(`${t.packageName}: napi-rs name, os/cpu/libc, its binary only, the root's version and links`, () => {
       const manifest = JSON.parse(fs.readFileSync(path.join(t.packageDir, "package.json"), "utf8"));
+      const fields = expectedFields[t.triple] ?? expectedOptIn[t.triple];
       assert.equal(manifest.name, t.packageName);
       assert.equal(manifest.version, rootManifest.version);
-      assert.deepEqual(manifest.os, expectedFields[t.triple].os);
-      assert.deepEqual(manifest.cpu, expectedFields[t.triple].cpu);
-      assert.deepEqual(manifest.libc, expectedFields[t.triple].libc);
+      assert.deepEqual(manifest.os, fields.os);
+      assert.deepEqual(manifest.cpu, fields.cpu);
+      assert.deepEqual(manifest.libc, fields.libc);
       assert.equal(manifest.main, t.binaryFile);
       assert.deepEqual(manifest.files, [t.binaryFile]);
       for (const field of ["license", "repository", "homepage", "bugs", "engines"]) {
@@ -56,7 +75,7 @@ describe("platform packages", () => {
       const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
       fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ ...manifest, version: "9.8.7" }));
       execFileSync(process.execPath, ["scripts/version.mjs"], { cwd: dir, encoding: "utf8" });
-      for (const t of targets) {
+      for (const t of [...targets, ...optInTargets]) {
         assert.equal(JSON.parse(fs.readFileSync(path.join(dir, "npm", t.platform, "package.json"), "utf8")).version, "9.8.7", t.platform);
       }
       assert.match(fs.readFileSync(path.join(dir, "Cargo.toml"), "utf8"), /^\[workspace\.package\]\nversion = "9\.8\.7"$/m);
@@ -151,6 +170,11 @@ describe("packing and publishing the root package", () => {
     assert.deepEqual(stale, [`its optional dependency agent-tools-native-darwin-x64 is at 0.0.1, not the package's version ${version}`]);
     const extra = publishProblems({ ...publishedRootManifest(), optionalDependencies: { ...everyPlatform, "left-pad": version } });
     assert.deepEqual(extra, ["its optional dependency left-pad is not a platform package"]);
+    // an opt-in platform package is a platform package; on its own it is still a partial pack
+    assert.deepEqual(publishProblems({ ...publishedRootManifest(), optionalDependencies: { ...everyPlatform, "agent-tools-native-win32-x64-msvc": version } }), []);
+    const winOnly = publishProblems(publishedRootManifest(selectTargets(["--targets", "win32-x64-msvc"])));
+    assert.equal(winOnly.length, 1);
+    assert.match(winOnly[0], /lack agent-tools-native-linux-x64-gnu, .*agent-tools-native-darwin-arm64: a partial pack/);
   });
 
   test("--targets: a clear error for a missing list, an unknown or a repeated platform", () => {
@@ -158,7 +182,8 @@ describe("packing and publishing the root package", () => {
     assert.deepEqual(selectTargets(["--skip-build", "--targets", "darwin-arm64,linux-x64-gnu"]).map((t) => t.platform), ["linux-x64-gnu", "darwin-arm64"]);
     assert.throws(() => selectTargets(["--targets"]), /^Error: --targets needs a comma-separated list of platforms: linux-x64-gnu, /);
     assert.throws(() => selectTargets(["--targets", "--skip-build"]), /--targets needs a comma-separated list/);
-    assert.throws(() => selectTargets(["--targets", "linux-x64-gnu,win32-x64-msvc"]), /unknown platform in --targets: win32-x64-msvc; known: linux-x64-gnu, /);
+    assert.deepEqual(selectTargets(["--targets", "win32-x64-msvc,linux-x64-gnu"]).map((t) => t.platform), ["linux-x64-gnu", "win32-x64-msvc"]);
+    assert.throws(() => selectTargets(["--targets", "linux-x64-gnu,win32-arm64-msvc"]), /unknown platform in --targets: win32-arm64-msvc; known: linux-x64-gnu, .*, darwin-arm64, win32-x64-msvc$/);
     assert.throws(() => selectTargets(["--targets", "darwin-x64,darwin-x64"]), /a platform is named twice in --targets: darwin-x64,darwin-x64/);
   });
 
@@ -203,6 +228,12 @@ describe("packing and publishing the root package", () => {
       const refused = checkPublish(dir, rootTarball);
       assert.equal(refused.status, 1);
       assert.match(refused.out, /lack agent-tools-native-linux-x64-gnu, agent-tools-native-linux-arm64-gnu, agent-tools-native-linux-arm64-musl, agent-tools-native-darwin-x64: a partial pack/);
+
+      // the opt-in Windows package: its binary must be a PE file importing only Windows' DLLs
+      fs.writeFileSync(path.join(dir, "npm", "win32-x64-msvc", "agent-tools-native.win32-x64-msvc.node"), "stand-in for the win32-x64-msvc binary\n");
+      const notPe = spawnSync(process.execPath, [path.join(dir, "scripts", "pack-all.mjs"), "--skip-build", "--targets", "linux-x64-gnu,win32-x64-msvc"], { cwd: dir, encoding: "utf8" });
+      assert.notEqual(notPe.status, 0);
+      assert.match(notPe.stderr, /agent-tools-native\.win32-x64-msvc\.node: \S*objdump cannot read it as a PE file/);
 
       // a named platform without its binary: refused before anything is packed
       fs.rmSync(path.join(dir, "npm", "darwin-x64", "agent-tools-native.darwin-x64.node"));
@@ -291,6 +322,52 @@ describe("no binary for this machine: a clear error", () => {
       assert.notEqual(esm.status, 0);
       assert.equal(esm.stdout, "");
       assert.match(esm.stderr, /NativeBindingError: agent-tools-native: no native binary could be loaded for this machine/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the Windows DLL imports check", () => {
+  // what `objdump -p` prints for a mingw-built napi-rs addon (abridged)
+  const objdump = `
+The Import Tables (interpreted .idata section contents)
+ vma:            Hint    Time      Forward  DLL       First
+                 Table   Stamp     Chain    Name      Thunk
+ 000c2000       000c20b4 00000000 00000000 000c2c58 000c2328
+
+\tDLL Name: KERNEL32.dll
+\tvma:  Hint/Ord Member-Name Bound-To
+\tc2f48\t  311  CloseHandle
+
+\tDLL Name: msvcrt.dll
+\tDLL Name: api-ms-win-core-synch-l1-2-0.dll
+\tDLL Name: bcryptprimitives.dll
+`;
+
+  test("reads the imported DLL names in order", () => {
+    assert.deepEqual(parseDllImports(objdump), ["KERNEL32.dll", "msvcrt.dll", "api-ms-win-core-synch-l1-2-0.dll", "bcryptprimitives.dll"]);
+    assert.deepEqual(parseDllImports("no import tables here\n"), []);
+  });
+
+  test("accepts Windows' own DLLs and refuses mingw's runtime, node.exe and an empty list", () => {
+    const system = parseDllImports(objdump);
+    assert.equal(assertWindowsSystemImports(system), system);
+    assert.throws(
+      () => assertWindowsSystemImports([...system, "libwinpthread-1.dll", "libgcc_s_seh-1.dll"], "addon.node"),
+      /^Error: addon\.node imports libwinpthread-1\.dll, libgcc_s_seh-1\.dll: a Windows addon may import only DLLs that ship with Windows$/,
+    );
+    assert.throws(() => assertWindowsSystemImports(["KERNEL32.dll", "node.exe"]), /imports node\.exe:/);
+    assert.throws(() => assertWindowsSystemImports(["KERNEL32.dll", "libnode.dll"]), /imports libnode\.dll:/);
+    assert.throws(() => assertWindowsSystemImports([], "x.node"), /^Error: x\.node: no imported DLLs found \(not a PE file\?\)$/);
+  });
+
+  test("a file that is not a PE file: a clear error naming it", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "atn-pe-"));
+    try {
+      const file = path.join(dir, "stand-in.node");
+      fs.writeFileSync(file, "not a PE file\n");
+      assert.throws(() => windowsDllImports(file), new RegExp(`^Error: ${file.replaceAll(".", "\\.")}: \\S*objdump cannot read it as a PE file \\(.*file format not recognized\\)$`));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

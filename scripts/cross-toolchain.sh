@@ -13,7 +13,11 @@ CARGO_ZIGBUILD_VERSION=0.24.1
 read -r -a targets <<<"$(node -p 'require("./package.json").napi.targets.join(" ")')"
 installed="$(rustup target list --installed)"
 missing=()
+windows=false
 for t in "${targets[@]}"; do
+  # Windows builds for x86_64-pc-windows-gnu with mingw-w64 under the msvc package name
+  # (scripts/packaging.mjs); scripts/windows-toolchain.sh installs that toolchain.
+  case "$t" in *-windows-msvc) windows=true; continue ;; esac
   grep -qx "$t" <<<"$installed" || missing+=("$t")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -30,4 +34,8 @@ fi
 if ! cargo-zigbuild --version >/dev/null 2>&1; then
   echo "== cargo install cargo-zigbuild@$CARGO_ZIGBUILD_VERSION"
   cargo install --quiet --locked cargo-zigbuild --version "$CARGO_ZIGBUILD_VERSION"
+fi
+
+if $windows; then
+  bash scripts/windows-toolchain.sh --build
 fi

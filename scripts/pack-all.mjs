@@ -5,11 +5,14 @@
 // With --targets, exactly the platforms named are packed (a binary of another platform left in
 // npm/ is not) and the root package's optionalDependencies name exactly those: such a partial pack
 // is for `npm run test:install`; scripts/check-publish.mjs refuses to publish its root.
+// Windows x64 (win32-x64-msvc) is opt-in: packed only when `--targets` names it, until the core
+// compiles for Windows (docs/windows-port.md). It builds with mingw-w64 for x86_64-pc-windows-gnu
+// (scripts/windows-toolchain.sh), not zig, and its DLL may import only Windows' own DLLs.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertGlibcFloor, distDir, GLIBC_FLOOR, publishProblems, publishedRootManifest, root, rootManifest, selectTargets, stageRootPackage, targets } from "./packaging.mjs";
+import { assertGlibcFloor, assertWindowsSystemImports, distDir, GLIBC_FLOOR, publishProblems, publishedRootManifest, root, rootManifest, selectTargets, stageRootPackage, targets, windowsDllImports } from "./packaging.mjs";
 
 const args = process.argv.slice(2);
 const skipBuild = args.includes("--skip-build");
@@ -23,6 +26,14 @@ if (!skipBuild) run("bash", ["scripts/cross-toolchain.sh"]);
 
 const env = { ...process.env };
 delete env.CARGO_BUILD_TARGET; // each build names its target
+// The Windows build's environment: napi-build's LIBNODE_PATH and the mingw linker, as the
+// toolchain script exports them (it installs what is missing first).
+let windowsEnv;
+if (!skipBuild && selected.some((t) => t.isWindows)) {
+  const script = 'eval "$(bash scripts/windows-toolchain.sh --build --env)" && env -0';
+  const vars = execFileSync("bash", ["-c", script], { cwd: root, env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
+  windowsEnv = Object.fromEntries(vars.split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+}
 const buildSeconds = {};
 const started = Date.now();
 for (const t of selected) {
@@ -31,11 +42,12 @@ for (const t of selected) {
     console.log(`== release build for ${t.buildTarget}`);
     const out = mkdtempSync(join(tmpdir(), "atn-build-"));
     const t0 = Date.now();
-    // -x: cargo-zigbuild; the binding.js/binding.d.ts it would write go to the temporary dir
-    run("npx", ["--no-install", "napi", "build", "--platform", "--release", "--target", t.buildTarget, "-x",
-      "--output-dir", out, "--no-js", "--dts", join(out, "binding.d.ts")], { env });
+    // -x: cargo-zigbuild (Windows: mingw-w64, no -x); the binding.js/binding.d.ts it would write
+    // go to the temporary dir
+    run("npx", ["--no-install", "napi", "build", "--platform", "--release", "--target", t.buildTarget, ...(t.isWindows ? [] : ["-x"]),
+      "--output-dir", out, "--no-js", "--dts", join(out, "binding.d.ts")], { env: t.isWindows ? windowsEnv : env });
     buildSeconds[t.platform] = Math.round((Date.now() - t0) / 1000);
-    copyFileSync(join(out, t.binaryFile), binary);
+    copyFileSync(join(out, t.builtFile), binary);
     rmSync(out, { recursive: true, force: true });
   }
   if (!existsSync(binary)) throw new Error(`${binary} is missing: build it first (without --skip-build)`);
@@ -46,6 +58,10 @@ for (const t of selected) {
   if (t.isGnu) {
     const highest = assertGlibcFloor(binary);
     console.log(`   ${t.binaryFile}: highest glibc symbol version ${highest} (floor ${GLIBC_FLOOR})`);
+  }
+  if (t.isWindows) {
+    const imports = assertWindowsSystemImports(windowsDllImports(binary), t.binaryFile);
+    console.log(`   ${t.binaryFile}: imports ${imports.join(", ")}`);
   }
 }
 

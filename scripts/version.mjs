@@ -3,10 +3,10 @@
 // all; npm then commits and tags the result.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { root, rootManifest, targets } from "./packaging.mjs";
+import { optInTargets, root, rootManifest, targets } from "./packaging.mjs";
 
 const version = rootManifest.version;
-for (const t of targets) {
+for (const t of [...targets, ...optInTargets]) {
   const file = join(t.packageDir, "package.json");
   const manifest = JSON.parse(readFileSync(file, "utf8"));
   manifest.version = version;
@@ -21,4 +21,4 @@ replaceOnce("Cargo.toml", /^(\[workspace\.package\]\nversion = )"[^"]*"/m, `$1"$
 for (const crate of ["agent_tools_native", "agent-tools-core"]) {
   replaceOnce("Cargo.lock", new RegExp(`^(name = "${crate}"\\nversion = )"[^"]*"`, "m"), `$1"${version}"`);
 }
-console.log(`version ${version}: ${targets.length} platform packages, the workspace (Cargo.toml, Cargo.lock)`);
+console.log(`version ${version}: ${targets.length + optInTargets.length} platform packages, the workspace (Cargo.toml, Cargo.lock)`);
