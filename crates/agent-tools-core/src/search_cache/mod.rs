@@ -892,7 +892,7 @@ fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
     if FileId::of(&meta) != id {
         return None;
     }
-    let bytes = crate::tools::read_sized(&mut file, meta.len()).ok()?;
+    let bytes = crate::file_read::read_sized(&mut file, meta.len()).ok()?;
     (file.metadata().ok().map(|m| FileId::of(&m)) == Some(id)).then_some(bytes)
 }
 
