@@ -91,7 +91,7 @@ describe("platform packages", () => {
     assert.match(published.dependencies["@modelcontextprotocol/sdk"], /^\^1\./);
     const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" }));
     const files = packed.files.map((f) => f.path);
-    for (const file of ["js/cli.cjs", "js/internal.cjs", "js/output_schemas.json", "package.json"]) assert.ok(files.includes(file), file);
+    for (const file of ["js/cli.cjs", "js/toolkit.cjs", "js/output_schemas.json", "package.json"]) assert.ok(files.includes(file), file);
     assert.ok(!files.some((f) => f.startsWith("__test__/") || f.endsWith(".node")), "no tests or local binaries");
   });
 });

@@ -18,9 +18,9 @@ const node_fs_1 = require("node:fs");
 const node_path_1 = __importDefault(require("node:path"));
 const node_url_1 = require("node:url");
 const index_cjs_1 = require("./index.cjs");
-const internal_cjs_1 = require("./internal.cjs");
 const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
 const native_cjs_1 = require("./native.cjs");
+const toolkit_cjs_1 = require("./toolkit.cjs");
 const user_tools_cjs_1 = require("./user_tools.cjs");
 const VERSION = require("../package.json").version;
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
@@ -247,12 +247,9 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         ...(options.exec ? { exec: options.exec } : {}),
     });
     const toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: extraTools });
-    const invokeWithSignal = internal_cjs_1.hooks.invokeWithSignal;
-    if (!invokeWithSignal)
-        throw new Error("the toolkit did not register its invoke hook");
     return {
         definitions: toolkit.getAllowedTools(),
-        invoke: (name, args, signal) => invokeWithSignal(toolkit, name, args, signal),
+        invoke: (name, args, signal) => (0, toolkit_cjs_1.invokeWithSignal)(toolkit, name, args, signal),
         userTools: new Map(extraTools.map((t) => [t.name, t])),
     };
 }

@@ -1,5 +1,5 @@
 // Generated from ts/loop.cts by `npm run build:ts`: edit that file, not this one.
-import type { AgentToolkit, ExecSandbox } from "./index.cjs";
+import type { AgentToolkit, ExecSandbox } from "./types.cjs";
 import { type CatalogEntry } from "./native.cjs";
 /** Any toolkit of createAgentToolkit: with any user tools, and any opt-in tools enabled. */
 export type AnyToolkit = AgentToolkit<any> | {
@@ -195,7 +195,7 @@ export type ToolLoopOptions = {
     tools?: ReadonlyArray<AnyToolDefinition>;
     onEvent?: (event: LoopEvent) => void;
 };
-/** What the loop needs of a toolkit (index.cts makes it). */
+/** What the loop needs of a toolkit (loop_runtime.cts makes it). */
 export type LoopRuntime = {
     definitions(): ReadonlyArray<AnyToolDefinition>;
     has(name: string): boolean;

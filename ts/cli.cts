@@ -13,9 +13,9 @@ import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool
 };
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js" with { "resolution-mode": "import" };
 import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
-import { hooks } from "./internal.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { builtInCatalog } from "./native.cjs";
+import { invokeWithSignal } from "./toolkit.cjs";
 import { type AnyTool, isTool, type ToolResult, toolInternals, toToolResult } from "./user_tools.cjs";
 
 type Sdk = {
@@ -257,8 +257,6 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
     ...(options.exec ? { exec: options.exec } : {}),
   });
   const toolkit = createAgentToolkit(context, { tools: extraTools });
-  const invokeWithSignal = hooks.invokeWithSignal;
-  if (!invokeWithSignal) throw new Error("the toolkit did not register its invoke hook");
   return {
     definitions: toolkit.getAllowedTools() as unknown as Served["definitions"],
     invoke: (name, args, signal) => invokeWithSignal(toolkit, name, args, signal),

@@ -3,7 +3,7 @@
 // (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
-import type { AgentToolkit, ExecSandbox } from "./index.cjs";
+import type { AgentToolkit, ExecSandbox } from "./types.cjs";
 import { builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
 
 /** Any toolkit of createAgentToolkit: with any user tools, and any opt-in tools enabled. */
@@ -117,7 +117,7 @@ export type ToolLoopOptions = {
   onEvent?: (event: LoopEvent) => void;
 };
 
-/** What the loop needs of a toolkit (index.cts makes it). */
+/** What the loop needs of a toolkit (loop_runtime.cts makes it). */
 export type LoopRuntime = {
   definitions(): ReadonlyArray<AnyToolDefinition>;
   has(name: string): boolean;

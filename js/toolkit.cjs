@@ -1,0 +1,245 @@
+"use strict";
+// Generated from ts/toolkit.cts by `npm run build:ts`: edit that file, not this one.
+// The toolkit: `createAgentToolkit` and its three ways into a tool — `toolkit.tools.<name>`
+// (a ToolResult envelope, never rejects), `toolkit.invoke` (rejects on any error) and `asTools`
+// (a `Tool` per tool for a loop) — plus `invokeWithSignal` for the command line (cli.cts).
+exports.OutputCache = exports.asTools = exports.createAgentToolkit = exports.toolkitState = void 0;
+exports.invoke = invoke;
+exports.invokeWithSignal = invokeWithSignal;
+const bypass_cjs_1 = require("./bypass.cjs");
+const catalog_cjs_1 = require("./catalog.cjs");
+const context_cjs_1 = require("./context.cjs");
+const errors_cjs_1 = require("./errors.cjs");
+const loop_cjs_1 = require("./loop.cjs");
+const native_cjs_1 = require("./native.cjs");
+const native_call_cjs_1 = require("./native_call.cjs");
+const user_tools_cjs_1 = require("./user_tools.cjs");
+const native = (0, native_cjs_1.loadNative)();
+/** `toolkit.tools.<name>(...args)`: never rejects, resolves with a ToolResult. */
+async function secureCall(context, name, handler, args, optIn) {
+    try {
+        const isWriteOp = optIn ? optIn.isWriteOp : catalog_cjs_1.catalog[name]?.metadata?.isWriteOp === true;
+        const runBuiltIn = optIn !== undefined || handler === catalog_cjs_1.builtInHandlers[name];
+        const request = { door: "tools", name, isWriteOp, bypass: bypass_cjs_1.SecurityBypass.isEnabled(), runBuiltIn };
+        const outcome = await (0, native_call_cjs_1.callNative)(request, context, args);
+        if (typeof outcome === "string")
+            return { status: "success", data: JSON.parse(outcome) };
+        switch (outcome.kind) {
+            case "ok":
+                return { status: "success", data: JSON.parse((0, native_call_cjs_1.resultJson)(context, outcome)) };
+            case "prepared":
+                return { status: "success", data: await handler(context, ...outcome.args) };
+            case "denied":
+                return (0, errors_cjs_1.denied)(outcome.reason, outcome.message);
+            case "internal":
+                return (0, errors_cjs_1.failure)(`INTERNAL: ${outcome.message}`);
+            default:
+                return (0, errors_cjs_1.failure)(outcome.message);
+        }
+    }
+    catch (thrown) {
+        return (0, errors_cjs_1.failure)((0, errors_cjs_1.messageOf)(thrown));
+    }
+}
+/**
+ * Runs `run` with a signal of its own that follows `signal`: napi-rs takes over the `onabort`
+ * property of the signal it is given, so the caller's own signal (and its `onabort` handler) is
+ * never handed to native code, and nothing of the call stays attached to it afterwards.
+ */
+async function withCallSignal(signal, run) {
+    if (!signal)
+        return run(undefined);
+    const own = new AbortController();
+    const follow = () => own.abort(signal.reason);
+    signal.addEventListener("abort", follow, { once: true });
+    try {
+        return await run(own.signal);
+    }
+    finally {
+        signal.removeEventListener("abort", follow);
+    }
+}
+async function invoke(context, name, args, registered, asText = false) {
+    const fromJson = (json) => (asText ? json : { role: "function", name, content: JSON.parse(json) });
+    const fromValue = (content) => (asText ? JSON.stringify(content) : { role: "function", name, content });
+    const toolName = String(name);
+    const { entry, builtIn } = (0, catalog_cjs_1.catalogEntry)(toolName);
+    const optIn = entry === undefined ? registered.extras.get(toolName) : undefined;
+    const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
+    if (userTool)
+        return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
+    const signal = registered.runtime?.signal;
+    if (signal?.aborted)
+        throw (0, loop_cjs_1.abortError)();
+    const request = {
+        door: "invoke",
+        name: toolName,
+        registered: entry !== undefined || optIn !== undefined,
+        isWriteOp: optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true,
+        bypass: bypass_cjs_1.SecurityBypass.isEnabled(),
+        runBuiltIn: builtIn || optIn !== undefined,
+    };
+    const outcome = await withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, context, args, callSignal));
+    if (typeof outcome === "string")
+        return fromJson(outcome);
+    switch (outcome.kind) {
+        case "ok":
+            return fromJson((0, native_call_cjs_1.resultJson)(context, outcome));
+        case "prepared":
+            return fromValue(await catalog_cjs_1.catalog[toolName]?.handler(context, ...outcome.args));
+        case "invoke_error":
+            throw new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
+        case "plain_error":
+            throw new Error(outcome.message);
+        case "tool_error":
+            throw (0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message);
+        default:
+            throw new errors_cjs_1.InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
+    }
+}
+/** A user tool through `invoke`: the same checks in the same order, then zod, then execute. */
+async function invokeUserTool(context, tool, name, args, runtime) {
+    const toolName = String(name);
+    const { writes } = user_tools_cjs_1.toolInternals.get(tool);
+    const request = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: bypass_cjs_1.SecurityBypass.isEnabled(), runBuiltIn: false };
+    const outcome = await (0, native_call_cjs_1.callNative)(request, context, args);
+    if (typeof outcome === "string")
+        throw new errors_cjs_1.InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
+    if (outcome.kind === "invoke_error")
+        throw new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName });
+    if (outcome.kind !== "prepared")
+        throw new errors_cjs_1.InvokeToolError("INTERNAL", (0, native_call_cjs_1.messageOfOutcome)(outcome), { tool_name: toolName });
+    const input = await (0, user_tools_cjs_1.validateInput)(tool, args);
+    const content = await (0, user_tools_cjs_1.runExecute)(tool, input, (0, user_tools_cjs_1.executionContext)(runtime));
+    return { role: "function", name, content };
+}
+/** Toolkit internals (user tools, DI defaults), for `asTools`. */
+exports.toolkitState = new WeakMap();
+/**
+ * `createAgentToolkit(context)` exactly as agent-tools-ts; `options.tools` registers user tools
+ * (from `defineTool`), `options.deps` / `options.overrides` / `options.logger` / `options.now`
+ * are the defaults of their execution context.
+ */
+const createAgentToolkit = function createAgentToolkit(context, options = {}) {
+    const registered = registerUserTools(options);
+    const tools = {};
+    for (const name of Object.keys(catalog_cjs_1.builtInHandlers)) {
+        const handler = catalog_cjs_1.catalog[name].handler;
+        tools[name] = (...args) => secureCall(context, name, handler, args);
+    }
+    for (const [name, entry] of registered.extras) {
+        tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
+    }
+    if (registered.extras.has("edit_file") && !context_cjs_1.readLedgers.has(context))
+        context_cjs_1.readLedgers.set(context, native.newReadLedger());
+    const extraNames = [...registered.extras.keys()];
+    const userNames = [...registered.byName.keys()];
+    const toolkit = {
+        tools,
+        invoke: (name, args) => invoke(context, name, args, registered),
+        getAllowedTools: () => native
+            .allowedToolNames(context, [...extraNames, ...userNames])
+            .map((name) => catalog_cjs_1.definitionByName.get(name) ??
+            registered.extras.get(name)?.definition ??
+            registered.byName.get(name).definition),
+    };
+    exports.toolkitState.set(toolkit, { context, registered });
+    return toolkit;
+};
+exports.createAgentToolkit = createAgentToolkit;
+/** An opt-in tool has no replaceable handler: its calls always run the native one. */
+const noHandler = async () => {
+    throw (0, errors_cjs_1.internalError)("an opt-in tool has no JavaScript handler");
+};
+/** The opt-in tools `options.extraTools` enables, in registry order. */
+function enableExtraTools(extraTools) {
+    const extras = new Map();
+    if (extraTools === undefined)
+        return extras;
+    if (!Array.isArray(extraTools))
+        throw new TypeError("createAgentToolkit: options.extraTools must be an array of tool names");
+    for (const name of extraTools) {
+        if (typeof name !== "string" || !catalog_cjs_1.optInTools.has(name)) {
+            throw new TypeError(`createAgentToolkit: unknown extra tool ${JSON.stringify(name)} (known: ${[...catalog_cjs_1.optInTools.keys()].join(", ")})`);
+        }
+    }
+    for (const [name, entry] of catalog_cjs_1.optInTools)
+        if (extraTools.includes(name))
+            extras.set(name, entry);
+    return extras;
+}
+function registerUserTools(options) {
+    const byName = new Map();
+    const extras = enableExtraTools(options?.extraTools);
+    for (const tool of options?.tools ?? []) {
+        if (!(0, user_tools_cjs_1.isTool)(tool))
+            throw new TypeError("createAgentToolkit: options.tools must hold tools made by defineTool");
+        if (Object.hasOwn(catalog_cjs_1.catalog, tool.name)) {
+            throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with a built-in tool`);
+        }
+        if (extras.has(tool.name)) {
+            throw new Error(`createAgentToolkit: the tool name "${tool.name}" clashes with an enabled extra tool`);
+        }
+        if (byName.has(tool.name))
+            throw new Error(`createAgentToolkit: the tool name "${tool.name}" is registered twice`);
+        byName.set(tool.name, tool);
+    }
+    const { deps, overrides, logger, now } = options ?? {};
+    return { byName, runtime: { deps, overrides, logger, now }, extras };
+}
+/**
+ * Every tool of a toolkit (built-ins in declaration order, then user tools) as a `Tool`, whose
+ * `executeRaw(json, ctx)` goes through the toolkit's `invoke` (policy, sandbox, validation) and
+ * never throws, so a loop can treat all tools alike.
+ */
+const asTools = function asTools(toolkit) {
+    const state = exports.toolkitState.get(toolkit);
+    if (!state)
+        throw new TypeError("asTools: not a toolkit made by createAgentToolkit");
+    const { context, registered } = state;
+    const make = (name, description, definition, toResult) => ({
+        name,
+        description,
+        definition,
+        async executeRaw(rawArgsJson, ctx = {}) {
+            let args;
+            try {
+                args = rawArgsJson === undefined || rawArgsJson === null || rawArgsJson === "" ? {} : JSON.parse(rawArgsJson);
+            }
+            catch (error) {
+                return (0, user_tools_cjs_1.errorResult)(`invalid JSON arguments: ${error.message}`);
+            }
+            try {
+                const runtime = { ...registered.runtime, ...ctx };
+                const out = await invoke(context, name, args, { ...registered, runtime });
+                return toResult(out.content);
+            }
+            catch (error) {
+                return (0, user_tools_cjs_1.errorResult)((0, errors_cjs_1.messageOf)(error));
+            }
+        },
+    });
+    const extraDefinitions = [...registered.extras.values()].map((entry) => entry.definition);
+    const builtIns = [...catalog_cjs_1.definitions, ...extraDefinitions].map((d) => make(d.function.name, d.function.description, d, (value) => ({ type: "json", value })));
+    const own = [...registered.byName.values()].map((t) => make(t.name, t.description, t.definition, user_tools_cjs_1.toToolResult));
+    return [...builtIns, ...own];
+};
+exports.asTools = asTools;
+/**
+ * `toolkit.invoke(name, args)` with an AbortSignal for the call (a built-in's native work and an
+ * `exec_command`'s process group are stopped when it fires) and a user tool's execute receiving it.
+ * Resolves the output (the invoke result's `content`) and rejects as `invoke` does. Not part of
+ * the package's API: the command line and MCP server (cli.cts) use it.
+ */
+async function invokeWithSignal(toolkit, name, args, signal) {
+    const state = exports.toolkitState.get(toolkit);
+    if (!state)
+        throw new TypeError("not a toolkit made by createAgentToolkit");
+    const { context, registered } = state;
+    return (await invoke(context, name, args, { ...registered, runtime: { ...registered.runtime, signal } })).content;
+}
+/**
+ * Tool outputs kept whole while their total stays under `budgetChars` (UTF-16 units, default
+ * 100 000); older ones are evicted from the conversation but stay readable by id (`out-1`, ...).
+ */
+exports.OutputCache = native.OutputCache;

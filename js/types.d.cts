@@ -1,0 +1,148 @@
+// Generated from ts/types.cts by `npm run build:ts`: edit that file, not this one.
+import type { AllowedToolName, ApplyPatchesInput, AstGrepSearchInput, EditFileOptions, ExecCommandInput, ExecSandbox, FindFilesInput, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, ReadFileOptions, RegexpSearchInput, TaskCreateManyInput, TaskListInput, TaskUpdateInput, TaskUpdateStatusInput, TaskValidateCompletionInput, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolResultByName, TreeOptions } from "../types/tools.js";
+import type { TodoSessionState } from "./todo_state.cjs";
+import type { AnyTool, ExecuteRawContext, ToolInput, ToolOutput } from "./user_tools.cjs";
+export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
+export type { OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName };
+export type FileAccessMode = "read-only" | "workspace-write" | "unrestricted";
+export type AccessLevel = "allow" | "deny";
+export interface SecurityPolicyConfig<TToolName extends string = string> {
+    tools: Partial<Record<TToolName, AccessLevel>>;
+    defaultPolicy: AccessLevel;
+}
+export type ToolPolicy = SecurityPolicyConfig<AllowedToolName>;
+export type ToolContext = {
+    workspaceRoot: string;
+    writeScope: FileAccessMode;
+    policy: SecurityPolicyConfig<AllowedToolName>;
+    todo?: TodoSessionState;
+    env: {
+        platform: NodeJS.Platform;
+        osRelease: string;
+    };
+    /** exec_command's opt-in OS sandbox (absent or `sandbox: "off"`: none). */
+    exec?: ExecOptions;
+    /**
+     * The memory budget in bytes of the search cache that regexp_search and ast_grep_search share
+     * per workspace (README, "Warm searches"); absent: 128 MiB; `0`: no cache for this context.
+     */
+    searchCacheBytes?: number;
+};
+/**
+ * exec_command's OS sandbox (README, "Reliability"): with `"auto"` or `"required"` each command
+ * restricts itself before it starts — Landlock on Linux, Seatbelt on macOS — to write only where
+ * `writeScope` allows, and with `network: "deny"` to open no IP connection. `"required"` fails a
+ * call (`SANDBOX_UNAVAILABLE`) where the system cannot enforce it; `"auto"` then runs the command
+ * unsandboxed. The result's `sandbox` field says what was enforced.
+ */
+export type ExecOptions = {
+    sandbox?: "off" | "auto" | "required";
+    /** Default `"allow"`; `"deny"` needs `sandbox` `"auto"` or `"required"`. */
+    network?: "allow" | "deny";
+};
+export type ToolErrorEnvelope = {
+    code: string;
+    message: string;
+    retriable: boolean;
+    details: Record<string, unknown>;
+};
+export type InvokeToolErrorCode = "INVALID_TOOL_ARGUMENTS_TYPE" | "TOOL_NOT_FOUND" | "TOOL_NOT_ALLOWED" | "INTERNAL";
+export type ToolkitInvokeOutput<TName extends AllowedToolName> = {
+    role: "function";
+    name: TName;
+    content: ToolResultByName[TName];
+};
+export type Invoke = <TName extends AllowedToolName>(name: TName, args: ToolArgsByName[TName]) => Promise<ToolkitInvokeOutput<TName>>;
+export type SecureToolResult<R> = {
+    status: "success";
+    data: R;
+} | {
+    status: "failure" | "denied";
+    reason: "policy" | "sandbox" | "runtime";
+    message: string;
+    error: ToolErrorEnvelope;
+};
+/** The positional parameters of each tool (`toolkit.tools.<name>` and its handler). */
+export type ToolParams = {
+    apply_patch: [filePath: string, patch: string];
+    exec_command: [input: ExecCommandInput];
+    write_file: [path: string, content: string];
+    tree: [path: string, options?: TreeOptions];
+    read_file: [path: string, options?: ReadFileOptions];
+    regexp_search: [input: RegexpSearchInput];
+    ast_grep_search: [input: AstGrepSearchInput];
+    git_status_summary: [cwd?: string];
+    task_create_many: [input: TaskCreateManyInput];
+    task_list: [_input: TaskListInput];
+    task_update: [input: TaskUpdateInput];
+    task_update_status: [input: TaskUpdateStatusInput];
+    task_validate_completion: [_input: TaskValidateCompletionInput];
+};
+type SecureTools = {
+    [K in keyof ToolParams]: (...args: ToolParams[K]) => Promise<SecureToolResult<ToolResultByName[K]>>;
+};
+/** The positional parameters of each opt-in tool (`toolkit.tools.<name>` when enabled). */
+export type OptInToolParams = {
+    edit_file: [path: string, options: EditFileOptions];
+    find_files: [input: FindFilesInput];
+    apply_patches: [input: ApplyPatchesInput];
+};
+type OptInSecureTools<TExtra extends OptInToolName> = {
+    [K in TExtra]: (...args: OptInToolParams[K]) => Promise<SecureToolResult<OptInToolResultByName[K]>>;
+};
+/** The input of a built-in or opt-in tool by name. */
+type KnownArgs<TName> = TName extends AllowedToolName ? ToolArgsByName[TName] : TName extends OptInToolName ? OptInToolArgsByName[TName] : never;
+/** The output of a built-in or opt-in tool by name. */
+type KnownResult<TName> = TName extends AllowedToolName ? ToolResultByName[TName] : TName extends OptInToolName ? OptInToolResultByName[TName] : never;
+/** `invoke` of a toolkit with opt-in tools enabled (and maybe user tools). */
+type InvokeWithExtraTools<TUser extends AnyTool, TExtra extends OptInToolName> = <TName extends AllowedToolName | TExtra | TUser["name"]>(name: TName, args: TName extends AllowedToolName | TExtra ? KnownArgs<TName> : ToolInput<Extract<TUser, {
+    name: TName;
+}>>) => Promise<{
+    role: "function";
+    name: TName;
+    content: TName extends AllowedToolName | TExtra ? KnownResult<TName> : ToolOutput<Extract<TUser, {
+        name: TName;
+    }>>;
+}>;
+type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName | TUser["name"]>(name: TName, args: TName extends AllowedToolName ? ToolArgsByName[TName] : ToolInput<Extract<TUser, {
+    name: TName;
+}>>) => Promise<{
+    role: "function";
+    name: TName;
+    content: TName extends AllowedToolName ? ToolResultByName[TName] : ToolOutput<Extract<TUser, {
+        name: TName;
+    }>>;
+}>;
+/**
+ * The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools,
+ * and `tools` / `invoke` / `getAllowedTools` the enabled opt-in tools (`TExtra`).
+ */
+export type AgentToolkit<TUser extends AnyTool = never, TExtra extends OptInToolName = never> = [TExtra] extends [never] ? {
+    tools: SecureTools;
+    invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
+    getAllowedTools: () => [TUser] extends [never] ? Array<ToolDefinitions[AllowedToolName]> : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
+} : {
+    tools: SecureTools & OptInSecureTools<TExtra>;
+    invoke: InvokeWithExtraTools<TUser, TExtra>;
+    getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TExtra] | TUser["definition"]>;
+};
+export type AgentToolkitOptions<TTools extends readonly AnyTool[], TExtra extends OptInToolName = never> = {
+    /** User tools made by `defineTool`; names must not clash with built-ins, enabled opt-in tools or each other. */
+    tools?: TTools;
+    /**
+     * Opt-in tools to enable beside the 13 (`"edit_file"`): served through the same policy,
+     * sandbox and error model, listed by `getAllowedTools()` after the built-ins.
+     */
+    extraTools?: readonly TExtra[];
+    /** Defaults of every user tool's execution context. */
+    deps?: Record<string, unknown>;
+    overrides?: ExecuteRawContext["overrides"];
+    logger?: ExecuteRawContext["logger"];
+    now?: () => Date;
+};
+export type ToolCatalogType = {
+    readonly [K in keyof ToolParams]: {
+        readonly metadata: ToolCatalogMetadata[K];
+        readonly handler: (context: ToolContext, ...args: ToolParams[K]) => Promise<ToolResultByName[K]>;
+    };
+};
