@@ -5,10 +5,10 @@
 //! ctime in nanoseconds), whether it holds a NUL byte or is UTF-8, its bytes from its second
 //! read on while the memory budget allows, a trigram index (`trigrams::Bloom`), and
 //! ast_grep_search's matches for its last few queries. What a call learns is recorded after it
-//! by one idle-priority background thread (`defer`; background.rs), which also builds the indexes. The walk
-//! runs on every call as a cold one does, so added, removed and renamed files, `.gitignore`
-//! changes and swapped symlinks or directories are seen; what is kept for a file or directory
-//! is reused only while its identity is unchanged: taken with `lstat`, or, for paths the
+//! by one idle-priority background thread (`defer`; background.rs), which also builds the
+//! indexes. The walk runs on every call as a cold one does, so added, removed and renamed files,
+//! `.gitignore` changes and swapped symlinks or directories are seen; what is kept for a file or
+//! directory is reused only while its identity is unchanged: taken with `lstat`, or, for paths the
 //! watcher trusts (`watch`), vouched for by the absence of inotify events. Results are
 //! therefore byte-identical to a cold search.
 //!
