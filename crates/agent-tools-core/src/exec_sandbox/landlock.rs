@@ -180,8 +180,9 @@ fn drop_capabilities() -> io::Result<()> {
         version: VERSION_3,
         pid: 0,
     };
-    let empty = [0u32; 6]; // (effective, permitted, inheritable) × 2
-                           // SAFETY: capset reads a version-3 header and two data structs of three u32 each.
+    // (effective, permitted, inheritable) × 2
+    let empty = [0u32; 6];
+    // SAFETY: capset reads a version-3 header and two data structs of three u32 each.
     let done = unsafe { libc::syscall(libc::SYS_capset, &header, empty.as_ptr()) };
     if done != 0 {
         return Err(io::Error::last_os_error());
