@@ -152,6 +152,9 @@ export interface CatalogEntry {
   definition?: unknown
 }
 
+/** `checkToolHistory` (js/providers.cjs); input: `{ messages, provider }`. */
+export declare function checkToolHistory(input: string): ProviderMapped
+
 /**
  * The context of calls: the fields of a `ToolContext` object read once. The JavaScript side keeps
  * one per context and makes a new one whenever a field changes, so edits apply to the next call.
@@ -186,6 +189,21 @@ export declare function debugSimulateNoLandlock(on: boolean): void
  * `context.exec`, with exec_command's message.
  */
 export declare function execSandboxPreview(context: object): string | null
+
+/** `fromAnthropicResponse` (js/providers.cjs); input: an Anthropic `Message`. */
+export declare function fromAnthropicResponse(input: string): ProviderMapped
+
+/** `fromGeminiResponse` (js/providers.cjs); input: a `GenerateContentResponse`. */
+export declare function fromGeminiResponse(input: string): ProviderMapped
+
+/** `fromOllamaResponse` (js/providers.cjs); input: an Ollama `ChatResponse`. */
+export declare function fromOllamaResponse(input: string): ProviderMapped
+
+/** `fromOpenAIChatResponse` (js/providers.cjs); input: a `ChatCompletion`. */
+export declare function fromOpenAIChatResponse(input: string): ProviderMapped
+
+/** `fromOpenAIResponsesResponse` (js/providers.cjs); input: a Responses API `Response`. */
+export declare function fromOpenAIResponsesResponse(input: string): ProviderMapped
 
 export interface GrepRequest {
   pattern: string
@@ -225,11 +243,13 @@ export interface OutputCacheOptions {
   maxBytes?: number
 }
 
-/**
- * Runs the provider mapping `op` (a public function name such as `toAnthropicRequest`) on
- * `input` (JSON text); answers `{ value, warnings }` as JSON text.
- */
-export declare function providerCall(op: string, input: string): string
+/** What a provider mapping answers. */
+export interface ProviderMapped {
+  /** The mapped value as JSON text. */
+  value: string
+  /** The documented downgrades the mapping made (the JavaScript layer reports them). */
+  warnings: Array<string>
+}
 
 export interface RecordedOutput {
   refId: string
@@ -270,6 +290,15 @@ export interface SearchCacheStats {
 /** Resolves when the search cache's background work queued so far (indexing, eviction) is done. */
 export declare function searchCacheWait(): Promise<void>
 
+/** `toAnthropicRequest` (js/providers.cjs); input: `{ messages, tools?, toolChoice?, parallelToolCalls?, thinking? }`. */
+export declare function toAnthropicRequest(input: string): ProviderMapped
+
+/** `toAnthropicToolChoice` (js/providers.cjs); input: `{ toolChoice, thinking?, parallelToolCalls? }`. */
+export declare function toAnthropicToolChoice(input: string): ProviderMapped
+
+/** `toAnthropicTools` (js/providers.cjs); input: `{ tools }`. */
+export declare function toAnthropicTools(input: string): ProviderMapped
+
 /**
  * Replaces the store's task list with `context.todo` as JSON text (`{ tasks: [[id, task], ...],
  * order }`), or with none (`null`, or text that is not a task list).
@@ -279,8 +308,44 @@ export declare function todoStoreLoad(store: ExternalObject<'TodoStore'>, state:
 /** A new store with no task list: one per context object the session tools are called with. */
 export declare function todoStoreNew(): ExternalObject<'TodoStore'>
 
+/** `toGeminiRequest` (js/providers.cjs); input: `{ messages, tools?, toolChoice?, schema?, thoughtSignatureForForeignCalls? }`. */
+export declare function toGeminiRequest(input: string): ProviderMapped
+
+/** `toGeminiToolChoice` (js/providers.cjs); input: `{ toolChoice }`. */
+export declare function toGeminiToolChoice(input: string): ProviderMapped
+
+/** `toGeminiTools` (js/providers.cjs); input: `{ tools, schema? }`. */
+export declare function toGeminiTools(input: string): ProviderMapped
+
+/** `toolCallIdMap` (js/providers.cjs); input: `{ messages, provider }`. */
+export declare function toolCallIdMap(input: string): ProviderMapped
+
 /** Every tool of the native registry (the one list), in catalog order. */
 export declare function toolCatalog(): Array<CatalogEntry>
 
 /** `TOOL_DEFINITIONS` as JSON text, in declaration order. */
 export declare function toolDefinitionsJson(): string
+
+/** `toOllamaRequest` (js/providers.cjs); input: `{ messages, tools?, toolChoice? }`. */
+export declare function toOllamaRequest(input: string): ProviderMapped
+
+/** `toOllamaTools` (js/providers.cjs); input: `{ tools }`. */
+export declare function toOllamaTools(input: string): ProviderMapped
+
+/** `toOpenAIChatRequest` (js/providers.cjs); input: `{ messages, tools?, toolChoice?, parallelToolCalls?, compat? }`. */
+export declare function toOpenAIChatRequest(input: string): ProviderMapped
+
+/** `toOpenAIChatToolChoice` (js/providers.cjs); input: `{ toolChoice }`. */
+export declare function toOpenAIChatToolChoice(input: string): ProviderMapped
+
+/** `toOpenAIChatTools` (js/providers.cjs); input: `{ tools }`. */
+export declare function toOpenAIChatTools(input: string): ProviderMapped
+
+/** `toOpenAIResponsesRequest` (js/providers.cjs); input: `{ messages, tools?, toolChoice?, parallelToolCalls? }`. */
+export declare function toOpenAIResponsesRequest(input: string): ProviderMapped
+
+/** `toOpenAIResponsesToolChoice` (js/providers.cjs); input: `{ toolChoice }`. */
+export declare function toOpenAIResponsesToolChoice(input: string): ProviderMapped
+
+/** `toOpenAIResponsesTools` (js/providers.cjs); input: `{ tools }`. */
+export declare function toOpenAIResponsesTools(input: string): ProviderMapped

@@ -16,7 +16,8 @@
 // cannot honour with thinking, Ollama's missing tool_choice, ...) call `onWarning`, or emit a
 // process warning (`ProviderWarning`) when no `onWarning` is given.
 //
-// All logic is native (crates/agent-tools-core/src/providers); this module does JSON and warnings.
+// All logic is native (crates/agent-tools-providers, one binding function per mapping); this
+// module does JSON and warnings.
 exports.hasToolCalls = hasToolCalls;
 exports.isToolResult = isToolResult;
 exports.checkToolHistory = checkToolHistory;
@@ -47,14 +48,18 @@ exports.fromOllamaResponse = fromOllamaResponse;
 exports.createOllamaStream = createOllamaStream;
 const native_cjs_1 = require("./native.cjs");
 const native = (0, native_cjs_1.loadNative)();
-/** Runs a native mapping; bad input throws a TypeError, downgrades go to `onWarning`. */
-function run(op, input, onWarning) {
+/**
+ * Runs the native mapping of the public function `name`; bad input throws a TypeError naming
+ * it, downgrades go to `onWarning`.
+ */
+function run(name, mapping, input, onWarning) {
     let out;
     try {
-        out = JSON.parse(native.providerCall(op, JSON.stringify(input ?? null)));
+        const mapped = mapping(JSON.stringify(input ?? null));
+        out = { value: JSON.parse(mapped.value), warnings: mapped.warnings };
     }
     catch (error) {
-        throw new TypeError(`${op}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new TypeError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
     }
     for (const warning of out.warnings) {
         if (typeof onWarning === "function")
@@ -112,7 +117,7 @@ function isToolResult(message) {
 }
 /** The pairing problems `provider` would reject the history for; `[]` when it can be sent. */
 function checkToolHistory(messages, provider) {
-    return run("checkToolHistory", { messages, provider });
+    return run("checkToolHistory", native.checkToolHistory, { messages, provider });
 }
 /**
  * `{ providerId: originalId }` for the call ids a provider gets as aliases. Ids that already fit
@@ -120,50 +125,50 @@ function checkToolHistory(messages, provider) {
  * others get a stable alias (cleaned, hash-suffixed), the same on the call and its result.
  */
 function toolCallIdMap(messages, provider) {
-    return run("toolCallIdMap", { messages, provider });
+    return run("toolCallIdMap", native.toolCallIdMap, { messages, provider });
 }
 function toOpenAIChatTools(tools) {
-    return run("toOpenAIChatTools", { tools });
+    return run("toOpenAIChatTools", native.toOpenAIChatTools, { tools });
 }
 function toOpenAIChatToolChoice(choice) {
-    return run("toOpenAIChatToolChoice", { toolChoice: choice });
+    return run("toOpenAIChatToolChoice", native.toOpenAIChatToolChoice, { toolChoice: choice });
 }
 function toOpenAIChatRequest(options) {
     const opts = optionsOf(options);
-    return run("toOpenAIChatRequest", opts, opts.onWarning);
+    return run("toOpenAIChatRequest", native.toOpenAIChatRequest, opts, opts.onWarning);
 }
 function fromOpenAIChatResponse(completion) {
-    return run("fromOpenAIChatResponse", completion);
+    return run("fromOpenAIChatResponse", native.fromOpenAIChatResponse, completion);
 }
 /** Robust to a missing `index` and to a new `id` on a reused index (servers that put every call on index 0). */
 function createOpenAIChatStream() {
     return new NativeProviderStream(new native.OpenAIChatStream());
 }
 function toOpenAIResponsesTools(tools) {
-    return run("toOpenAIResponsesTools", { tools });
+    return run("toOpenAIResponsesTools", native.toOpenAIResponsesTools, { tools });
 }
 function toOpenAIResponsesToolChoice(choice) {
-    return run("toOpenAIResponsesToolChoice", { toolChoice: choice });
+    return run("toOpenAIResponsesToolChoice", native.toOpenAIResponsesToolChoice, { toolChoice: choice });
 }
 /** Reasoning items are replayed before their calls; item ids that do not start with `fc` are not sent. */
 function toOpenAIResponsesRequest(options) {
     const opts = optionsOf(options);
-    return run("toOpenAIResponsesRequest", opts, opts.onWarning);
+    return run("toOpenAIResponsesRequest", native.toOpenAIResponsesRequest, opts, opts.onWarning);
 }
 /** `status: "incomplete"` (e.g. `max_output_tokens`) is `length`; `failed` / refusal is `error`. */
 function fromOpenAIResponsesResponse(response) {
-    return run("fromOpenAIResponsesResponse", response);
+    return run("fromOpenAIResponsesResponse", native.fromOpenAIResponsesResponse, response);
 }
 /** Accumulates by `item_id`, emits by `call_id`, reconciles with the terminal response's output. */
 function createOpenAIResponsesStream() {
     return new NativeProviderStream(new native.OpenAIResponsesStream());
 }
 function toAnthropicTools(tools) {
-    return run("toAnthropicTools", { tools });
+    return run("toAnthropicTools", native.toAnthropicTools, { tools });
 }
 function toAnthropicToolChoice(choice, options) {
     const opts = optionsOf(options);
-    return run("toAnthropicToolChoice", { ...opts, toolChoice: choice }, opts.onWarning);
+    return run("toAnthropicToolChoice", native.toAnthropicToolChoice, { ...opts, toolChoice: choice }, opts.onWarning);
 }
 /**
  * Tool results become one user message of `tool_result` blocks right after the calls (a user
@@ -172,45 +177,45 @@ function toAnthropicToolChoice(choice, options) {
  */
 function toAnthropicRequest(options) {
     const opts = optionsOf(options);
-    return run("toAnthropicRequest", opts, opts.onWarning);
+    return run("toAnthropicRequest", native.toAnthropicRequest, opts, opts.onWarning);
 }
 function fromAnthropicResponse(message) {
-    return run("fromAnthropicResponse", message);
+    return run("fromAnthropicResponse", native.fromAnthropicResponse, message);
 }
 /** `input_json_delta` fragments by block index; empty `partial_json` means `{}`. */
 function createAnthropicStream() {
     return new NativeProviderStream(new native.AnthropicStream());
 }
 function toGeminiTools(tools, options) {
-    return run("toGeminiTools", { ...optionsOf(options), tools });
+    return run("toGeminiTools", native.toGeminiTools, { ...optionsOf(options), tools });
 }
 /** auto → AUTO, required → ANY, named → ANY + allowedFunctionNames, none → NONE. */
 function toGeminiToolChoice(choice) {
-    return run("toGeminiToolChoice", { toolChoice: choice });
+    return run("toGeminiToolChoice", native.toGeminiToolChoice, { toolChoice: choice });
 }
 /** Results of a turn become one user content of `functionResponse` parts; signatures are echoed. */
 function toGeminiRequest(options) {
     const opts = optionsOf(options);
-    return run("toGeminiRequest", opts, opts.onWarning);
+    return run("toGeminiRequest", native.toGeminiRequest, opts, opts.onWarning);
 }
 /** `STOP` with calls is `tool_calls`; `MAX_TOKENS` is `length`; `MALFORMED_FUNCTION_CALL`, `SAFETY`, ... are `error`. */
 function fromGeminiResponse(response) {
-    return run("fromGeminiResponse", response);
+    return run("fromGeminiResponse", native.fromGeminiResponse, response);
 }
 /** Whole `functionCall` parts, and Vertex's streamed `partialArgs`. */
 function createGeminiStream() {
     return new NativeProviderStream(new native.GeminiStream());
 }
 function toOllamaTools(tools) {
-    return run("toOllamaTools", { tools });
+    return run("toOllamaTools", native.toOllamaTools, { tools });
 }
 /** `/api/chat` has no tool_choice: `none` sends no tools; `required` / named are best-effort (warning). */
 function toOllamaRequest(options) {
     const opts = optionsOf(options);
-    return run("toOllamaRequest", opts, opts.onWarning);
+    return run("toOllamaRequest", native.toOllamaRequest, opts, opts.onWarning);
 }
 function fromOllamaResponse(response) {
-    return run("fromOllamaResponse", response);
+    return run("fromOllamaResponse", native.fromOllamaResponse, response);
 }
 function createOllamaStream() {
     return new NativeProviderStream(new native.OllamaStream());

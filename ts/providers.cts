@@ -14,20 +14,28 @@
 // cannot honour with thinking, Ollama's missing tool_choice, ...) call `onWarning`, or emit a
 // process warning (`ProviderWarning`) when no `onWarning` is given.
 //
-// All logic is native (crates/agent-tools-core/src/providers); this module does JSON and warnings.
+// All logic is native (crates/agent-tools-providers, one binding function per mapping); this
+// module does JSON and warnings.
 
 
 import { loadNative } from "./native.cjs";
 
 const native = loadNative();
 
-/** Runs a native mapping; bad input throws a TypeError, downgrades go to `onWarning`. */
-function run(op: string, input: unknown, onWarning?: (message: string) => void): unknown {
+/** A native mapping (binding.d.ts): the input object as JSON text in, the value as JSON text out. */
+type NativeMapping = (input: string) => { value: string; warnings: string[] };
+
+/**
+ * Runs the native mapping of the public function `name`; bad input throws a TypeError naming
+ * it, downgrades go to `onWarning`.
+ */
+function run(name: string, mapping: NativeMapping, input: unknown, onWarning?: (message: string) => void): unknown {
   let out: { value: unknown; warnings: string[] };
   try {
-    out = JSON.parse(native.providerCall(op, JSON.stringify(input ?? null)));
+    const mapped = mapping(JSON.stringify(input ?? null));
+    out = { value: JSON.parse(mapped.value), warnings: mapped.warnings };
   } catch (error) {
-    throw new TypeError(`${op}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new TypeError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
   }
   for (const warning of out.warnings) {
     if (typeof onWarning === "function") onWarning(warning);
@@ -250,7 +258,7 @@ export interface ToolHistoryProblem {
 
 /** The pairing problems `provider` would reject the history for; `[]` when it can be sent. */
 export function checkToolHistory(messages: ReadonlyArray<ChatMessage>, provider: ProviderName): ToolHistoryProblem[] {
-  return run("checkToolHistory", { messages, provider }) as ToolHistoryProblem[];
+  return run("checkToolHistory", native.checkToolHistory, { messages, provider }) as ToolHistoryProblem[];
 }
 
 /**
@@ -259,7 +267,7 @@ export function checkToolHistory(messages: ReadonlyArray<ChatMessage>, provider:
  * others get a stable alias (cleaned, hash-suffixed), the same on the call and its result.
  */
 export function toolCallIdMap(messages: ReadonlyArray<ChatMessage>, provider: ProviderName): Record<string, string> {
-  return run("toolCallIdMap", { messages, provider }) as Record<string, string>;
+  return run("toolCallIdMap", native.toolCallIdMap, { messages, provider }) as Record<string, string>;
 }
 
 // ---- OpenAI Chat Completions --------------------------------------------------------------------
@@ -315,10 +323,10 @@ export interface OpenAIChatChunkLike {
 }
 
 export function toOpenAIChatTools(tools: ReadonlyArray<ToolDefinitionInput>): OpenAIChatTool[] {
-  return run("toOpenAIChatTools", { tools }) as OpenAIChatTool[];
+  return run("toOpenAIChatTools", native.toOpenAIChatTools, { tools }) as OpenAIChatTool[];
 }
 export function toOpenAIChatToolChoice(choice: ToolChoice): OpenAIChatToolChoice {
-  return run("toOpenAIChatToolChoice", { toolChoice: choice }) as OpenAIChatToolChoice;
+  return run("toOpenAIChatToolChoice", native.toOpenAIChatToolChoice, { toolChoice: choice }) as OpenAIChatToolChoice;
 }
 /** Call ids are made provider-safe (at most 40 characters); a call message without text gets `content: null`. */
 /** Workarounds for OpenAI-compatible servers (each change is reported as a warning). */
@@ -330,10 +338,10 @@ export interface OpenAIChatCompat {
 }
 export function toOpenAIChatRequest(options: ProviderRequestOptions & { compat?: OpenAIChatCompat }): OpenAIChatRequest {
   const opts = optionsOf(options);
-  return run("toOpenAIChatRequest", opts, opts.onWarning) as OpenAIChatRequest;
+  return run("toOpenAIChatRequest", native.toOpenAIChatRequest, opts, opts.onWarning) as OpenAIChatRequest;
 }
 export function fromOpenAIChatResponse(completion: OpenAIChatCompletionLike): QueryResult {
-  return run("fromOpenAIChatResponse", completion) as QueryResult;
+  return run("fromOpenAIChatResponse", native.fromOpenAIChatResponse, completion) as QueryResult;
 }
 /** Robust to a missing `index` and to a new `id` on a reused index (servers that put every call on index 0). */
 export function createOpenAIChatStream(): ProviderStream<OpenAIChatChunkLike> {
@@ -387,19 +395,19 @@ export interface OpenAIResponsesEventLike {
 }
 
 export function toOpenAIResponsesTools(tools: ReadonlyArray<ToolDefinitionInput>): OpenAIResponsesFunctionTool[] {
-  return run("toOpenAIResponsesTools", { tools }) as OpenAIResponsesFunctionTool[];
+  return run("toOpenAIResponsesTools", native.toOpenAIResponsesTools, { tools }) as OpenAIResponsesFunctionTool[];
 }
 export function toOpenAIResponsesToolChoice(choice: ToolChoice): OpenAIResponsesToolChoice {
-  return run("toOpenAIResponsesToolChoice", { toolChoice: choice }) as OpenAIResponsesToolChoice;
+  return run("toOpenAIResponsesToolChoice", native.toOpenAIResponsesToolChoice, { toolChoice: choice }) as OpenAIResponsesToolChoice;
 }
 /** Reasoning items are replayed before their calls; item ids that do not start with `fc` are not sent. */
 export function toOpenAIResponsesRequest(options: ProviderRequestOptions): OpenAIResponsesRequest {
   const opts = optionsOf(options);
-  return run("toOpenAIResponsesRequest", opts, opts.onWarning) as OpenAIResponsesRequest;
+  return run("toOpenAIResponsesRequest", native.toOpenAIResponsesRequest, opts, opts.onWarning) as OpenAIResponsesRequest;
 }
 /** `status: "incomplete"` (e.g. `max_output_tokens`) is `length`; `failed` / refusal is `error`. */
 export function fromOpenAIResponsesResponse(response: OpenAIResponsesResponseLike): QueryResult {
-  return run("fromOpenAIResponsesResponse", response) as QueryResult;
+  return run("fromOpenAIResponsesResponse", native.fromOpenAIResponsesResponse, response) as QueryResult;
 }
 /** Accumulates by `item_id`, emits by `call_id`, reconciles with the terminal response's output. */
 export function createOpenAIResponsesStream(): ProviderStream<OpenAIResponsesEventLike> {
@@ -458,14 +466,14 @@ export interface AnthropicEventLike {
 }
 
 export function toAnthropicTools(tools: ReadonlyArray<ToolDefinitionInput>): AnthropicTool[] {
-  return run("toAnthropicTools", { tools }) as AnthropicTool[];
+  return run("toAnthropicTools", native.toAnthropicTools, { tools }) as AnthropicTool[];
 }
 export function toAnthropicToolChoice(
   choice: ToolChoice,
   options?: { thinking?: boolean; parallelToolCalls?: boolean; onWarning?: (message: string) => void },
 ): AnthropicToolChoice {
   const opts = optionsOf(options);
-  return run("toAnthropicToolChoice", { ...opts, toolChoice: choice }, opts.onWarning) as AnthropicToolChoice;
+  return run("toAnthropicToolChoice", native.toAnthropicToolChoice, { ...opts, toolChoice: choice }, opts.onWarning) as AnthropicToolChoice;
 }
 /**
  * Tool results become one user message of `tool_result` blocks right after the calls (a user
@@ -474,10 +482,10 @@ export function toAnthropicToolChoice(
  */
 export function toAnthropicRequest(options: AnthropicRequestOptions): AnthropicRequest {
   const opts = optionsOf(options);
-  return run("toAnthropicRequest", opts, opts.onWarning) as AnthropicRequest;
+  return run("toAnthropicRequest", native.toAnthropicRequest, opts, opts.onWarning) as AnthropicRequest;
 }
 export function fromAnthropicResponse(message: AnthropicMessageLike): QueryResult {
-  return run("fromAnthropicResponse", message) as QueryResult;
+  return run("fromAnthropicResponse", native.fromAnthropicResponse, message) as QueryResult;
 }
 /** `input_json_delta` fragments by block index; empty `partial_json` means `{}`. */
 export function createAnthropicStream(): ProviderStream<AnthropicEventLike> {
@@ -605,20 +613,20 @@ export interface GeminiResponseLike {
 }
 
 export function toGeminiTools(tools: ReadonlyArray<ToolDefinitionInput>, options?: GeminiSchemaOptions): GeminiTool[] {
-  return run("toGeminiTools", { ...optionsOf(options), tools }) as GeminiTool[];
+  return run("toGeminiTools", native.toGeminiTools, { ...optionsOf(options), tools }) as GeminiTool[];
 }
 /** auto → AUTO, required → ANY, named → ANY + allowedFunctionNames, none → NONE. */
 export function toGeminiToolChoice(choice: ToolChoice): GeminiToolConfig {
-  return run("toGeminiToolChoice", { toolChoice: choice }) as GeminiToolConfig;
+  return run("toGeminiToolChoice", native.toGeminiToolChoice, { toolChoice: choice }) as GeminiToolConfig;
 }
 /** Results of a turn become one user content of `functionResponse` parts; signatures are echoed. */
 export function toGeminiRequest(options: GeminiRequestOptions): GeminiRequest {
   const opts = optionsOf(options);
-  return run("toGeminiRequest", opts, opts.onWarning) as GeminiRequest;
+  return run("toGeminiRequest", native.toGeminiRequest, opts, opts.onWarning) as GeminiRequest;
 }
 /** `STOP` with calls is `tool_calls`; `MAX_TOKENS` is `length`; `MALFORMED_FUNCTION_CALL`, `SAFETY`, ... are `error`. */
 export function fromGeminiResponse(response: GeminiResponseLike): QueryResult {
-  return run("fromGeminiResponse", response) as QueryResult;
+  return run("fromGeminiResponse", native.fromGeminiResponse, response) as QueryResult;
 }
 /** Whole `functionCall` parts, and Vertex's streamed `partialArgs`. */
 export function createGeminiStream(): ProviderStream<GeminiResponseLike> {
@@ -658,15 +666,15 @@ export interface OllamaResponseLike {
 }
 
 export function toOllamaTools(tools: ReadonlyArray<ToolDefinitionInput>): OllamaTool[] {
-  return run("toOllamaTools", { tools }) as OllamaTool[];
+  return run("toOllamaTools", native.toOllamaTools, { tools }) as OllamaTool[];
 }
 /** `/api/chat` has no tool_choice: `none` sends no tools; `required` / named are best-effort (warning). */
 export function toOllamaRequest(options: ProviderRequestOptions): OllamaRequest {
   const opts = optionsOf(options);
-  return run("toOllamaRequest", opts, opts.onWarning) as OllamaRequest;
+  return run("toOllamaRequest", native.toOllamaRequest, opts, opts.onWarning) as OllamaRequest;
 }
 export function fromOllamaResponse(response: OllamaResponseLike): QueryResult {
-  return run("fromOllamaResponse", response) as QueryResult;
+  return run("fromOllamaResponse", native.fromOllamaResponse, response) as QueryResult;
 }
 export function createOllamaStream(): ProviderStream<OllamaResponseLike> {
   return new NativeProviderStream(new native.OllamaStream());

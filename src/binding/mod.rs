@@ -431,7 +431,10 @@ fn catch_panic(work: impl FnOnce() -> Outcome) -> Outcome {
 /// unless the process was started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`.
 #[napi(catch_unwind, ts_args_type = "tool: string | null")]
 pub fn debug_inject_panic(tool: Option<String>) -> Result<()> {
-    agent_tools_core::test_hooks::inject_panic(tool.as_deref()).map_err(Error::from_reason)
+    agent_tools_core::test_hooks::inject_panic(tool.as_deref(), |name| {
+        registry::CATALOG.iter().any(|t| t.name == name)
+    })
+    .map_err(Error::from_reason)
 }
 
 /// Test hook: panics inside native code, synchronously (`"sync"`) or on the worker pool

@@ -9,6 +9,7 @@ pub mod collation;
 pub mod context;
 pub mod error;
 pub mod exec_sandbox;
+mod file_read;
 pub mod glob;
 pub mod invoke;
 pub mod output_cache;

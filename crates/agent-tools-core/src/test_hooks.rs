@@ -3,17 +3,24 @@
 //! leaves the process and later calls unaffected; and hides Landlock from the exec sandbox, to
 //! test `"auto"` and `"required"` on a kernel without it. The switch can only be turned on in a process
 //! started with `AGENT_TOOLS_NATIVE_TEST_HOOKS=1`; otherwise it stays off for good.
+//!
+//! This module imports nothing from the crate: which names are built-in tools is the caller's
+//! answer (`inject_panic` takes it), so the exec sandbox can use the hooks without depending on
+//! the tool registry.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-use super::registry;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// The environment variable that enables the test hooks (value `1`).
 pub const ENV_VAR: &str = "AGENT_TOOLS_NATIVE_TEST_HOOKS";
 
-/// The tool whose handler panics: its `CATALOG` index + 1, or 0 for none. Lock-free, so the
-/// check before every handler costs one atomic load and can never be poisoned by the panic.
-static PANICKING_TOOL: AtomicUsize = AtomicUsize::new(0);
+/// Set while a tool's handler is to panic: the check before every handler costs one atomic load
+/// when the hook is off.
+static ARMED: AtomicBool = AtomicBool::new(false);
+
+/// The name of the tool whose handler panics (meaningful while `ARMED`). The lock is never held
+/// while panicking, and a poisoned lock is still read.
+static PANICKING_TOOL: Mutex<String> = Mutex::new(String::new());
 
 /// Set: the exec sandbox behaves as on a kernel without Landlock (`debugSimulateNoLandlock`).
 static LANDLOCK_HIDDEN: AtomicBool = AtomicBool::new(false);
@@ -24,14 +31,14 @@ pub fn enabled() -> bool {
 }
 
 /// Makes the handler of `tool` panic from now on (`None`: no tool). Refused unless the hooks
-/// are enabled, and for names that are not built-in tools.
-pub fn inject_panic(tool: Option<&str>) -> Result<(), String> {
+/// are enabled, and for names that are not built-in tools (`is_builtin` answers that).
+pub fn inject_panic(tool: Option<&str>, is_builtin: impl Fn(&str) -> bool) -> Result<(), String> {
     if !enabled() {
         return Err(format!(
             "debugInjectPanic is a test hook: start the process with {ENV_VAR}=1 to use it"
         ));
     }
-    set_panicking_tool(tool)
+    set_panicking_tool(tool, is_builtin)
 }
 
 /// From now on the exec sandbox acts as on a kernel without Landlock (`false`: as it is).
@@ -51,29 +58,31 @@ pub fn landlock_hidden() -> bool {
     LANDLOCK_HIDDEN.load(Ordering::Relaxed)
 }
 
-fn set_panicking_tool(tool: Option<&str>) -> Result<(), String> {
-    let slot = match tool {
-        None => 0,
-        Some(name) => {
-            registry::CATALOG
-                .iter()
-                .position(|t| t.name == name)
-                .ok_or_else(|| format!("debugInjectPanic: not a built-in tool: {name}"))?
-                + 1
+fn set_panicking_tool(tool: Option<&str>, is_builtin: impl Fn(&str) -> bool) -> Result<(), String> {
+    if let Some(name) = tool {
+        if !is_builtin(name) {
+            return Err(format!("debugInjectPanic: not a built-in tool: {name}"));
         }
-    };
-    PANICKING_TOOL.store(slot, Ordering::SeqCst);
+    }
+    let mut slot = PANICKING_TOOL
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    slot.clear();
+    slot.push_str(tool.unwrap_or_default());
+    ARMED.store(tool.is_some(), Ordering::SeqCst);
     Ok(())
 }
 
 /// Called right before the built-in handler of `name` runs: panics when the hook names it.
 pub fn before_handler(name: &str) {
-    let slot = PANICKING_TOOL.load(Ordering::SeqCst);
-    if slot != 0
-        && registry::CATALOG
-            .get(slot - 1)
-            .is_some_and(|t| t.name == name)
-    {
+    if !ARMED.load(Ordering::SeqCst) {
+        return;
+    }
+    let hit = *PANICKING_TOOL
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        == name;
+    if hit {
         panic!("injected panic in {name}");
     }
 }
@@ -86,7 +95,7 @@ mod tests {
     fn the_switch_is_refused_without_the_environment_variable() {
         // Test processes never set the variable.
         assert!(!enabled());
-        let err = inject_panic(Some("read_file")).unwrap_err();
+        let err = inject_panic(Some("read_file"), |_| true).unwrap_err();
         assert!(err.contains(ENV_VAR), "{err}");
         before_handler("read_file");
         let err = simulate_no_landlock(true).unwrap_err();
@@ -98,8 +107,10 @@ mod tests {
     fn only_the_named_tool_panics() {
         // The switch is global: the tool named here is one no other unit test runs (the
         // toolkit's tests run task_list, so naming it made them panic now and then).
-        assert!(set_panicking_tool(Some("nope")).is_err());
-        set_panicking_tool(Some("task_validate_completion")).unwrap();
+        let builtin = |name: &str| ["tree", "task_validate_completion"].contains(&name);
+        let err = set_panicking_tool(Some("nope"), builtin).unwrap_err();
+        assert_eq!(err, "debugInjectPanic: not a built-in tool: nope");
+        set_panicking_tool(Some("task_validate_completion"), builtin).unwrap();
         before_handler("tree");
         let panic =
             std::panic::catch_unwind(|| before_handler("task_validate_completion")).unwrap_err();
@@ -107,7 +118,7 @@ mod tests {
             panic.downcast_ref::<String>().map(String::as_str),
             Some("injected panic in task_validate_completion")
         );
-        set_panicking_tool(None).unwrap();
+        set_panicking_tool(None, builtin).unwrap();
         before_handler("task_validate_completion");
     }
 }

@@ -18,14 +18,13 @@ pub mod write_file;
 mod args;
 pub mod input;
 mod json;
-mod read;
 
+pub(crate) use crate::file_read::read_sized;
 pub(crate) use args::{
     glob_pattern_problem, integer_option, nul_path_message, options_arg, required_path,
     workspace_root,
 };
 pub(crate) use json::{js_number, to_json};
-pub(crate) use read::read_sized;
 
 /// A fresh temporary workspace (real path, allow-all policy) for unit tests.
 #[cfg(test)]

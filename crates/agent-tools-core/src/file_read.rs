@@ -1,4 +1,4 @@
-//! Reading a whole file whose size is known.
+//! Reading a whole file whose size is known: shared by the file tools and the search cache.
 
 /// Reads `reader` to its end into a buffer sized from the file's `size` (from its stat): one
 /// read for the content and one that sees the end. (`File::read_to_end` stats and seeks again

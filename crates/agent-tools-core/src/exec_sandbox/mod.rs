@@ -1,0 +1,435 @@
+//! The opt-in OS sandbox of exec_command (docs/tools/exec_command.md, "OS sandbox"):
+//! `context.exec = { sandbox: "off" | "auto" | "required", network: "allow" | "deny" }`.
+//!
+//! There is no helper binary. Everything that allocates or opens files (the Landlock ruleset
+//! with its path descriptors, the seccomp BPF programs, the Seatbelt profile text) is built
+//! first, in [`prepare`]; applying it is a few system calls on that memory
+//! ([`ChildRestriction::spawn`]):
+//!
+//! - Linux: a short-lived thread applies `no_new_privs`, a Landlock domain and (network denied)
+//!   the seccomp filters to itself — all three are per-thread — and starts the child, which
+//!   inherits them; the host's other threads stay unrestricted and the child is still started
+//!   with `posix_spawn`, not a `fork` of the whole host. The Landlock domain allows reading and
+//!   executing everywhere and writing only where the scope allows (`workspace-write`: the
+//!   workspace root, a private temporary directory passed as `TMPDIR` and the usual character
+//!   devices; `read-only`: those devices only; `unrestricted`: no file rule); with
+//!   `network: "deny"` it also refuses TCP bind and connect (ABI 4 and later), and seccomp
+//!   refuses new sockets other than Unix ones, and io_uring (whose requests could create sockets
+//!   without the `socket` system call).
+//! - macOS: the child applies a Seatbelt profile (`sandbox_init`) with the same write and network
+//!   rules between fork and exec (compiled for the darwin targets; it cannot be run here).
+//! - Elsewhere, and on a kernel without Landlock: `"auto"` runs the command unsandboxed and says
+//!   so in the result; `"required"` fails the call with `SANDBOX_UNAVAILABLE`.
+//!
+//! This file holds what every platform shares (the options, the report, preparing and
+//! spawning); `landlock.rs` and `seccomp.rs` the Linux mechanisms, `seatbelt.rs` the macOS one.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+#[cfg(feature = "typegen")]
+use ts_rs::TS;
+
+use crate::context::ToolContext;
+use crate::value::ArgValue;
+
+#[cfg(target_os = "linux")]
+mod landlock;
+mod seatbelt;
+#[cfg(target_os = "linux")]
+mod seccomp;
+
+#[cfg(target_os = "linux")]
+use self::landlock as platform;
+#[cfg(target_os = "macos")]
+use self::seatbelt::platform;
+
+/// `context.exec.sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Off,
+    Auto,
+    Required,
+}
+
+/// `context.exec`, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecOptions {
+    pub mode: Mode,
+    pub deny_network: bool,
+}
+
+impl ExecOptions {
+    /// Reads `context.exec` (`undefined`/`null`: off). A bad value is refused with a message
+    /// naming the field, never ignored: a sandbox asked for and silently not applied is worse
+    /// than a failed call.
+    pub fn from_value(exec: &ArgValue) -> Result<ExecOptions, String> {
+        let off = ExecOptions {
+            mode: Mode::Off,
+            deny_network: false,
+        };
+        if exec.is_nullish() {
+            return Ok(off);
+        }
+        if !matches!(exec, ArgValue::Object(_)) {
+            return Err("context.exec must be an object".into());
+        }
+        let mode = match exec.get("sandbox") {
+            v if v.is_nullish() => Mode::Off,
+            ArgValue::String(s) if s == "off" => Mode::Off,
+            ArgValue::String(s) if s == "auto" => Mode::Auto,
+            ArgValue::String(s) if s == "required" => Mode::Required,
+            _ => {
+                return Err("context.exec.sandbox must be \"off\", \"auto\" or \"required\"".into())
+            }
+        };
+        let deny_network = match exec.get("network") {
+            v if v.is_nullish() => false,
+            ArgValue::String(s) if s == "allow" => false,
+            ArgValue::String(s) if s == "deny" => true,
+            _ => return Err("context.exec.network must be \"allow\" or \"deny\"".into()),
+        };
+        if deny_network && mode == Mode::Off {
+            return Err(
+                "context.exec.network \"deny\" needs context.exec.sandbox \"auto\" or \"required\""
+                    .into(),
+            );
+        }
+        Ok(ExecOptions { mode, deny_network })
+    }
+}
+
+/// Where a sandboxed command may write.
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+#[serde(rename_all = "lowercase")]
+pub enum WriteReach {
+    /// `workspace-write`: the workspace, the private `TMPDIR` and the usual devices.
+    Workspace,
+    /// `read-only`: only the usual devices (`/dev/null`, ...).
+    None,
+    /// `unrestricted`: anywhere the user may write.
+    All,
+}
+
+impl WriteReach {
+    /// The reach of a `writeScope` (any value but `read-only` and `unrestricted` behaves as
+    /// `workspace-write`, as for the file tools).
+    pub fn of(ctx: &ToolContext) -> WriteReach {
+        match ctx.write_scope.as_str() {
+            Some("read-only") => WriteReach::None,
+            Some("unrestricted") => WriteReach::All,
+            _ => WriteReach::Workspace,
+        }
+    }
+}
+
+#[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+#[serde(rename_all = "lowercase")]
+pub enum NetworkReach {
+    Denied,
+    Allowed,
+}
+
+/// What was enforced on a command: exec_command's `sandbox` field (present only when
+/// `context.exec.sandbox` is `"auto"` or `"required"`), and what the tool loop's review hook sees.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ExecSandbox {
+    /// Linux: Landlock (`abi`: the kernel's Landlock ABI version), `no_new_privs` and, with the
+    /// network denied, seccomp.
+    Landlock {
+        abi: u32,
+        write: WriteReach,
+        network: NetworkReach,
+    },
+    /// macOS: a Seatbelt profile.
+    Seatbelt {
+        write: WriteReach,
+        network: NetworkReach,
+    },
+    /// Nothing was enforced (`"auto"` on a system that cannot), and why.
+    None { reason: String },
+}
+
+/// Why a sandbox cannot be set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The system cannot enforce it (`"auto"` runs unsandboxed, `"required"` fails).
+    Unavailable(String),
+    /// Setting it up failed on a system that supports it (the call fails in both modes).
+    Failed(String),
+}
+
+/// The prepared restriction of one call (built before the spawn; applying it allocates nothing).
+#[derive(Clone)]
+pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
+
+/// A started command.
+pub enum Spawned {
+    /// A plain child, leader of its own process group (macOS).
+    Plain(std::process::Child),
+    /// Linux: the command under its supervisor (crate::supervisor).
+    #[cfg(target_os = "linux")]
+    Supervised(crate::supervisor::Supervised),
+}
+
+impl ChildRestriction {
+    /// Starts `command` under the restriction.
+    ///
+    /// Linux: through a supervisor process (crate::supervisor) that ends the command's whole
+    /// tree when the call ends; the command's process takes on the restriction between fork and
+    /// exec and executes `image` itself. Elsewhere the child applies the restriction to itself
+    /// between fork and exec and std executes the command.
+    pub fn spawn(
+        &self,
+        command: &mut std::process::Command,
+        #[cfg_attr(not(target_os = "linux"), allow(unused_variables))] image: std::sync::Arc<
+            crate::supervisor::ExecImage,
+        >,
+    ) -> std::io::Result<Spawned> {
+        #[cfg(target_os = "linux")]
+        {
+            let restriction = self.0.clone();
+            crate::supervisor::spawn(
+                command,
+                image,
+                std::sync::Arc::new(move || restriction.apply()),
+            )
+            .map(Spawned::Supervised)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            use std::os::unix::process::CommandExt;
+            let restriction = self.0.clone();
+            // SAFETY: the closure runs in the child between fork and exec; `apply` only uses
+            // memory prepared before the fork (see its platform's notes).
+            unsafe {
+                command.pre_exec(move || restriction.apply());
+            }
+            command.process_group(0).spawn().map(Spawned::Plain)
+        }
+    }
+}
+
+/// A private temporary directory for one call, removed when dropped.
+#[derive(Debug)]
+pub struct PrivateTmp(PathBuf);
+
+impl PrivateTmp {
+    fn create(base: &Path) -> std::io::Result<PrivateTmp> {
+        use std::os::unix::fs::DirBuilderExt;
+        let path = base.join(format!(
+            "agent-tools-exec-{}",
+            uuid::Uuid::new_v4().simple()
+        ));
+        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        // Rules are given on the real path (a symlinked /tmp, as on macOS, resolved).
+        let real = std::fs::canonicalize(&path).unwrap_or(path);
+        Ok(PrivateTmp(real))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for PrivateTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A sandbox ready for one spawn.
+pub struct Prepared {
+    pub report: ExecSandbox,
+    /// `None`: run unsandboxed (`report` says why).
+    pub restriction: Option<ChildRestriction>,
+    /// The child's `TMPDIR` (`workspace-write` only).
+    pub tmpdir: Option<PrivateTmp>,
+}
+
+/// What a call with this context would enforce now, without setting anything up (the tool
+/// loop's review hook). `Ok(None)`: the option is off.
+pub fn preview(ctx: &ToolContext) -> Result<Option<ExecSandbox>, String> {
+    let options = ExecOptions::from_value(&ctx.exec)?;
+    if options.mode == Mode::Off {
+        return Ok(None);
+    }
+    let write = WriteReach::of(ctx);
+    let network = network_reach(options.deny_network);
+    Ok(Some(match platform::support() {
+        Ok(abi) => platform::report(abi, write, network),
+        Err(reason) => ExecSandbox::None { reason },
+    }))
+}
+
+/// Builds the sandbox of one call (`options.mode` is not `Off`). `tmp_base` is where the private
+/// temporary directory goes (the host's `TMPDIR`).
+pub fn prepare(
+    ctx: &ToolContext,
+    options: ExecOptions,
+    tmp_base: &Path,
+) -> Result<Prepared, Refusal> {
+    let write = WriteReach::of(ctx);
+    let network = network_reach(options.deny_network);
+    let abi = match platform::support() {
+        Ok(abi) => abi,
+        Err(reason) if options.mode == Mode::Auto => {
+            return Ok(Prepared {
+                report: ExecSandbox::None { reason },
+                restriction: None,
+                tmpdir: None,
+            })
+        }
+        Err(reason) => return Err(Refusal::Unavailable(reason)),
+    };
+    if let Some(missing) = platform::missing_rights(abi, write) {
+        if options.mode == Mode::Required {
+            return Err(Refusal::Unavailable(missing));
+        }
+    }
+    let (writable, tmpdir) = match write {
+        WriteReach::Workspace => {
+            let root = ctx.real_root().map_err(Refusal::Failed)?.to_path_buf();
+            let tmp = PrivateTmp::create(tmp_base).map_err(|e| {
+                Refusal::Failed(format!(
+                    "cannot create a private temporary directory in {}: {e}",
+                    tmp_base.display()
+                ))
+            })?;
+            (vec![root, tmp.path().to_path_buf()], Some(tmp))
+        }
+        WriteReach::None | WriteReach::All => (Vec::new(), None),
+    };
+    let restriction = platform::build(abi, write, &writable, options.deny_network, None)?;
+    Ok(Prepared {
+        report: platform::report(abi, write, network),
+        restriction: Some(ChildRestriction(std::sync::Arc::new(restriction))),
+        tmpdir,
+    })
+}
+
+/// The sandbox for a program the toolkit runs on its own (git, for git_status_summary), wherever
+/// the system has one: nothing written but the usual devices, no network, and on Linux nothing
+/// executed but `program` itself (and its program interpreter), so nothing a repository
+/// configures can start even if it got past the configuration git is given. `None`: no OS
+/// sandbox here (the program runs without one).
+pub fn prepare_confined_program(program: &Path) -> Result<Option<Prepared>, Refusal> {
+    let Ok(abi) = platform::support() else {
+        return Ok(None);
+    };
+    let executables = platform::executables_of(program);
+    let restriction = platform::build(abi, WriteReach::None, &[], true, executables.as_deref())?;
+    Ok(Some(Prepared {
+        report: platform::report(abi, WriteReach::None, NetworkReach::Denied),
+        restriction: Some(ChildRestriction(std::sync::Arc::new(restriction))),
+        tmpdir: None,
+    }))
+}
+
+fn network_reach(deny: bool) -> NetworkReach {
+    if deny {
+        NetworkReach::Denied
+    } else {
+        NetworkReach::Allowed
+    }
+}
+
+/// The character devices a restricted command may still write (when they exist).
+pub const WRITABLE_DEVICES: [&str; 6] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+];
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+mod platform {
+    use std::io;
+    use std::path::PathBuf;
+
+    use super::{ExecSandbox, NetworkReach, Refusal, WriteReach};
+
+    pub fn support() -> Result<u32, String> {
+        Err(format!(
+            "no OS sandbox for commands on {}",
+            std::env::consts::OS
+        ))
+    }
+
+    pub fn report(_: u32, _: WriteReach, _: NetworkReach) -> ExecSandbox {
+        ExecSandbox::None {
+            reason: "no OS sandbox".into(),
+        }
+    }
+
+    pub fn missing_rights(_: u32, _: WriteReach) -> Option<String> {
+        None
+    }
+
+    pub fn executables_of(_: &std::path::Path) -> Option<Vec<PathBuf>> {
+        None
+    }
+
+    pub struct Restriction;
+
+    impl Restriction {
+        pub fn apply(&self) -> io::Result<()> {
+            Err(io::Error::from(io::ErrorKind::Unsupported))
+        }
+    }
+
+    pub fn build(
+        _: u32,
+        _: WriteReach,
+        _: &[PathBuf],
+        _: bool,
+        _: Option<&[PathBuf]>,
+    ) -> Result<Restriction, Refusal> {
+        Err(Refusal::Unavailable(support().unwrap_err()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_read_strictly() {
+        let read = |v: serde_json::Value| ExecOptions::from_value(&ArgValue::from(&v));
+        assert_eq!(
+            read(serde_json::json!({"sandbox": "required", "network": "deny"})),
+            Ok(ExecOptions {
+                mode: Mode::Required,
+                deny_network: true
+            })
+        );
+        assert_eq!(read(serde_json::json!(null)).unwrap().mode, Mode::Off);
+        assert_eq!(
+            read(serde_json::json!({"sandbox": null})).unwrap().mode,
+            Mode::Off
+        );
+        assert!(read(serde_json::json!([])).is_err());
+        assert!(read(serde_json::json!({"sandbox": "Auto"})).is_err());
+    }
+
+    #[test]
+    fn the_preview_follows_the_scope_and_the_option() {
+        let mut ctx = ToolContext::allow_all("/");
+        assert_eq!(preview(&ctx), Ok(None));
+        ctx.exec = ArgValue::from(&serde_json::json!({"sandbox": "auto", "network": "deny"}));
+        ctx.write_scope = ArgValue::from("read-only");
+        match preview(&ctx).unwrap().unwrap() {
+            ExecSandbox::Landlock { write, network, .. }
+            | ExecSandbox::Seatbelt { write, network } => {
+                assert_eq!((write, network), (WriteReach::None, NetworkReach::Denied));
+            }
+            ExecSandbox::None { reason } => assert!(!reason.is_empty()),
+        }
+    }
+}
