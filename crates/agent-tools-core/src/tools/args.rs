@@ -31,6 +31,27 @@ pub(crate) fn options_arg<'a>(
     }
 }
 
+/// An input object read by field: `null`/`undefined` fail the way the engine does when the
+/// handler reads its first field.
+pub(crate) fn object_input(
+    input: &ArgValue,
+    error_class: ErrorClass,
+    first_field: &str,
+) -> Result<(), ToolError> {
+    if !input.is_nullish() {
+        return Ok(());
+    }
+    let what = if *input == ArgValue::Null {
+        "null"
+    } else {
+        "undefined"
+    };
+    Err(error_class.coded(
+        ErrorCode::Internal,
+        format!("{what} is not an object (evaluating 'input.{first_field}')"),
+    ))
+}
+
 /// An optional integer option: `undefined`/`null` → `default` (the definition's `default`, an
 /// integer there too), otherwise an integer in range.
 pub(crate) fn integer_option(

@@ -146,17 +146,7 @@ fn validate(input: &ArgValue) -> Result<ExecRequest, ToolError> {
 impl ExecCommandInput {
     /// Validation steps 1–7 of upstream, in order.
     fn parse(input: &ArgValue) -> Result<Self, ToolError> {
-        if input.is_nullish() {
-            let what = if *input == ArgValue::Null {
-                "null"
-            } else {
-                "undefined"
-            };
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::Internal,
-                format!("{what} is not an object (evaluating 'input.cwd')"),
-            ));
-        }
+        super::object_input(input, ERROR_CLASS, "cwd")?;
         let cwd = match input.get("cwd") {
             ArgValue::String(s) if !js_trim(s).is_empty() => s.clone(),
             _ => return Err(ERROR_CLASS.invalid("cwd must be a non-empty string")),

@@ -21,8 +21,8 @@ mod json;
 
 pub(crate) use crate::file_read::read_sized;
 pub(crate) use args::{
-    glob_pattern_problem, integer_option, nul_path_message, options_arg, required_path,
-    workspace_root,
+    glob_pattern_problem, integer_option, nul_path_message, object_input, options_arg,
+    required_path, workspace_root,
 };
 pub(crate) use json::{js_number, to_json};
 

@@ -110,17 +110,7 @@ pub struct TaskValidateCompletionInput {}
 
 impl TaskCreateManyInput {
     fn parse(input: &ArgValue) -> Result<Self, ToolError> {
-        if input.is_nullish() {
-            let what = if *input == ArgValue::Null {
-                "null"
-            } else {
-                "undefined"
-            };
-            return Err(ERROR_CLASS.coded(
-                ErrorCode::Internal,
-                format!("{what} is not an object (evaluating 'input.tasks')"),
-            ));
-        }
+        super::object_input(input, ERROR_CLASS, "tasks")?;
         let ArgValue::Array(drafts) = input.get("tasks") else {
             return Err(ERROR_CLASS.invalid("tasks must be an array"));
         };
