@@ -122,7 +122,8 @@ export type CallRequest =
  * is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
  *
  * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone
- * (task_list's is empty with a store: the caller renders the list, see `todo::run`).
+ * (task_list's is empty with a store: the caller renders the list, see `todo::run`; so is
+ * task_validate_completion's for a packed request that says so).
  *
  * The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
  * carries the plan out. Where it runs: a call the checks end and a session tool (pure

@@ -289,7 +289,8 @@ pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
 /// is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
 ///
 /// It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone
-/// (task_list's is empty with a store: the caller renders the list, see `todo::run`).
+/// (task_list's is empty with a store: the caller renders the list, see `todo::run`; so is
+/// task_validate_completion's for a packed request that says so).
 ///
 /// The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
 /// carries the plan out. Where it runs: a call the checks end and a session tool (pure
@@ -313,13 +314,14 @@ pub fn call_tool<'env>(
     process_env: Unknown,
     signal: Option<AbortSignal>,
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
-    let call = if request.get_type()? == ValueType::Number {
+    let (call, listing) = if request.get_type()? == ValueType::Number {
         // SAFETY: `napi_typeof` just reported a number.
         unpack_call(unsafe { request.cast::<f64>()? })?
     } else {
         // SAFETY: `request` is this call's argument, on the JavaScript thread.
-        unsafe { CallRequest::from_napi_value(request.value().env, request.value().value)? }
-            .into_call()
+        let request =
+            unsafe { CallRequest::from_napi_value(request.value().env, request.value().value)? };
+        (request.into_call(), todo::Listing::Caller)
     };
     let args = to_arg(&args)?;
     let plan =
@@ -330,7 +332,7 @@ pub fn call_tool<'env>(
     match plan {
         Plan::Done(outcome) => now(outcome.into()),
         Plan::Session(session) => now(catch_panic(|| {
-            todo::run(state.map(|store| &**store), session).into()
+            todo::run(state.map(|store| &**store), session, listing).into()
         })),
         Plan::Inline(mut job) => {
             job.ctx.process_env = host_env(&job, &process_env)?;
@@ -391,10 +393,15 @@ const REGISTERED: u32 = 1 << 2;
 const IS_WRITE_OP: u32 = 1 << 3;
 const BYPASS: u32 = 1 << 4;
 const RUN_BUILT_IN: u32 = 1 << 5;
+/// The caller renders every session output that follows from its `context.todo`
+/// (`todo::Listing::Checks`); without it, the outputs of a `CallRequest` object
+/// (`todo::Listing::Caller`).
+const CALLER_WRITES: u32 = 1 << 6;
 const INDEX_SHIFT: u32 = 8;
 
-/// The call a packed request stands for: the same as its `CallRequest` object's.
-fn unpack_call(packed: f64) -> Result<Call> {
+/// The call a packed request stands for (the same as its `CallRequest` object's), and who writes
+/// the session outputs.
+fn unpack_call(packed: f64) -> Result<(Call, todo::Listing)> {
     let bad = || {
         Error::new(
             Status::InvalidArg,
@@ -428,7 +435,12 @@ fn unpack_call(packed: f64) -> Result<Call> {
         2 => CallRequest::Handler { name },
         _ => return Err(bad()),
     };
-    Ok(request.into_call())
+    let listing = if flag(CALLER_WRITES) {
+        todo::Listing::Checks
+    } else {
+        todo::Listing::Caller
+    };
+    Ok((request.into_call(), listing))
 }
 
 impl CallRequest {
