@@ -23,7 +23,9 @@ async function secureCall(context, name, handler, args, optIn) {
         const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
         const flags = native_call_cjs_1.DOOR_TOOLS | native_call_cjs_1.CALLER_WRITES | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
         const request = (0, native_call_cjs_1.packCall)(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
-        const outcome = await (0, native_call_cjs_1.callNative)(request, name, context, args);
+        const answer = (0, native_call_cjs_1.callNative)(request, name, context, args);
+        // A session tool's answer is there at once: no promise to wait for.
+        const outcome = answer instanceof Promise ? await answer : answer;
         if (typeof outcome === "string")
             return { status: "success", data: JSON.parse(outcome) };
         switch (outcome.kind) {

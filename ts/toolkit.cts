@@ -54,7 +54,9 @@ async function secureCall(
     const bypass = SecurityBypass.isEnabled();
     const flags = DOOR_TOOLS | CALLER_WRITES | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
     const request: CallRequest | number = packCall(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
-    const outcome = await callNative(request, name, context, args);
+    const answer = callNative(request, name, context, args);
+    // A session tool's answer is there at once: no promise to wait for.
+    const outcome = answer instanceof Promise ? await answer : answer;
     if (typeof outcome === "string") return { status: "success", data: JSON.parse(outcome) };
     switch (outcome.kind) {
       case "value":
