@@ -56,6 +56,28 @@ const CASES = [
     return () => tk.invoke("task_validate_completion", {});
   }],
   ["read_file, small file (300 lines, first 200)", async (tk) => () => tk.invoke("read_file", { path: "small.txt" })],
+  // the same todo calls through `toolkit.tools.<name>(input)` (a result envelope, never rejects)
+  ["tools.task_list, 20 tasks", async (tk) => {
+    await tk.tools.task_create_many({ tasks: TASKS });
+    return () => tk.tools.task_list({});
+  }],
+  ["tools.task_create_many, 20 tasks", async (tk) => () => tk.tools.task_create_many({ tasks: TASKS })],
+  ["tools.task_update (title changes), 20 tasks", async (tk) => {
+    const { data } = await tk.tools.task_create_many({ tasks: TASKS });
+    const id = data.tasks[7].task_id;
+    let i = 0;
+    return () => tk.tools.task_update({ task_id: id, title: `Renamed ${i++ % 2}` });
+  }],
+  ["tools.task_update_status (status changes), 20 tasks", async (tk) => {
+    const { data } = await tk.tools.task_create_many({ tasks: TASKS });
+    const id = data.tasks[7].task_id;
+    let i = 0;
+    return () => tk.tools.task_update_status({ task_id: id, status: i++ % 2 ? "todo" : "done" });
+  }],
+  ["tools.task_validate_completion, 20 tasks", async (tk) => {
+    await tk.tools.task_create_many({ tasks: TASKS });
+    return () => tk.tools.task_validate_completion({});
+  }],
 ];
 
 function median(samples) {
@@ -126,7 +148,7 @@ async function breakdown() {
   const { createAgentToolkit, createToolContext } = require("../js/index.cjs");
   const { todoStore } = require("../js/todo_state.cjs");
   const { contextHandle } = require("../js/context.cjs");
-  const { packCall, DOOR_INVOKE, REGISTERED, RUN_BUILT_IN } = require("../js/native_call.cjs");
+  const { packCall, DOOR_INVOKE, REGISTERED, RUN_BUILT_IN, CALLER_WRITES } = require("../js/native_call.cjs");
   const cpu = () => {
     const { user, system } = process.cpuUsage();
     return user + system;
@@ -146,7 +168,7 @@ async function breakdown() {
   const id = (await toolkit.invoke("task_create_many", { tasks: TASKS })).content.tasks[7].task_id;
   const handle = contextHandle(context);
   // the request as invoke packs it for a registry tool (ts/native_call.cts, `packCall`)
-  const request = (name) => packCall(name, DOOR_INVOKE | REGISTERED | RUN_BUILT_IN);
+  const request = (name) => packCall(name, DOOR_INVOKE | REGISTERED | RUN_BUILT_IN | CALLER_WRITES);
   const rows = [];
   for (const [name, args] of [["task_list", {}], ["task_validate_completion", {}], ["task_update_status", { task_id: id, status: "done" }]]) {
     const store = todoStore(context);
