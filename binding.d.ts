@@ -122,14 +122,19 @@ export type CallRequest =
  * is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
  *
  * It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone
- * (task_list's is empty with a store: the caller renders the list, see `todo::run`).
+ * (task_list's is empty with a store: the caller renders the list, see `todo::run`; so is
+ * task_validate_completion's for a packed request that says so).
  *
  * The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
  * carries the plan out. Where it runs: a call the checks end and a session tool (pure
  * computation) finish here, synchronously, and so does a bounded tool with a small input;
  * everything else resolves from the blocking pool.
+ *
+ * The request is a `CallRequest` object, or the same facts packed into one number for a tool of
+ * the registry (`unpack_call`; ts/native_call.cts, `packCall`): the cheaper form the toolkit
+ * uses, read without a property lookup.
  */
-export declare function callTool(request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: ExternalObject<'TodoStore'> | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
+export declare function callTool(request: CallRequest | number, context: ExternalObject<'ToolContext'>, args: unknown, state: ExternalObject<'TodoStore'> | null, processEnv: object, signal?: AbortSignal): string | Outcome | Promise<string | Outcome>
 
 /**
  * One tool of the native registry, in catalog order: the 13 built-ins of `ToolCatalog`, then

@@ -56,6 +56,28 @@ const CASES = [
     return () => tk.invoke("task_validate_completion", {});
   }],
   ["read_file, small file (300 lines, first 200)", async (tk) => () => tk.invoke("read_file", { path: "small.txt" })],
+  // the same todo calls through `toolkit.tools.<name>(input)` (a result envelope, never rejects)
+  ["tools.task_list, 20 tasks", async (tk) => {
+    await tk.tools.task_create_many({ tasks: TASKS });
+    return () => tk.tools.task_list({});
+  }],
+  ["tools.task_create_many, 20 tasks", async (tk) => () => tk.tools.task_create_many({ tasks: TASKS })],
+  ["tools.task_update (title changes), 20 tasks", async (tk) => {
+    const { data } = await tk.tools.task_create_many({ tasks: TASKS });
+    const id = data.tasks[7].task_id;
+    let i = 0;
+    return () => tk.tools.task_update({ task_id: id, title: `Renamed ${i++ % 2}` });
+  }],
+  ["tools.task_update_status (status changes), 20 tasks", async (tk) => {
+    const { data } = await tk.tools.task_create_many({ tasks: TASKS });
+    const id = data.tasks[7].task_id;
+    let i = 0;
+    return () => tk.tools.task_update_status({ task_id: id, status: i++ % 2 ? "todo" : "done" });
+  }],
+  ["tools.task_validate_completion, 20 tasks", async (tk) => {
+    await tk.tools.task_create_many({ tasks: TASKS });
+    return () => tk.tools.task_validate_completion({});
+  }],
 ];
 
 function median(samples) {
@@ -112,11 +134,12 @@ async function child(bundle, rounds) {
 
 /**
  * Where a todo call's time goes, ours only (`--breakdown`, Bun or Node): the whole `invoke`, the
- * native entry with the state and context handles in hand (`callTool`: request and arguments read
- * by napi, the checks, the tool, its answer), the same entry for an unregistered name (what any
- * call pays before the tool: napi, the request, the arguments, the first check), and the two
- * per-call steps of the JavaScript side that the session tools add: the context handle and the
- * in-step check of the 20-task list. Medians of CPU time per call.
+ * native entry with the state and context handles in hand (`callTool` with the packed request:
+ * the arguments read by napi, the checks, the tool, its answer), the same entry for an
+ * unregistered name (what any call pays before the tool: napi, the request as an object, the
+ * arguments, the first check), and the two per-call steps of the JavaScript side that the
+ * session tools add: the context handle and the in-step check of the 20-task list. Medians of
+ * CPU time per call.
  */
 async function breakdown() {
   const { createRequire } = await import("node:module");
@@ -125,6 +148,7 @@ async function breakdown() {
   const { createAgentToolkit, createToolContext } = require("../js/index.cjs");
   const { todoStore } = require("../js/todo_state.cjs");
   const { contextHandle } = require("../js/context.cjs");
+  const { packCall, DOOR_INVOKE, REGISTERED, RUN_BUILT_IN, CALLER_WRITES } = require("../js/native_call.cjs");
   const cpu = () => {
     const { user, system } = process.cpuUsage();
     return user + system;
@@ -143,7 +167,8 @@ async function breakdown() {
   const toolkit = createAgentToolkit(context);
   const id = (await toolkit.invoke("task_create_many", { tasks: TASKS })).content.tasks[7].task_id;
   const handle = contextHandle(context);
-  const request = (name, registered = true) => ({ door: "invoke", name, registered, isWriteOp: false, bypass: false, runBuiltIn: true });
+  // the request as invoke packs it for a registry tool (ts/native_call.cts, `packCall`)
+  const request = (name) => packCall(name, DOOR_INVOKE | REGISTERED | RUN_BUILT_IN | CALLER_WRITES);
   const rows = [];
   for (const [name, args] of [["task_list", {}], ["task_validate_completion", {}], ["task_update_status", { task_id: id, status: "done" }]]) {
     const store = todoStore(context);
@@ -153,7 +178,7 @@ async function breakdown() {
       callTool: await time(() => native.callTool(request(name), handle, args, store, process.env)),
     });
   }
-  const floor = await time(() => native.callTool(request("no_such_tool", false), handle, {}, null, process.env));
+  const floor = await time(() => native.callTool({ door: "invoke", name: "no_such_tool", registered: false, isWriteOp: false, bypass: false, runBuiltIn: true }, handle, {}, null, process.env));
   const handleCost = await time(() => contextHandle(context));
   const inStep = await time(() => todoStore(context));
   return { rows, floor, handle: handleCost, inStep };

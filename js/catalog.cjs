@@ -3,7 +3,6 @@
 // ToolCatalog (the 13 built-in tools: metadata and raw handler, replaceable by the caller), the
 // built-in definitions, and the opt-in tools of the native registry.
 exports.optInTools = exports.ToolCatalog = exports.catalog = exports.builtInHandlers = exports.definitionByName = exports.definitions = void 0;
-exports.catalogEntry = catalogEntry;
 const native_cjs_1 = require("./native.cjs");
 const native_call_cjs_1 = require("./native_call.cjs");
 const native = (0, native_cjs_1.loadNative)();
@@ -12,8 +11,9 @@ exports.definitionByName = new Map(exports.definitions.map((d) => [d.function.na
 exports.builtInHandlers = Object.create(null);
 exports.catalog = {};
 for (const { name, isWriteOp, description } of (0, native_cjs_1.builtInCatalog)()) {
+    const request = (0, native_call_cjs_1.packCall)(name, native_call_cjs_1.DOOR_HANDLER | native_call_cjs_1.CALLER_WRITES);
     const handler = async (context, ...args) => {
-        const outcome = await (0, native_call_cjs_1.callNative)({ door: "handler", name }, context, args);
+        const outcome = await (0, native_call_cjs_1.callNative)(request, name, context, args);
         return (0, native_call_cjs_1.resultValue)(outcome);
     };
     exports.builtInHandlers[name] = handler;
@@ -23,8 +23,3 @@ for (const { name, isWriteOp, description } of (0, native_cjs_1.builtInCatalog)(
 exports.ToolCatalog = exports.catalog;
 /** The opt-in tools by name (`extraTools`); not in `ToolCatalog`, which stays the 13. */
 exports.optInTools = new Map((0, native_cjs_1.optInCatalog)().map((entry) => [entry.name, entry]));
-/** The catalog entry of `name` (own properties only) and whether its built-in handler is in place. */
-function catalogEntry(name) {
-    const entry = Object.hasOwn(exports.catalog, name) ? exports.catalog[name] : undefined;
-    return { entry, builtIn: entry !== undefined && entry.handler === exports.builtInHandlers[name] };
-}

@@ -19,8 +19,3 @@ export declare const catalog: Record<string, CatalogItem>;
 export declare const ToolCatalog: ToolCatalogType;
 /** The opt-in tools by name (`extraTools`); not in `ToolCatalog`, which stays the 13. */
 export declare const optInTools: Map<string, import("../binding.js").CatalogEntry>;
-/** The catalog entry of `name` (own properties only) and whether its built-in handler is in place. */
-export declare function catalogEntry(name: string): {
-    entry: CatalogItem | undefined;
-    builtIn: boolean;
-};

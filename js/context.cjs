@@ -42,17 +42,21 @@ exports.readLedgers = new WeakMap();
  */
 function contextHandle(context) {
     const reads = exports.readLedgers.get(context);
+    const cached = contextHandles.get(context);
+    // The fields compared one by one with the key kept: no key is made while they stay the same.
+    if (cached !== undefined && cached.reads === reads && sameKey(cached.key, context))
+        return cached.handle;
     const key = contextKey(context);
     if (key === null)
         return native.contextHandle(context, reads);
-    const cached = contextHandles.get(context);
-    if (cached !== undefined && cached.key === key && cached.reads === reads)
-        return cached.handle;
     const handle = native.contextHandle(context, reads);
     contextHandles.set(context, { key, handle, reads });
     return handle;
 }
-/** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
+/**
+ * The fields of `context` the native side reads, as a list of plain values (the policy's entries
+ * flattened); null unless they are plain strings.
+ */
 function contextKey(context) {
     const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context;
     if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env))
@@ -66,9 +70,29 @@ function contextKey(context) {
     const { platform } = env;
     if (typeof defaultPolicy !== "string" || typeof platform !== "string" || !isRecord(tools))
         return null;
-    const entries = Object.entries(tools);
-    for (const entry of entries)
+    const key = [workspaceRoot, writeScope, defaultPolicy, platform, searchCacheBytes];
+    for (const entry of Object.entries(tools)) {
         if (typeof entry[1] !== "string")
             return null;
-    return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries, searchCacheBytes ?? null]);
+        key.push(entry[0], entry[1]);
+    }
+    return key;
+}
+/** True when `context`'s fields are still those of `key` (a `contextKey` result). */
+function sameKey(key, context) {
+    const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context;
+    if (workspaceRoot !== key[0] || writeScope !== key[1] || exec !== undefined || !isRecord(policy) || !isRecord(env))
+        return false;
+    if (searchCacheBytes !== key[4])
+        return false;
+    const { tools, defaultPolicy } = policy;
+    if (defaultPolicy !== key[2] || env.platform !== key[3] || !isRecord(tools))
+        return false;
+    let at = 5;
+    for (const name of Object.keys(tools)) {
+        if (name !== key[at] || tools[name] !== key[at + 1])
+            return false;
+        at += 2;
+    }
+    return at === key.length;
 }

@@ -9,6 +9,7 @@ exports.platformName = platformName;
 exports.missingBinaryMessage = missingBinaryMessage;
 exports.currentHost = currentHost;
 exports.loadNative = loadNative;
+exports.nativeCatalog = nativeCatalog;
 exports.builtInCatalog = builtInCatalog;
 exports.optInCatalog = optInCatalog;
 const node_fs_1 = require("node:fs");

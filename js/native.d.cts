@@ -26,6 +26,8 @@ export declare class NativeBindingError extends Error {
 }
 export declare function currentHost(): Host;
 export declare function loadNative(): NativeBinding;
+/** Every tool of the native registry (the one list), read once per process. */
+export declare function nativeCatalog(): readonly CatalogEntry[];
 /** The 13 built-in tools of the native registry, in catalog order. */
 export declare function builtInCatalog(): readonly CatalogEntry[];
 /** The opt-in tools of the native registry (`extraTools`), each with its definition. */

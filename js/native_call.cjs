@@ -2,7 +2,8 @@
 // Generated from ts/native_call.cts by `npm run build:ts`: edit that file, not this one.
 // The one native entry of every tool call (binding.d.ts, `callTool`) and what a handler makes of
 // its answer.
-exports.messageOfOutcome = void 0;
+exports.CALLER_WRITES = exports.RUN_BUILT_IN = exports.BYPASS = exports.IS_WRITE_OP = exports.REGISTERED = exports.DOOR_HANDLER = exports.DOOR_TOOLS = exports.DOOR_INVOKE = exports.messageOfOutcome = void 0;
+exports.packCall = packCall;
 exports.callNative = callNative;
 exports.resultValue = resultValue;
 exports.resultJson = resultJson;
@@ -16,18 +17,42 @@ exports.messageOfOutcome = messageOfOutcome;
 /** The built-in tools that keep their state on the context (`context.todo`). */
 const sessionTools = new Set((0, native_cjs_1.builtInCatalog)().flatMap((entry) => (entry.session ? [entry.name] : [])));
 /**
- * The one native entry of a tool call (binding.d.ts, `callTool`): the request says which front
- * door; the context's task list (its `TodoStore`) is read by the session tools only, `process.env`
- * by the tools that start processes (Bun does not mirror run-time changes of `process.env` into
- * the C environment, so inheriting would miss them). Synchronous where the native side finishes
- * at once, as the session tools always do.
+ * `callTool`'s request packed into one number (src/binding/mod.rs, `unpack_call`), which the
+ * native side reads without a property lookup: the door in the low two bits, a bit per flag, the
+ * tool's index in the registry from bit 8. Only for a name of the registry; the others (user
+ * tools, unknown names) go as a `CallRequest` object.
  */
-function callNative(request, context, args, signal) {
-    if (!sessionTools.has(request.name))
+exports.DOOR_INVOKE = 0;
+exports.DOOR_TOOLS = 1;
+exports.DOOR_HANDLER = 2;
+exports.REGISTERED = 1 << 2;
+exports.IS_WRITE_OP = 1 << 3;
+exports.BYPASS = 1 << 4;
+exports.RUN_BUILT_IN = 1 << 5;
+/** The caller renders every session output that follows from `context.todo` (todo_state.cts). */
+exports.CALLER_WRITES = 1 << 6;
+const registryBase = new Map();
+for (const [index, entry] of (0, native_cjs_1.nativeCatalog)().entries())
+    if (!registryBase.has(entry.name))
+        registryBase.set(entry.name, index << 8);
+/** The packed request of `name` through `door` with `flags`; undefined for a name not in the registry. */
+function packCall(name, doorAndFlags) {
+    const base = registryBase.get(name);
+    return base === undefined ? undefined : base | doorAndFlags;
+}
+/**
+ * The one native entry of a tool call (binding.d.ts, `callTool`): the request (packed, or an
+ * object) says which front door; the context's task list (its `TodoStore`) is read by the
+ * session tools only, `process.env` by the tools that start processes (Bun does not mirror
+ * run-time changes of `process.env` into the C environment, so inheriting would miss them).
+ * Synchronous where the native side finishes at once, as the session tools always do.
+ */
+function callNative(request, name, context, args, signal) {
+    if (!sessionTools.has(name))
         return native.callTool(request, (0, context_cjs_1.contextHandle)(context), args, null, process.env, signal);
     const answer = native.callTool(request, (0, context_cjs_1.contextHandle)(context), args, (0, todo_state_cjs_1.todoStore)(context), process.env, signal);
     if (typeof answer === "string" || answer.kind === "ok")
-        return { kind: "value", value: (0, todo_state_cjs_1.sessionResult)(context, request.name, answer) };
+        return { kind: "value", value: (0, todo_state_cjs_1.sessionResult)(context, name, answer) };
     return answer;
 }
 /**

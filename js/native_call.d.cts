@@ -14,13 +14,30 @@ export type SessionValue = {
 export type Answer = string | Outcome | SessionValue;
 export declare const messageOfOutcome: (outcome: Answer) => string;
 /**
- * The one native entry of a tool call (binding.d.ts, `callTool`): the request says which front
- * door; the context's task list (its `TodoStore`) is read by the session tools only, `process.env`
- * by the tools that start processes (Bun does not mirror run-time changes of `process.env` into
- * the C environment, so inheriting would miss them). Synchronous where the native side finishes
- * at once, as the session tools always do.
+ * `callTool`'s request packed into one number (src/binding/mod.rs, `unpack_call`), which the
+ * native side reads without a property lookup: the door in the low two bits, a bit per flag, the
+ * tool's index in the registry from bit 8. Only for a name of the registry; the others (user
+ * tools, unknown names) go as a `CallRequest` object.
  */
-export declare function callNative(request: CallRequest, context: ToolContext, args: unknown, signal?: AbortSignal): Answer | Promise<Answer>;
+export declare const DOOR_INVOKE = 0;
+export declare const DOOR_TOOLS = 1;
+export declare const DOOR_HANDLER = 2;
+export declare const REGISTERED: number;
+export declare const IS_WRITE_OP: number;
+export declare const BYPASS: number;
+export declare const RUN_BUILT_IN: number;
+/** The caller renders every session output that follows from `context.todo` (todo_state.cts). */
+export declare const CALLER_WRITES: number;
+/** The packed request of `name` through `door` with `flags`; undefined for a name not in the registry. */
+export declare function packCall(name: string, doorAndFlags: number): number | undefined;
+/**
+ * The one native entry of a tool call (binding.d.ts, `callTool`): the request (packed, or an
+ * object) says which front door; the context's task list (its `TodoStore`) is read by the
+ * session tools only, `process.env` by the tools that start processes (Bun does not mirror
+ * run-time changes of `process.env` into the C environment, so inheriting would miss them).
+ * Synchronous where the native side finishes at once, as the session tools always do.
+ */
+export declare function callNative(request: CallRequest | number, name: string, context: ToolContext, args: unknown, signal?: AbortSignal): Answer | Promise<Answer>;
 /**
  * A handler's result: its output (parsed), a session tool's result as it is; any other outcome
  * is the tool's error (or an internal one), thrown.

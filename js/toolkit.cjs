@@ -20,8 +20,12 @@ async function secureCall(context, name, handler, args, optIn) {
     try {
         const isWriteOp = optIn ? optIn.isWriteOp : catalog_cjs_1.catalog[name]?.metadata?.isWriteOp === true;
         const runBuiltIn = optIn !== undefined || handler === catalog_cjs_1.builtInHandlers[name];
-        const request = { door: "tools", name, isWriteOp, bypass: bypass_cjs_1.SecurityBypass.isEnabled(), runBuiltIn };
-        const outcome = await (0, native_call_cjs_1.callNative)(request, context, args);
+        const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
+        const flags = native_call_cjs_1.DOOR_TOOLS | native_call_cjs_1.CALLER_WRITES | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
+        const request = (0, native_call_cjs_1.packCall)(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
+        const answer = (0, native_call_cjs_1.callNative)(request, name, context, args);
+        // A session tool's answer is there at once: no promise to wait for.
+        const outcome = answer instanceof Promise ? await answer : answer;
         if (typeof outcome === "string")
             return { status: "success", data: JSON.parse(outcome) };
         switch (outcome.kind) {
@@ -68,35 +72,34 @@ async function followed(signal, run) {
     }
 }
 async function invoke(context, name, args, registered, asText = false) {
-    const fromJson = (json) => (asText ? json : { role: "function", name, content: JSON.parse(json) });
-    const fromValue = (content) => (asText ? JSON.stringify(content) : { role: "function", name, content });
-    const toolName = String(name);
-    const { entry, builtIn } = (0, catalog_cjs_1.catalogEntry)(toolName);
+    const toolName = typeof name === "string" ? name : String(name);
+    const entry = Object.hasOwn(catalog_cjs_1.catalog, toolName) ? catalog_cjs_1.catalog[toolName] : undefined;
+    const builtIn = entry !== undefined && entry.handler === catalog_cjs_1.builtInHandlers[toolName];
     const optIn = entry === undefined ? registered.optIns.get(toolName) : undefined;
     const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
     if (userTool)
-        return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
+        return fromValue(name, (await invokeUserTool(context, userTool, name, args, registered.runtime)).content, asText);
     const signal = registered.runtime?.signal;
     if (signal?.aborted)
         throw (0, loop_cjs_1.abortError)();
-    const request = {
-        door: "invoke",
-        name: toolName,
-        registered: entry !== undefined || optIn !== undefined,
-        isWriteOp: optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true,
-        bypass: bypass_cjs_1.SecurityBypass.isEnabled(),
-        runBuiltIn: builtIn || optIn !== undefined,
-    };
-    const outcome = await withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, context, args, callSignal));
+    const isRegistered = entry !== undefined || optIn !== undefined;
+    const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
+    const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
+    const runBuiltIn = builtIn || optIn !== undefined;
+    const flags = native_call_cjs_1.DOOR_INVOKE | native_call_cjs_1.CALLER_WRITES | (isRegistered ? native_call_cjs_1.REGISTERED : 0) | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
+    const request = (0, native_call_cjs_1.packCall)(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn };
+    const answer = signal ? withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, toolName, context, args, callSignal)) : (0, native_call_cjs_1.callNative)(request, toolName, context, args);
+    // A session tool's answer is there at once: no promise to wait for.
+    const outcome = answer instanceof Promise ? await answer : answer;
     if (typeof outcome === "string")
-        return fromJson(outcome);
+        return fromJson(name, outcome, asText);
     switch (outcome.kind) {
         case "value":
-            return fromValue(outcome.value);
+            return fromValue(name, outcome.value, asText);
         case "ok":
-            return fromJson((0, native_call_cjs_1.resultJson)(outcome));
+            return fromJson(name, (0, native_call_cjs_1.resultJson)(outcome), asText);
         case "prepared":
-            return fromValue(await catalog_cjs_1.catalog[toolName]?.handler(context, ...outcome.args));
+            return fromValue(name, await catalog_cjs_1.catalog[toolName]?.handler(context, ...outcome.args), asText);
         case "invoke_error":
             throw (0, errors_cjs_1.refused)(new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
         case "plain_error":
@@ -107,12 +110,20 @@ async function invoke(context, name, args, registered, asText = false) {
             throw new errors_cjs_1.InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
     }
 }
+/** `invoke`'s result from a tool's output as JSON text. */
+function fromJson(name, json, asText) {
+    return asText ? json : { role: "function", name, content: JSON.parse(json) };
+}
+/** `invoke`'s result from a tool's output value. */
+function fromValue(name, content, asText) {
+    return asText ? JSON.stringify(content) : { role: "function", name, content };
+}
 /** A user tool through `invoke`: the same checks in the same order, then its input validation, then execute. */
 async function invokeUserTool(context, tool, name, args, runtime) {
     const toolName = String(name);
     const { writes } = user_tools_cjs_1.toolInternals.get(tool);
     const request = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: bypass_cjs_1.SecurityBypass.isEnabled(), runBuiltIn: false };
-    const outcome = await (0, native_call_cjs_1.callNative)(request, context, args);
+    const outcome = await (0, native_call_cjs_1.callNative)(request, toolName, context, args);
     if (typeof outcome === "string")
         throw new errors_cjs_1.InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
     if (outcome.kind === "invoke_error")

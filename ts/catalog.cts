@@ -2,7 +2,7 @@
 // built-in definitions, and the opt-in tools of the native registry.
 
 import { loadNative, builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
-import { callNative, resultValue } from "./native_call.cjs";
+import { CALLER_WRITES, callNative, DOOR_HANDLER, packCall, resultValue } from "./native_call.cjs";
 import type { AllowedToolName, ToolDefinitions } from "../types/tools.js";
 import type { ToolCatalogType, ToolContext } from "./types.cjs";
 
@@ -18,8 +18,9 @@ export const definitionByName = new Map<string, Definition>(definitions.map((d) 
 export const builtInHandlers: Record<string, Handler> = Object.create(null);
 export const catalog: Record<string, CatalogItem> = {};
 for (const { name, isWriteOp, description } of builtInCatalog()) {
+  const request = packCall(name, DOOR_HANDLER | CALLER_WRITES) as number;
   const handler: Handler = async (context, ...args) => {
-    const outcome = await callNative({ door: "handler", name }, context, args);
+    const outcome = await callNative(request, name, context, args);
     return resultValue(outcome);
   };
   builtInHandlers[name] = handler;
@@ -32,8 +33,3 @@ export const ToolCatalog = catalog as unknown as ToolCatalogType;
 /** The opt-in tools by name (`extraTools`); not in `ToolCatalog`, which stays the 13. */
 export const optInTools = new Map<string, CatalogEntry>(optInCatalog().map((entry) => [entry.name, entry]));
 
-/** The catalog entry of `name` (own properties only) and whether its built-in handler is in place. */
-export function catalogEntry(name: string): { entry: CatalogItem | undefined; builtIn: boolean } {
-  const entry = Object.hasOwn(catalog, name) ? catalog[name] : undefined;
-  return { entry, builtIn: entry !== undefined && entry.handler === builtInHandlers[name] };
-}

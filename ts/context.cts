@@ -34,7 +34,7 @@ export const createToolContext = function createToolContext<const TUserToolName 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 type ContextHandle = ReturnType<typeof native.contextHandle>;
 type ReadLedger = ReturnType<typeof native.newReadLedger>;
-const contextHandles = new WeakMap<object, { key: string; handle: ContextHandle; reads: ReadLedger | undefined }>();
+const contextHandles = new WeakMap<object, { key: unknown[]; handle: ContextHandle; reads: ReadLedger | undefined }>();
 /**
  * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
  * through the toolkit (content fingerprints by real path, kept natively), for edit_file's
@@ -50,17 +50,21 @@ export const readLedgers = new WeakMap<object, ReadLedger>();
  */
 export function contextHandle(context: ToolContext): ContextHandle {
   const reads = readLedgers.get(context);
+  const cached = contextHandles.get(context);
+  // The fields compared one by one with the key kept: no key is made while they stay the same.
+  if (cached !== undefined && cached.reads === reads && sameKey(cached.key, context)) return cached.handle;
   const key = contextKey(context);
   if (key === null) return native.contextHandle(context, reads);
-  const cached = contextHandles.get(context);
-  if (cached !== undefined && cached.key === key && cached.reads === reads) return cached.handle;
   const handle = native.contextHandle(context, reads);
   contextHandles.set(context, { key, handle, reads });
   return handle;
 }
 
-/** The fields of `context` the native side reads, as a key; null unless they are plain strings. */
-function contextKey(context: ToolContext): string | null {
+/**
+ * The fields of `context` the native side reads, as a list of plain values (the policy's entries
+ * flattened); null unless they are plain strings.
+ */
+function contextKey(context: ToolContext): unknown[] | null {
   const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context as Record<keyof ToolContext, unknown>;
   if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env)) return null;
   if (searchCacheBytes !== undefined && !Number.isSafeInteger(searchCacheBytes)) return null;
@@ -69,7 +73,25 @@ function contextKey(context: ToolContext): string | null {
   const { tools, defaultPolicy } = policy;
   const { platform } = env;
   if (typeof defaultPolicy !== "string" || typeof platform !== "string" || !isRecord(tools)) return null;
-  const entries = Object.entries(tools);
-  for (const entry of entries) if (typeof entry[1] !== "string") return null;
-  return JSON.stringify([workspaceRoot, writeScope, defaultPolicy, platform, entries, searchCacheBytes ?? null]);
+  const key: unknown[] = [workspaceRoot, writeScope, defaultPolicy, platform, searchCacheBytes];
+  for (const entry of Object.entries(tools)) {
+    if (typeof entry[1] !== "string") return null;
+    key.push(entry[0], entry[1]);
+  }
+  return key;
+}
+
+/** True when `context`'s fields are still those of `key` (a `contextKey` result). */
+function sameKey(key: unknown[], context: ToolContext): boolean {
+  const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context as Record<keyof ToolContext, unknown>;
+  if (workspaceRoot !== key[0] || writeScope !== key[1] || exec !== undefined || !isRecord(policy) || !isRecord(env)) return false;
+  if (searchCacheBytes !== key[4]) return false;
+  const { tools, defaultPolicy } = policy;
+  if (defaultPolicy !== key[2] || env.platform !== key[3] || !isRecord(tools)) return false;
+  let at = 5;
+  for (const name of Object.keys(tools)) {
+    if (name !== key[at] || tools[name] !== key[at + 1]) return false;
+    at += 2;
+  }
+  return at === key.length;
 }

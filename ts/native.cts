@@ -108,7 +108,7 @@ export function loadNative(): NativeBinding {
 let allTools: readonly CatalogEntry[] | undefined;
 
 /** Every tool of the native registry (the one list), read once per process. */
-function nativeCatalog(): readonly CatalogEntry[] {
+export function nativeCatalog(): readonly CatalogEntry[] {
   allTools ??= loadNative().toolCatalog();
   return allTools;
 }

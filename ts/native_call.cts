@@ -4,7 +4,7 @@
 import type { CallRequest, Outcome as NativeOutcome } from "../binding.js";
 import { contextHandle } from "./context.cjs";
 import { internalError, refused, toolError } from "./errors.cjs";
-import { builtInCatalog, loadNative } from "./native.cjs";
+import { builtInCatalog, loadNative, nativeCatalog } from "./native.cjs";
 import { sessionResult, todoStore } from "./todo_state.cjs";
 import type { ToolContext } from "./types.cjs";
 
@@ -25,16 +25,40 @@ export const messageOfOutcome = (outcome: Answer) => (outcome as { message: stri
 const sessionTools = new Set<string>(builtInCatalog().flatMap((entry) => (entry.session ? [entry.name] : [])));
 
 /**
- * The one native entry of a tool call (binding.d.ts, `callTool`): the request says which front
- * door; the context's task list (its `TodoStore`) is read by the session tools only, `process.env`
- * by the tools that start processes (Bun does not mirror run-time changes of `process.env` into
- * the C environment, so inheriting would miss them). Synchronous where the native side finishes
- * at once, as the session tools always do.
+ * `callTool`'s request packed into one number (src/binding/mod.rs, `unpack_call`), which the
+ * native side reads without a property lookup: the door in the low two bits, a bit per flag, the
+ * tool's index in the registry from bit 8. Only for a name of the registry; the others (user
+ * tools, unknown names) go as a `CallRequest` object.
  */
-export function callNative(request: CallRequest, context: ToolContext, args: unknown, signal?: AbortSignal): Answer | Promise<Answer> {
-  if (!sessionTools.has(request.name)) return native.callTool(request, contextHandle(context), args, null, process.env, signal);
+export const DOOR_INVOKE = 0;
+export const DOOR_TOOLS = 1;
+export const DOOR_HANDLER = 2;
+export const REGISTERED = 1 << 2;
+export const IS_WRITE_OP = 1 << 3;
+export const BYPASS = 1 << 4;
+export const RUN_BUILT_IN = 1 << 5;
+/** The caller renders every session output that follows from `context.todo` (todo_state.cts). */
+export const CALLER_WRITES = 1 << 6;
+const registryBase = new Map<string, number>();
+for (const [index, entry] of nativeCatalog().entries()) if (!registryBase.has(entry.name)) registryBase.set(entry.name, index << 8);
+
+/** The packed request of `name` through `door` with `flags`; undefined for a name not in the registry. */
+export function packCall(name: string, doorAndFlags: number): number | undefined {
+  const base = registryBase.get(name);
+  return base === undefined ? undefined : base | doorAndFlags;
+}
+
+/**
+ * The one native entry of a tool call (binding.d.ts, `callTool`): the request (packed, or an
+ * object) says which front door; the context's task list (its `TodoStore`) is read by the
+ * session tools only, `process.env` by the tools that start processes (Bun does not mirror
+ * run-time changes of `process.env` into the C environment, so inheriting would miss them).
+ * Synchronous where the native side finishes at once, as the session tools always do.
+ */
+export function callNative(request: CallRequest | number, name: string, context: ToolContext, args: unknown, signal?: AbortSignal): Answer | Promise<Answer> {
+  if (!sessionTools.has(name)) return native.callTool(request, contextHandle(context), args, null, process.env, signal);
   const answer = native.callTool(request, contextHandle(context), args, todoStore(context), process.env, signal) as string | Outcome;
-  if (typeof answer === "string" || answer.kind === "ok") return { kind: "value", value: sessionResult(context, request.name, answer) };
+  if (typeof answer === "string" || answer.kind === "ok") return { kind: "value", value: sessionResult(context, name, answer) };
   return answer;
 }
 

@@ -5,12 +5,24 @@
 import type { CallRequest, OutputCache as NativeOutputCache } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
 import { SecurityBypass } from "./bypass.cjs";
-import { builtInHandlers, type CatalogItem, catalog, catalogEntry, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
+import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
 import { readLedgers } from "./context.cjs";
 import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
 import { abortError, type AnyToolkit } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
-import { callNative, messageOfOutcome, resultJson } from "./native_call.cjs";
+import {
+  BYPASS,
+  CALLER_WRITES,
+  callNative,
+  DOOR_INVOKE,
+  DOOR_TOOLS,
+  IS_WRITE_OP,
+  messageOfOutcome,
+  packCall,
+  REGISTERED,
+  RUN_BUILT_IN,
+  resultJson,
+} from "./native_call.cjs";
 import type { AgentToolkit, AgentToolkitOptions, SecureToolResult, ToolContext } from "./types.cjs";
 import {
   type AnyTool,
@@ -39,8 +51,12 @@ async function secureCall(
   try {
     const isWriteOp = optIn ? optIn.isWriteOp : catalog[name]?.metadata?.isWriteOp === true;
     const runBuiltIn = optIn !== undefined || handler === builtInHandlers[name];
-    const request: CallRequest = { door: "tools", name, isWriteOp, bypass: SecurityBypass.isEnabled(), runBuiltIn };
-    const outcome = await callNative(request, context, args);
+    const bypass = SecurityBypass.isEnabled();
+    const flags = DOOR_TOOLS | CALLER_WRITES | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
+    const request: CallRequest | number = packCall(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
+    const answer = callNative(request, name, context, args);
+    // A session tool's answer is there at once: no promise to wait for.
+    const outcome = answer instanceof Promise ? await answer : answer;
     if (typeof outcome === "string") return { status: "success", data: JSON.parse(outcome) };
     switch (outcome.kind) {
       case "value":
@@ -98,32 +114,31 @@ type InvokeOutput = { role: "function"; name: unknown; content: unknown };
 export function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText?: false): Promise<InvokeOutput>;
 export function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText: true): Promise<string>;
 export async function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText = false): Promise<InvokeOutput | string> {
-  const fromJson = (json: string) => (asText ? json : { role: "function" as const, name, content: JSON.parse(json) });
-  const fromValue = (content: unknown) => (asText ? JSON.stringify(content) : { role: "function" as const, name, content });
-  const toolName = String(name);
-  const { entry, builtIn } = catalogEntry(toolName);
+  const toolName = typeof name === "string" ? name : String(name);
+  const entry = Object.hasOwn(catalog, toolName) ? catalog[toolName] : undefined;
+  const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
   const optIn = entry === undefined ? registered.optIns.get(toolName) : undefined;
   const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
-  if (userTool) return fromValue((await invokeUserTool(context, userTool, name, args, registered.runtime)).content);
+  if (userTool) return fromValue(name, (await invokeUserTool(context, userTool, name, args, registered.runtime)).content, asText);
   const signal = registered.runtime?.signal;
   if (signal?.aborted) throw abortError();
-  const request: CallRequest = {
-    door: "invoke",
-    name: toolName,
-    registered: entry !== undefined || optIn !== undefined,
-    isWriteOp: optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true,
-    bypass: SecurityBypass.isEnabled(),
-    runBuiltIn: builtIn || optIn !== undefined,
-  };
-  const outcome = await withCallSignal(signal, (callSignal) => callNative(request, context, args, callSignal));
-  if (typeof outcome === "string") return fromJson(outcome);
+  const isRegistered = entry !== undefined || optIn !== undefined;
+  const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
+  const bypass = SecurityBypass.isEnabled();
+  const runBuiltIn = builtIn || optIn !== undefined;
+  const flags = DOOR_INVOKE | CALLER_WRITES | (isRegistered ? REGISTERED : 0) | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
+  const request: CallRequest | number = packCall(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn };
+  const answer = signal ? withCallSignal(signal, (callSignal) => callNative(request, toolName, context, args, callSignal)) : callNative(request, toolName, context, args);
+  // A session tool's answer is there at once: no promise to wait for.
+  const outcome = answer instanceof Promise ? await answer : answer;
+  if (typeof outcome === "string") return fromJson(name, outcome, asText);
   switch (outcome.kind) {
     case "value":
-      return fromValue(outcome.value);
+      return fromValue(name, outcome.value, asText);
     case "ok":
-      return fromJson(resultJson(outcome));
+      return fromJson(name, resultJson(outcome), asText);
     case "prepared":
-      return fromValue(await catalog[toolName]?.handler(context, ...outcome.args));
+      return fromValue(name, await catalog[toolName]?.handler(context, ...outcome.args), asText);
     case "invoke_error":
       throw refused(new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
     case "plain_error":
@@ -135,12 +150,22 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   }
 }
 
+/** `invoke`'s result from a tool's output as JSON text. */
+function fromJson(name: unknown, json: string, asText: boolean): InvokeOutput | string {
+  return asText ? json : { role: "function", name, content: JSON.parse(json) };
+}
+
+/** `invoke`'s result from a tool's output value. */
+function fromValue(name: unknown, content: unknown, asText: boolean): InvokeOutput | string {
+  return asText ? JSON.stringify(content) : { role: "function", name, content };
+}
+
 /** A user tool through `invoke`: the same checks in the same order, then its input validation, then execute. */
 async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown, args: unknown, runtime: Runtime): Promise<InvokeOutput> {
   const toolName = String(name);
   const { writes } = toolInternals.get(tool) as { writes: boolean };
   const request: CallRequest = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled(), runBuiltIn: false };
-  const outcome = await callNative(request, context, args);
+  const outcome = await callNative(request, toolName, context, args);
   if (typeof outcome === "string") throw new InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
   if (outcome.kind === "invoke_error") throw refused(new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
   if (outcome.kind !== "prepared") throw new InvokeToolError("INTERNAL", messageOfOutcome(outcome), { tool_name: toolName });

@@ -289,28 +289,41 @@ pub fn new_read_ledger() -> External<std::sync::Arc<ReadLedger>> {
 /// is `process.env`, read by the tools that start processes; `signal` aborts an `invoke`.
 ///
 /// It answers with an `Outcome`, except that an `ok` without a state change is its JSON text alone
-/// (task_list's is empty with a store: the caller renders the list, see `todo::run`).
+/// (task_list's is empty with a store: the caller renders the list, see `todo::run`; so is
+/// task_validate_completion's for a packed request that says so).
 ///
 /// The core resolves the call into its plan (`invoke::plan`: the checks, the tool); this only
 /// carries the plan out. Where it runs: a call the checks end and a session tool (pure
 /// computation) finish here, synchronously, and so does a bounded tool with a small input;
 /// everything else resolves from the blocking pool.
+///
+/// The request is a `CallRequest` object, or the same facts packed into one number for a tool of
+/// the registry (`unpack_call`; ts/native_call.cts, `packCall`): the cheaper form the toolkit
+/// uses, read without a property lookup.
 #[napi(
     catch_unwind,
-    ts_args_type = "request: CallRequest, context: ExternalObject<'ToolContext'>, args: unknown, state: ExternalObject<'TodoStore'> | null, processEnv: object, signal?: AbortSignal",
+    ts_args_type = "request: CallRequest | number, context: ExternalObject<'ToolContext'>, args: unknown, state: ExternalObject<'TodoStore'> | null, processEnv: object, signal?: AbortSignal",
     ts_return_type = "string | Outcome | Promise<string | Outcome>"
 )]
 pub fn call_tool<'env>(
     env: &'env Env,
-    request: CallRequest,
+    request: Unknown,
     context: &External<ToolContext>,
     args: Unknown,
     state: Option<&External<todo::TodoStore>>,
     process_env: Unknown,
     signal: Option<AbortSignal>,
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
+    let (call, listing) = if request.get_type()? == ValueType::Number {
+        // SAFETY: `napi_typeof` just reported a number.
+        unpack_call(unsafe { request.cast::<f64>()? })?
+    } else {
+        // SAFETY: `request` is this call's argument, on the JavaScript thread.
+        let request =
+            unsafe { CallRequest::from_napi_value(request.value().env, request.value().value)? };
+        (request.into_call(), todo::Listing::Caller)
+    };
     let args = to_arg(&args)?;
-    let call = request.into_call();
     let plan =
         match std::panic::catch_unwind(AssertUnwindSafe(|| invoke::plan(context, &call, args))) {
             Ok(plan) => plan,
@@ -319,7 +332,7 @@ pub fn call_tool<'env>(
     match plan {
         Plan::Done(outcome) => now(outcome.into()),
         Plan::Session(session) => now(catch_panic(|| {
-            todo::run(state.map(|store| &**store), session).into()
+            todo::run(state.map(|store| &**store), session, listing).into()
         })),
         Plan::Inline(mut job) => {
             job.ctx.process_env = host_env(&job, &process_env)?;
@@ -371,6 +384,63 @@ fn cancellation_of(
         }
     });
     Ok(cancellation)
+}
+
+/// The bits of a packed request (`callTool`'s number form): the door in the low two bits, then
+/// one bit per flag, and the tool's index in the registry (`toolCatalog()` order) from bit 8.
+const DOOR_BITS: u32 = 0b11;
+const REGISTERED: u32 = 1 << 2;
+const IS_WRITE_OP: u32 = 1 << 3;
+const BYPASS: u32 = 1 << 4;
+const RUN_BUILT_IN: u32 = 1 << 5;
+/// The caller renders every session output that follows from its `context.todo`
+/// (`todo::Listing::Checks`); without it, the outputs of a `CallRequest` object
+/// (`todo::Listing::Caller`).
+const CALLER_WRITES: u32 = 1 << 6;
+const INDEX_SHIFT: u32 = 8;
+
+/// The call a packed request stands for (the same as its `CallRequest` object's), and who writes
+/// the session outputs.
+fn unpack_call(packed: f64) -> Result<(Call, todo::Listing)> {
+    let bad = || {
+        Error::new(
+            Status::InvalidArg,
+            format!("not a packed call request: {packed}"),
+        )
+    };
+    if packed.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&packed) {
+        return Err(bad());
+    }
+    let packed = packed as u32;
+    let name = registry::CATALOG
+        .get((packed >> INDEX_SHIFT) as usize)
+        .ok_or_else(bad)?
+        .name
+        .to_string();
+    let flag = |bit: u32| packed & bit != 0;
+    let request = match packed & DOOR_BITS {
+        0 => CallRequest::Invoke {
+            name,
+            registered: flag(REGISTERED),
+            is_write_op: flag(IS_WRITE_OP),
+            bypass: flag(BYPASS),
+            run_built_in: flag(RUN_BUILT_IN),
+        },
+        1 => CallRequest::Tools {
+            name,
+            is_write_op: flag(IS_WRITE_OP),
+            bypass: flag(BYPASS),
+            run_built_in: flag(RUN_BUILT_IN),
+        },
+        2 => CallRequest::Handler { name },
+        _ => return Err(bad()),
+    };
+    let listing = if flag(CALLER_WRITES) {
+        todo::Listing::Checks
+    } else {
+        todo::Listing::Caller
+    };
+    Ok((request.into_call(), listing))
 }
 
 impl CallRequest {

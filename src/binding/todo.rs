@@ -11,7 +11,8 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use agent_tools_core::invoke::{Outcome, SessionCall};
-use agent_tools_core::tools::todo::{Listing, TodoState};
+pub use agent_tools_core::tools::todo::Listing;
+use agent_tools_core::tools::todo::TodoState;
 use agent_tools_core::value::ArgValue;
 
 /// A context's task list (`None`: not initialized, as an absent `context.todo`).
@@ -52,15 +53,16 @@ fn parse_state(json: &str) -> Option<TodoState> {
 }
 
 /// Runs the session call on the store's task list (none without a store) and applies its change
-/// there; the change is in the outcome too, for `context.todo`. With a store, task_list's output
-/// (the list itself) is left to the caller, which renders it from `context.todo`, the state the
-/// store follows: its text is empty.
-pub fn run(store: Option<&TodoStore>, session: SessionCall) -> Outcome {
+/// there; the change is in the outcome too, for `context.todo`. With a store, the outputs that
+/// follow from the list (task_list's, the list itself; and, as `listing` says, more) are left to
+/// the caller, which renders them from `context.todo`, the state the store follows: their text
+/// is empty.
+pub fn run(store: Option<&TodoStore>, session: SessionCall, listing: Listing) -> Outcome {
     let Some(store) = store else {
         return session.run(None, Listing::Text);
     };
     let mut state = store.state();
-    let outcome = session.run(state.as_ref(), Listing::Caller);
+    let outcome = session.run(state.as_ref(), listing);
     if let Outcome::Ok {
         change: Some(change),
         ..

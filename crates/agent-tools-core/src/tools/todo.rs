@@ -284,13 +284,19 @@ impl TodoState {
     fn ordered(&self) -> Result<Vec<&TaskItem>, ToolError> {
         self.order
             .iter()
-            .map(|id| {
-                self.get(id).ok_or_else(|| {
-                    ERROR_CLASS.coded(
-                        ErrorCode::Internal,
-                        format!("task not found in state: {id}"),
-                    )
-                })
+            .enumerate()
+            .map(|(i, id)| {
+                // The entries are usually in creation order too: one comparison, not a search.
+                let at_same_place = self.tasks.get(i).filter(|(key, _)| key == id);
+                at_same_place
+                    .map(|(_, t)| t)
+                    .or_else(|| self.get(id))
+                    .ok_or_else(|| {
+                        ERROR_CLASS.coded(
+                            ErrorCode::Internal,
+                            format!("task not found in state: {id}"),
+                        )
+                    })
             })
             .collect()
     }
@@ -428,6 +434,15 @@ fn found<'a>(state: &'a TodoState, id: &str) -> Result<&'a TaskItem, ToolError> 
         .ok_or_else(|| ERROR_CLASS.coded(ErrorCode::NotFound, format!("task not found: {id}")))
 }
 
+/// An update's output, the changed task: its JSON text, or none for a `Listing::Caller`, which
+/// applies the change to its own state and answers with that task.
+fn changed_output(task: &TaskItem, listing: Listing) -> Result<String, ToolError> {
+    match listing {
+        Listing::Text => to_json(&TaskUpdateView { task }, ERROR_CLASS),
+        Listing::Caller | Listing::Checks => Ok(String::new()),
+    }
+}
+
 /// Runs one operation. `args` are the handler's positional arguments (`[input]`).
 pub fn run(
     op: TodoOp,
@@ -444,8 +459,12 @@ pub enum Listing {
     /// Their JSON text, as every other output.
     Text,
     /// The caller, which holds the same state (the JavaScript wrapper, from `context.todo`, with
-    /// the change applied): the `output` of these two is empty.
+    /// the change applied): the `output` of these two is empty, and so is an update's that
+    /// changed its task (the caller answers with the task it set).
     Caller,
+    /// As `Caller`, and task_validate_completion's output is empty too (the caller reads the
+    /// open tasks off the same list): only the checks run here.
+    Checks,
 }
 
 /// `run`, with the list outputs written by `listing`.
@@ -490,7 +509,7 @@ pub fn run_for(
                     },
                     ERROR_CLASS,
                 )?,
-                Listing::Caller => String::new(),
+                Listing::Caller | Listing::Checks => String::new(),
             };
             Ok(TodoResult {
                 output,
@@ -501,7 +520,7 @@ pub fn run_for(
             let tasks = initialized(state)?.ordered()?;
             match listing {
                 Listing::Text => unchanged(to_json(&TaskListView { tasks }, ERROR_CLASS)?),
-                Listing::Caller => unchanged(String::new()),
+                Listing::Caller | Listing::Checks => unchanged(String::new()),
             }
         }
         TodoOp::Update => {
@@ -522,7 +541,7 @@ pub fn run_for(
                 updated_at: now(),
                 ..current.clone()
             };
-            let output = to_json(&TaskUpdateView { task: &task }, ERROR_CLASS)?;
+            let output = changed_output(&task, listing)?;
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Set(task)),
@@ -542,7 +561,7 @@ pub fn run_for(
                 updated_at: now(),
                 ..current.clone()
             };
-            let output = to_json(&TaskUpdateView { task: &task }, ERROR_CLASS)?;
+            let output = changed_output(&task, listing)?;
             Ok(TodoResult {
                 output,
                 change: Some(StateChange::Set(task)),
@@ -555,6 +574,9 @@ pub fn run_for(
                 .filter(|t| t.status == TaskStatus::Todo)
                 .map(|t| t.task_id.as_str())
                 .collect();
+            if listing == Listing::Checks {
+                return unchanged(String::new());
+            }
             unchanged(to_json(
                 &CompletionView {
                     ok: remaining.is_empty(),
@@ -768,12 +790,49 @@ mod tests {
         let empty = [ArgValue::from(&json!({}))];
         let caller = run_for(TodoOp::List, Some(&state), &empty, Listing::Caller).unwrap();
         assert_eq!((caller.output.as_str(), caller.change), ("", None));
+        let check = TodoOp::ValidateCompletion;
+        let text = run_for(check, Some(&state), &empty, Listing::Caller).unwrap();
+        let expected = format!(r#"{{"ok":false,"remaining":["{}","{}"]}}"#, ids[0], ids[2]);
+        assert_eq!(text.output, expected);
+        let caller = run_for(check, Some(&state), &empty, Listing::Checks).unwrap();
+        assert_eq!((caller.output.as_str(), caller.change), ("", None));
         let ghost = TodoState {
             tasks: vec![],
             order: vec!["ghost".into()],
         };
         assert!(run_for(TodoOp::List, Some(&ghost), &empty, Listing::Caller).is_err());
         assert!(run_for(TodoOp::List, None, &empty, Listing::Caller).is_err());
+        assert!(run_for(check, Some(&ghost), &empty, Listing::Checks).is_err());
+        assert!(run_for(check, None, &empty, Listing::Checks).is_err());
+        // an update that changes its task: the caller answers with the task of the change
+        let rename = [ArgValue::from(
+            &json!({"task_id": ids[0], "title": "renamed"}),
+        )];
+        let renamed = run_for(TodoOp::Update, Some(&state), &rename, Listing::Caller).unwrap();
+        assert_eq!(renamed.output, "");
+        assert!(matches!(renamed.change, Some(StateChange::Set(ref t)) if t.title == "renamed"));
+        let finish = [ArgValue::from(
+            &json!({"task_id": ids[0], "status": "done"}),
+        )];
+        let done = run_for(TodoOp::UpdateStatus, Some(&state), &finish, Listing::Caller).unwrap();
+        assert_eq!(done.output, "");
+        assert!(
+            matches!(done.change, Some(StateChange::Set(ref t)) if t.status == TaskStatus::Done)
+        );
+        // the list follows `order` when the entries are in another order
+        let mut shuffled = state.clone();
+        shuffled.tasks.reverse();
+        let (listed, _) = call(TodoOp::List, Some(&shuffled), json!({})).unwrap();
+        let listed_ids: Vec<&str> = listed["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["task_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            listed_ids,
+            ids.iter().map(String::as_str).collect::<Vec<_>>()
+        );
     }
 
     #[test]
