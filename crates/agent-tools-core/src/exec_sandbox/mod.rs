@@ -18,6 +18,8 @@
 //!   without the `socket` system call).
 //! - macOS: the child applies a Seatbelt profile (`sandbox_init`) with the same write and network
 //!   rules between fork and exec (compiled for the darwin targets; it cannot be run here).
+//! - Linux with the `portable-unix` feature (crate README): the Landlock and seccomp restriction
+//!   as above, applied the macOS way (by the child between fork and exec, no supervisor).
 //! - Elsewhere, and on a kernel without Landlock: `"auto"` runs the command unsandboxed and says
 //!   so in the result; `"required"` fails the call with `SANDBOX_UNAVAILABLE`.
 //!
@@ -169,10 +171,10 @@ pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
 
 /// A started command.
 pub enum Spawned {
-    /// A plain child, leader of its own process group (macOS).
+    /// A plain child, leader of its own process group (macOS; Linux with `portable-unix`).
     Plain(std::process::Child),
     /// Linux: the command under its supervisor (crate::supervisor).
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     Supervised(crate::supervisor::Supervised),
 }
 
@@ -181,16 +183,18 @@ impl ChildRestriction {
     ///
     /// Linux: through a supervisor process (crate::supervisor) that ends the command's whole
     /// tree when the call ends; the command's process takes on the restriction between fork and
-    /// exec and executes `image` itself. Elsewhere the child applies the restriction to itself
-    /// between fork and exec and std executes the command.
+    /// exec and executes `image` itself. Elsewhere (and on Linux with the `portable-unix`
+    /// feature, where the restriction stays Landlock's) the child applies the restriction to
+    /// itself between fork and exec and std executes the command: no supervisor, so what the
+    /// command leaves running outlives the call, as on macOS.
     pub fn spawn(
         &self,
         command: &mut std::process::Command,
-        #[cfg_attr(not(target_os = "linux"), allow(unused_variables))] image: std::sync::Arc<
+        #[cfg_attr(portable, allow(unused_variables))] image: std::sync::Arc<
             crate::supervisor::ExecImage,
         >,
     ) -> std::io::Result<Spawned> {
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         {
             let restriction = self.0.clone();
             crate::supervisor::spawn(
@@ -200,7 +204,7 @@ impl ChildRestriction {
             )
             .map(Spawned::Supervised)
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(portable)]
         {
             use std::os::unix::process::CommandExt;
             let restriction = self.0.clone();

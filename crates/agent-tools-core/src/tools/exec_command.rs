@@ -359,18 +359,18 @@ fn refused(refusal: Refusal) -> ToolError {
 fn confined_dir(confinement: &Confinement, cwd: &str) -> Result<(OwnedFd, PathBuf), ToolError> {
     use rustix::fs::{Mode, OFlags};
     let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     let flags = flags | OFlags::PATH;
     let dir = rustix::fs::open(cwd, flags, Mode::empty()).map_err(|_| not_a_directory(cwd))?;
     confinement.confine(&dir, cwd, ERROR_CLASS)?;
     // The child inherits the descriptor until it executes (close-on-exec), so it changes into
     // exactly this directory; elsewhere the directory's current real path is the best we have.
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     let path = {
         use std::os::fd::AsRawFd;
         PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()))
     };
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(portable)]
     let path = crate::sandbox::fd_path(&dir).ok_or_else(|| not_a_directory(cwd))?;
     Ok((dir, path))
 }
