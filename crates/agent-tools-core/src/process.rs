@@ -49,6 +49,10 @@ pub struct RunSpec<'a> {
     pub argv: &'a [String],
     /// The child's working directory; `None` keeps this process's.
     pub cwd: Option<&'a Path>,
+    /// `cwd` opened (and checked) by the caller. Where there is no `/proc/self/fd` path to give
+    /// as `cwd` (macOS, the `portable-unix` feature), the child changes into it by descriptor
+    /// (`fchdir`), since `cwd` may name another directory by the time the child starts.
+    pub cwd_dir: Option<BorrowedFd<'a>>,
     /// The child's complete environment; `None` inherits this process's.
     pub env: Option<&'a [(OsString, OsString)]>,
     /// Bytes written to the child's stdin, which is then closed; `None` connects `/dev/null`.
@@ -127,8 +131,25 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(cwd) = spec.cwd {
-        command.current_dir(cwd);
+    match (spec.cwd, spec.cwd_dir) {
+        #[cfg(portable)]
+        (_, Some(dir)) => {
+            use std::os::fd::AsRawFd;
+            let fd = dir.as_raw_fd();
+            // SAFETY: runs in the child between fork and exec and only calls `fchdir`, which is
+            // async-signal-safe; the descriptor is the caller's, open until the spawn returns
+            // (close-on-exec: the child has it until it executes).
+            unsafe {
+                command.pre_exec(move || match libc::fchdir(fd) {
+                    0 => Ok(()),
+                    _ => Err(io::Error::last_os_error()),
+                });
+            }
+        }
+        (Some(cwd), _) => {
+            command.current_dir(cwd);
+        }
+        _ => {}
     }
     if let Some(env) = spec.env {
         command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
@@ -756,6 +777,7 @@ mod tests {
         RunSpec {
             argv,
             cwd: None,
+            cwd_dir: None,
             env: None,
             stdin: None,
             timeout: Some(Duration::from_secs(20)),
@@ -985,6 +1007,30 @@ mod tests {
         assert_eq!(status.signal(), Some(Signal::TERM.as_raw()));
         let pgid: i32 = stdout.text().trim().parse().unwrap();
         assert!(group_dies_soon(pgid), "a process of the group survived");
+    }
+
+    /// Without a `/proc/self/fd` path (macOS, `portable-unix`) the child starts in the open
+    /// directory it was given, whatever the path names by then (here a symlink to another one).
+    #[cfg(portable)]
+    #[test]
+    fn the_child_starts_in_the_open_directory_not_where_the_path_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("checked")).unwrap();
+        std::fs::create_dir(base.join("outside")).unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), base.join("swapped")).unwrap();
+        let checked = std::fs::File::open(base.join("checked")).unwrap();
+        let argv = argv(&["/bin/sh", "-c", "pwd -P"]);
+        let path = base.join("swapped");
+        let out = run(&RunSpec {
+            cwd: Some(&path),
+            cwd_dir: Some(checked.as_fd()),
+            ..spec(&argv)
+        })
+        .unwrap();
+        let expected = format!("{}\n", base.join("checked").display());
+        assert_eq!(out.stdout.text(), expected);
+        assert_eq!(out.exit_code, 0);
     }
 
     #[test]

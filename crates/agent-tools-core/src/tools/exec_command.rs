@@ -9,7 +9,7 @@
 //! command (`crate::exec_sandbox`; docs/tools/exec_command.md, "OS sandbox").
 
 use std::ffi::OsString;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -305,6 +305,7 @@ pub(crate) fn execute(
     let finished = process::run(&RunSpec {
         argv: &argv,
         cwd: Some(&spawn_cwd),
+        cwd_dir: confined.as_ref().map(|(dir, _)| dir.as_fd()),
         env: env.as_deref(),
         stdin: request.stdin.as_deref().map(str::as_bytes),
         timeout: Some(request.timeout),
