@@ -208,13 +208,39 @@ impl ChildRestriction {
         {
             use std::os::unix::process::CommandExt;
             let restriction = self.0.clone();
+            let limit = descriptor_limit();
             // SAFETY: the closure runs in the child between fork and exec; `apply` only uses
-            // memory prepared before the fork (see its platform's notes).
+            // memory prepared before the fork (see its platform's notes), the rest is `fcntl`.
             unsafe {
-                command.pre_exec(move || restriction.apply());
+                command.pre_exec(move || {
+                    restriction.apply()?;
+                    inherit_only_standard_streams(limit);
+                    Ok(())
+                });
             }
             command.process_group(0).spawn().map(Spawned::Plain)
         }
+    }
+}
+
+/// The bound of the descriptors a process can hold (`RLIMIT_NOFILE`), taken before the fork;
+/// at most 2^20.
+#[cfg(portable)]
+fn descriptor_limit() -> i32 {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .map_or(1 << 20, |limit| limit.min(1 << 20) as i32)
+}
+
+/// Between fork and exec: every descriptor above 2 becomes close-on-exec, so a sandboxed
+/// command inherits only its standard streams, as under Linux's supervisor (which has
+/// `close_range`; macOS has not, so each number below `limit` is visited). Close-on-exec rather
+/// than closed, so that std's error pipe still reports a failed exec.
+#[cfg(portable)]
+fn inherit_only_standard_streams(limit: i32) {
+    for fd in 3..limit {
+        // SAFETY: plain integer arguments; EBADF for a number that is not open is expected.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
     }
 }
 

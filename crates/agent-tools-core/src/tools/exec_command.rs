@@ -799,6 +799,27 @@ mod tests {
         ctx
     }
 
+    /// A descriptor the host holds without close-on-exec reaches a plain command but not a
+    /// sandboxed one (Linux: the supervisor; the portable build: marked in the child).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn host_descriptors_do_not_reach_a_sandboxed_command() {
+        let w = ws();
+        // SAFETY: duplicates stderr without close-on-exec; closed below.
+        let fd = unsafe { libc::dup(2) };
+        assert!(fd > 2);
+        let script = format!("if [ -e /proc/self/fd/{fd} ]; then echo open; else echo closed; fi");
+        let input = json!({"cwd": w.root, "command": ["sh", "-c", script]});
+        let plain = call(&w.ctx, input.clone());
+        let ctx = sandboxed(&w, "workspace-write", json!({"sandbox": "required"}));
+        let confined = call(&ctx, input);
+        // SAFETY: the descriptor duplicated above.
+        unsafe { libc::close(fd) };
+        assert_eq!(plain.unwrap()["stdout"], "open\n");
+        let confined = confined.unwrap();
+        assert_eq!(confined["stdout"], "closed\n", "{confined}");
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn the_os_sandbox_confines_writes_to_the_scope() {
