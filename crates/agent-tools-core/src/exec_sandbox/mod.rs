@@ -171,7 +171,8 @@ pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
 
 /// A started command.
 pub enum Spawned {
-    /// A plain child, leader of its own process group (macOS; Linux with `portable-unix`).
+    /// A plain child, leader of its own session and process group (macOS; Linux with
+    /// `portable-unix`).
     Plain(std::process::Child),
     /// Linux: the command under its supervisor (crate::supervisor).
     #[cfg(linux_native)]
@@ -184,9 +185,9 @@ impl ChildRestriction {
     /// Linux: through a supervisor process (crate::supervisor) that ends the command's whole
     /// tree when the call ends; the command's process takes on the restriction between fork and
     /// exec and executes `image` itself. Elsewhere (and on Linux with the `portable-unix`
-    /// feature, where the restriction stays Landlock's) the child applies the restriction to
-    /// itself between fork and exec and std executes the command: no supervisor, so what the
-    /// command leaves running outlives the call, as on macOS.
+    /// feature, where the restriction stays Landlock's) the child starts a session, applies the
+    /// restriction to itself between fork and exec and std executes the command: no supervisor,
+    /// so what the command leaves running outlives the call, as on macOS.
     pub fn spawn(
         &self,
         command: &mut std::process::Command,
@@ -213,12 +214,17 @@ impl ChildRestriction {
             // memory prepared before the fork (see its platform's notes), the rest is `fcntl`.
             unsafe {
                 command.pre_exec(move || {
+                    // A session of its own, so no controlling terminal, as under Linux's
+                    // supervisor; the child leads its process group as with `process_group(0)`.
+                    if libc::setsid() < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
                     restriction.apply()?;
                     inherit_only_standard_streams(limit);
                     Ok(())
                 });
             }
-            command.process_group(0).spawn().map(Spawned::Plain)
+            command.spawn().map(Spawned::Plain)
         }
     }
 }

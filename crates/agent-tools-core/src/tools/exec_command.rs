@@ -820,6 +820,33 @@ mod tests {
         assert_eq!(confined["stdout"], "closed\n", "{confined}");
     }
 
+    /// A sandboxed command runs in a session of its own, without a controlling terminal; a
+    /// plain one stays in the host's session.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_sandboxed_command_has_a_session_of_its_own() {
+        let w = ws();
+        let host = rustix::process::getsid(None)
+            .unwrap()
+            .as_raw_nonzero()
+            .get();
+        // awk's own session and terminal (fields 6 and 7 of its stat; its name has no space)
+        let input = json!({"cwd": w.root, "command": ["awk", "{print $6, $7}", "/proc/self/stat"]});
+        let plain = call(&w.ctx, input.clone()).unwrap();
+        let ctx = sandboxed(&w, "workspace-write", json!({"sandbox": "required"}));
+        let confined = call(&ctx, input).unwrap();
+        let fields = |out: &Value| -> Vec<i64> {
+            let text = out["stdout"].as_str().unwrap();
+            text.split_whitespace()
+                .map(|f| f.parse().unwrap())
+                .collect()
+        };
+        assert_eq!(fields(&plain)[0], i64::from(host), "{plain}");
+        let confined = fields(&confined);
+        assert_ne!(confined[0], i64::from(host), "the host's session");
+        assert_eq!(confined[1], 0, "a controlling terminal");
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn the_os_sandbox_confines_writes_to_the_scope() {
