@@ -709,4 +709,27 @@ mod tests {
         fs::rename(base.join("other"), base.join("ws")).unwrap();
         assert_eq!(read("sub/a.txt").as_deref(), Some("checked"));
     }
+
+    /// The `F_GETPATH` stand-in of the portable build on Linux answers as `F_GETPATH` does: the
+    /// path of a file or directory, no path for a removed file or for a pipe.
+    #[cfg(all(portable, target_os = "linux"))]
+    #[test]
+    fn the_f_getpath_stand_in_answers_as_f_getpath() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let file = fs::File::create(base.join("f.txt")).unwrap();
+        let opened = fs::File::open(&base).unwrap();
+        assert_eq!(fd_path(&opened), Some(base.clone()));
+        assert_eq!(fd_path(&file), Some(base.join("f.txt")));
+        fs::remove_file(base.join("f.txt")).unwrap();
+        assert_eq!(
+            f_getpath(file.as_fd()).unwrap_err(),
+            rustix::io::Errno::NOENT
+        );
+        let (read, _write) = rustix::pipe::pipe().unwrap();
+        assert_eq!(
+            f_getpath(read.as_fd()).unwrap_err(),
+            rustix::io::Errno::BADF
+        );
+    }
 }
