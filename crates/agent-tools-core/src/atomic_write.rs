@@ -36,16 +36,17 @@ pub fn open_parent(target: &Path) -> io::Result<(OwnedFd, &OsStr)> {
 /// (`O_TMPFILE`), so a crash while writing leaves nothing behind; only for the rename it gets a
 /// name, `.atn-write-<name>.tmp`, one per target. A leftover of that name (a crash between link
 /// and rename) is removed by the next write of the same target. Elsewhere (macOS has no
-/// `O_TMPFILE`) a uniquely named temporary file is written and renamed.
+/// `O_TMPFILE`; Linux with the `portable-unix` feature) a uniquely named temporary file is
+/// written and renamed.
 pub fn replace_atomically(
     dir: &OwnedFd,
     name: &OsStr,
     bytes: &[u8],
     mode: Option<u32>,
 ) -> io::Result<()> {
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(portable)]
     return replace_via_named(dir, name, bytes, mode);
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     match rustix::fs::openat(
         dir,
         ".",
@@ -59,7 +60,7 @@ pub fn replace_atomically(
 }
 
 /// The per-target name the new content takes for the rename.
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 fn link_name(name: &OsStr) -> std::ffi::OsString {
     let mut link = std::ffi::OsString::from(TEMP_PREFIX);
     link.push(name);
@@ -77,7 +78,7 @@ fn fill(file: &mut fs::File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> 
     file.write_all(bytes)
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 fn replace_via_unnamed(
     dir: &OwnedFd,
     name: &OsStr,
@@ -169,7 +170,7 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     #[test]
     fn a_leftover_from_a_crash_is_removed_by_the_next_write() {
         let dir = tempfile::tempdir().unwrap();

@@ -2,6 +2,7 @@
 //!
 //! No napi types in this crate: everything is testable with `cargo test`, and the napi binding
 //! (the `agent_tools_native` crate at the repository's root) only converts values and errors.
+//! The `portable-unix` feature (above) builds the macOS implementations on Linux, for tests.
 
 pub mod atomic_write;
 pub mod cancel;

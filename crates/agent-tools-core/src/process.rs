@@ -6,8 +6,9 @@
 //!   either a pipe (when input is given) or `/dev/null`, and stdout/stderr piped.
 //! - One thread supervises everything with `poll(2)`: both output pipes, the stdin pipe while
 //!   input remains, and an exit notification for the child (a pidfd on Linux, else a helper
-//!   thread blocked in `waitid(WNOWAIT)`). Output is therefore read concurrently (a child filling
-//!   both pipes never deadlocks), and the timeout is the poll timeout: nothing busy-waits.
+//!   thread blocked in `waitid(WNOWAIT)`, as with the `portable-unix` feature). Output is
+//!   therefore read concurrently (a child filling both pipes never deadlocks), and the timeout is
+//!   the poll timeout: nothing busy-waits.
 //! - The child is reaped only at the very end, so its pid (= the process group id) stays reserved
 //!   and signalling the group can never hit an unrelated group that reused the id.
 //! - Timeout: `SIGTERM` to the whole group, up to [`KILL_GRACE`] for it to go, then `SIGKILL` to
@@ -48,6 +49,10 @@ pub struct RunSpec<'a> {
     pub argv: &'a [String],
     /// The child's working directory; `None` keeps this process's.
     pub cwd: Option<&'a Path>,
+    /// `cwd` opened (and checked) by the caller. Where there is no `/proc/self/fd` path to give
+    /// as `cwd` (macOS, the `portable-unix` feature), the child changes into it by descriptor
+    /// (`fchdir`), since `cwd` may name another directory by the time the child starts.
+    pub cwd_dir: Option<BorrowedFd<'a>>,
     /// The child's complete environment; `None` inherits this process's.
     pub env: Option<&'a [(OsString, OsString)]>,
     /// Bytes written to the child's stdin, which is then closed; `None` connects `/dev/null`.
@@ -126,8 +131,25 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(cwd) = spec.cwd {
-        command.current_dir(cwd);
+    match (spec.cwd, spec.cwd_dir) {
+        #[cfg(portable)]
+        (_, Some(dir)) => {
+            use std::os::fd::AsRawFd;
+            let fd = dir.as_raw_fd();
+            // SAFETY: runs in the child between fork and exec and only calls `fchdir`, which is
+            // async-signal-safe; the descriptor is the caller's, open until the spawn returns
+            // (close-on-exec: the child has it until it executes).
+            unsafe {
+                command.pre_exec(move || match libc::fchdir(fd) {
+                    0 => Ok(()),
+                    _ => Err(io::Error::last_os_error()),
+                });
+            }
+        }
+        (Some(cwd), _) => {
+            command.current_dir(cwd);
+        }
+        _ => {}
     }
     if let Some(env) = spec.env {
         command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
@@ -154,7 +176,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
                     let pid = Pid::from_child(&child);
                     (child, Tree::Group(pid))
                 }
-                #[cfg(target_os = "linux")]
+                #[cfg(linux_native)]
                 Spawned::Supervised(supervised) => (
                     supervised.child,
                     Tree::Supervised {
@@ -175,7 +197,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
     let duration_ms = started.elapsed().as_millis() as u64;
     let exit = match tree {
         Tree::Group(_) => status.ok().and_then(exit_code_of),
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         Tree::Supervised { exit, .. } => exit.map(crate::supervisor::Exit::code),
     };
     let exit_code = match (timed_out, exit) {
@@ -199,7 +221,7 @@ enum Tree {
     Group(Pid),
     /// Linux, sandboxed: the command under its supervisor (crate::supervisor), which reports
     /// the command's exit and ends the whole tree when `control` closes.
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     Supervised {
         control: Option<OwnedFd>,
         report: OwnedFd,
@@ -212,7 +234,7 @@ impl Tree {
     fn terminate(&mut self) {
         match self {
             Tree::Group(pid) => signal_group(*pid, Signal::TERM),
-            #[cfg(target_os = "linux")]
+            #[cfg(linux_native)]
             Tree::Supervised { control, .. } => {
                 if let Some(control) = control {
                     let _ = rustix::io::write(control, b"T");
@@ -226,7 +248,7 @@ impl Tree {
     fn kill(&mut self) {
         match self {
             Tree::Group(pid) => signal_group(*pid, Signal::KILL),
-            #[cfg(target_os = "linux")]
+            #[cfg(linux_native)]
             Tree::Supervised { control, .. } => drop(control.take()),
         }
     }
@@ -235,7 +257,7 @@ impl Tree {
     /// left behind and exits. A plain group is left alone, as upstream leaves it (only its
     /// timeout kills the group).
     fn end_of_call(&mut self) {
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         if let Tree::Supervised { .. } = self {
             self.kill();
         }
@@ -246,14 +268,14 @@ impl Tree {
     fn exit_fd<'a>(&'a self, watch: Option<&'a ExitWatch>) -> Option<BorrowedFd<'a>> {
         match self {
             Tree::Group(_) => watch.map(ExitWatch::fd),
-            #[cfg(target_os = "linux")]
+            #[cfg(linux_native)]
             Tree::Supervised { report, .. } => Some(report.as_fd()),
         }
     }
 
     /// Called once the exit descriptor is readable.
     fn record_exit(&mut self) {
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         if let Tree::Supervised { report, exit, .. } = self {
             let mut bytes = [0u8; 8];
             let mut got = 0;
@@ -326,7 +348,7 @@ fn supervise(
 ) -> io::Result<(CappedText, CappedText, bool)> {
     let watch = match tree {
         Tree::Group(pid) => Some(ExitWatch::new(*pid).inspect_err(|_| tree.kill())?),
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         Tree::Supervised { .. } => None,
     };
     let pumped = pump(child, tree, watch.as_ref(), spec, started);
@@ -549,7 +571,7 @@ impl OutputPipe {
 
 /// Becomes readable when the child has exited, without reaping it.
 enum ExitWatch {
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     Pidfd(std::os::fd::OwnedFd),
     /// A thread blocked in `waitid(WEXITED | WNOWAIT)` that writes one byte when the child exits
     /// (used where pidfds are unavailable: other systems, old kernels, strict seccomp filters).
@@ -561,7 +583,7 @@ enum ExitWatch {
 
 impl ExitWatch {
     fn new(pid: Pid) -> io::Result<ExitWatch> {
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         if let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) {
             return Ok(ExitWatch::Pidfd(fd));
         }
@@ -592,7 +614,7 @@ impl ExitWatch {
 
     fn fd(&self) -> BorrowedFd<'_> {
         match self {
-            #[cfg(target_os = "linux")]
+            #[cfg(linux_native)]
             ExitWatch::Pidfd(fd) => fd.as_fd(),
             ExitWatch::Thread { reader, .. } => reader.as_fd(),
         }
@@ -755,6 +777,7 @@ mod tests {
         RunSpec {
             argv,
             cwd: None,
+            cwd_dir: None,
             env: None,
             stdin: None,
             timeout: Some(Duration::from_secs(20)),
@@ -984,6 +1007,30 @@ mod tests {
         assert_eq!(status.signal(), Some(Signal::TERM.as_raw()));
         let pgid: i32 = stdout.text().trim().parse().unwrap();
         assert!(group_dies_soon(pgid), "a process of the group survived");
+    }
+
+    /// Without a `/proc/self/fd` path (macOS, `portable-unix`) the child starts in the open
+    /// directory it was given, whatever the path names by then (here a symlink to another one).
+    #[cfg(portable)]
+    #[test]
+    fn the_child_starts_in_the_open_directory_not_where_the_path_leads() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("checked")).unwrap();
+        std::fs::create_dir(base.join("outside")).unwrap();
+        std::os::unix::fs::symlink(base.join("outside"), base.join("swapped")).unwrap();
+        let checked = std::fs::File::open(base.join("checked")).unwrap();
+        let argv = argv(&["/bin/sh", "-c", "pwd -P"]);
+        let path = base.join("swapped");
+        let out = run(&RunSpec {
+            cwd: Some(&path),
+            cwd_dir: Some(checked.as_fd()),
+            ..spec(&argv)
+        })
+        .unwrap();
+        let expected = format!("{}\n", base.join("checked").display());
+        assert_eq!(out.stdout.text(), expected);
+        assert_eq!(out.exit_code, 0);
     }
 
     #[test]

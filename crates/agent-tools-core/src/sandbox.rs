@@ -222,9 +222,9 @@ impl Confinement {
             return Err(Errno::NAMETOOLONG.into());
         }
         let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         let flags = flags | OFlags::PATH;
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(portable)]
         let flags = flags | OFlags::RDONLY;
         let names: Vec<&std::ffi::OsStr> = path
             .components()
@@ -335,18 +335,87 @@ pub(crate) fn lstat_beneath(root: BorrowedFd, rel: &Path) -> rustix::io::Result<
     rustix::fs::statat(parent, *last, AtFlags::SYMLINK_NOFOLLOW)
 }
 
+/// Opens `rel` (a relative path without `..`) beneath the directory `root` with `flags`, each
+/// directory on the way opened with [`open_dir_at`] and the last name with `O_NOFOLLOW`: what
+/// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` does in one call, for systems without
+/// it (the portable build's searches). `Ok(None)`: a symlink on the way or at the end.
+#[cfg_attr(linux_native, allow(dead_code))]
+pub(crate) fn open_beneath(
+    root: BorrowedFd,
+    rel: &Path,
+    flags: rustix::fs::OFlags,
+) -> rustix::io::Result<Option<OwnedFd>> {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+    use rustix::io::Errno;
+    let mut names = Vec::new();
+    for component in rel.components() {
+        match component {
+            Component::Normal(name) => names.push(name),
+            Component::CurDir => {}
+            _ => return Err(Errno::INVAL),
+        }
+    }
+    let Some((last, parents)) = names.split_last() else {
+        return rustix::fs::openat(root, ".", flags, Mode::empty()).map(Some);
+    };
+    let is_symlink = |dir: BorrowedFd, name: &OsStr| {
+        rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::Symlink)
+    };
+    let mut dir: Option<OwnedFd> = None;
+    for name in parents {
+        let parent = dir.as_ref().map_or(root, |d| d.as_fd());
+        dir = Some(match open_dir_at(Some(parent), name) {
+            Ok(next) => next,
+            // O_DIRECTORY | O_NOFOLLOW on a symlink: ELOOP or ENOTDIR, depending on the system
+            Err(Errno::LOOP) => return Ok(None),
+            Err(Errno::NOTDIR) if is_symlink(parent, name) => return Ok(None),
+            Err(e) => return Err(e),
+        });
+    }
+    let parent = dir.as_ref().map_or(root, |d| d.as_fd());
+    match rustix::fs::openat(parent, *last, flags | OFlags::NOFOLLOW, Mode::empty()) {
+        Ok(fd) => Ok(Some(fd)),
+        Err(Errno::LOOP) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// The path the kernel holds for an open descriptor.
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 pub(crate) fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
     use std::os::fd::AsRawFd;
     fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd())).ok()
 }
 
-#[cfg(not(target_os = "linux"))]
+/// The path the kernel holds for an open descriptor (`fcntl(F_GETPATH)` on macOS).
+#[cfg(portable)]
 pub(crate) fn fd_path<Fd: std::os::fd::AsFd>(fd: Fd) -> Option<PathBuf> {
-    rustix::fs::getpath(fd)
+    f_getpath(fd.as_fd())
         .ok()
         .map(|p| PathBuf::from(p.to_string_lossy().into_owned()))
+}
+
+#[cfg(all(portable, not(target_os = "linux")))]
+use rustix::fs::getpath as f_getpath;
+
+/// STAND-IN, Linux with the `portable-unix` feature only: Linux has no `F_GETPATH`, so the path
+/// comes from `/proc/self/fd`, with `F_GETPATH`'s answers where the two differ: a descriptor
+/// whose file was removed has no path (`ENOENT`; `/proc` would append " (deleted)") and one
+/// that is not a file or directory (a pipe, a socket) is refused (`EBADF`).
+#[cfg(all(portable, target_os = "linux"))]
+fn f_getpath(fd: BorrowedFd<'_>) -> rustix::io::Result<std::ffi::CString> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStringExt;
+    let path = fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+        .map_err(|e| rustix::io::Errno::from_io_error(&e).unwrap_or(rustix::io::Errno::BADF))?;
+    if !path.is_absolute() {
+        return Err(rustix::io::Errno::BADF); // "pipe:[…]", "socket:[…]", "anon_inode:…"
+    }
+    if rustix::fs::fstat(fd)?.st_nlink == 0 {
+        return Err(rustix::io::Errno::NOENT);
+    }
+    std::ffi::CString::new(path.into_os_string().into_vec()).map_err(|_| rustix::io::Errno::INVAL)
 }
 
 #[cfg(test)]
@@ -598,6 +667,69 @@ mod tests {
         assert_eq!(
             entries,
             [(b"a.txt".to_vec(), rustix::fs::FileType::RegularFile)]
+        );
+    }
+
+    /// `open_beneath` (the search's `openat2` for systems without it) passes no symlink, on the
+    /// way or at the end, refuses `..`, and resolves in the tree it was given even after that
+    /// tree's path was taken by another directory.
+    #[test]
+    fn open_beneath_passes_no_symlink_and_stays_in_the_opened_tree() {
+        use rustix::fs::{Mode, OFlags};
+        use rustix::io::Errno;
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        for (tree, text) in [("ws", "checked"), ("other", "other")] {
+            fs::create_dir_all(base.join(tree).join("sub")).unwrap();
+            fs::write(base.join(tree).join("sub/a.txt"), text).unwrap();
+        }
+        symlink(base.join("other"), base.join("ws/out")).unwrap();
+        symlink("sub", base.join("ws/inner")).unwrap();
+        symlink("sub/a.txt", base.join("ws/file-link")).unwrap();
+        let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+        let root = rustix::fs::open(base.join("ws"), flags, Mode::empty()).unwrap();
+        let open = |rel: &str| open_beneath(root.as_fd(), Path::new(rel), OFlags::RDONLY);
+        let read = |rel: &str| {
+            open(rel).unwrap().map(|fd| {
+                let mut text = String::new();
+                fs::File::from(fd).read_to_string(&mut text).unwrap();
+                text
+            })
+        };
+        assert_eq!(read("sub/a.txt").as_deref(), Some("checked"));
+        assert_eq!(read("./sub/a.txt").as_deref(), Some("checked"));
+        assert_eq!(read("out/sub/a.txt"), None, "a symlink leading outside");
+        assert_eq!(read("inner/a.txt"), None, "a symlink staying inside");
+        assert_eq!(read("file-link"), None, "a symlink at the end");
+        assert_eq!(open("../other/sub/a.txt").unwrap_err(), Errno::INVAL);
+        assert_eq!(open("sub/missing").unwrap_err(), Errno::NOENT);
+        assert_eq!(open("sub/a.txt/x").unwrap_err(), Errno::NOTDIR);
+        fs::rename(base.join("ws"), base.join("moved")).unwrap();
+        fs::rename(base.join("other"), base.join("ws")).unwrap();
+        assert_eq!(read("sub/a.txt").as_deref(), Some("checked"));
+    }
+
+    /// The `F_GETPATH` stand-in of the portable build on Linux answers as `F_GETPATH` does: the
+    /// path of a file or directory, no path for a removed file or for a pipe.
+    #[cfg(all(portable, target_os = "linux"))]
+    #[test]
+    fn the_f_getpath_stand_in_answers_as_f_getpath() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let file = fs::File::create(base.join("f.txt")).unwrap();
+        let opened = fs::File::open(&base).unwrap();
+        assert_eq!(fd_path(&opened), Some(base.clone()));
+        assert_eq!(fd_path(&file), Some(base.join("f.txt")));
+        fs::remove_file(base.join("f.txt")).unwrap();
+        assert_eq!(
+            f_getpath(file.as_fd()).unwrap_err(),
+            rustix::io::Errno::NOENT
+        );
+        let (read, _write) = rustix::pipe::pipe().unwrap();
+        assert_eq!(
+            f_getpath(read.as_fd()).unwrap_err(),
+            rustix::io::Errno::BADF
         );
     }
 }

@@ -27,8 +27,9 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 
 /// The program, arguments and environment the command is executed with, as `execve` takes them.
-/// (Only Linux's supervisor executes it; elsewhere std executes the command.)
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+/// (Only Linux's supervisor executes it; elsewhere, as with the `portable-unix` feature, std
+/// executes the command.)
+#[cfg_attr(portable, allow(dead_code))]
 pub struct ExecImage {
     path: CString,
     _strings: Vec<CString>,
@@ -104,10 +105,10 @@ impl Exit {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 pub use linux::{spawn, Supervised};
 
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 mod linux {
     use std::ffi::{c_char, c_int};
     use std::io;

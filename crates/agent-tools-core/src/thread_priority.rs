@@ -1,16 +1,16 @@
 //! The priority of helper threads: the threads one call spawns for parallel work.
 
-/// Makes the calling thread one that runs only when nothing else wants the CPU (Linux
-/// `SCHED_IDLE`, or if refused the lowest nice value; elsewhere a nice value belongs to the
-/// whole process, so nothing is changed). A waking JavaScript thread
+/// Makes the calling thread one that runs only when nothing else wants the CPU (Linux `SCHED_IDLE`,
+/// or if refused the lowest nice value; elsewhere a nice value belongs to the whole process, so
+/// nothing is changed, and neither with the `portable-unix` feature). A waking JavaScript thread
 /// takes the CPU from such a thread at once, where a merely niced thread keeps it until the next
 /// scheduler tick (4 ms at 250 Hz), and a CPU running only such threads counts as free when the
-/// scheduler places a waking thread. Under load from other programs such a thread barely runs:
-/// use it only for work that is never waited for (the search cache's housekeeping), or next to
-/// a thread of normal priority doing the same work (the cached walk's helpers). Irreversible:
-/// only for threads that end with their work.
+/// scheduler places a waking thread. Under load from other programs such a thread barely runs: use
+/// it only for work that is never waited for (the search cache's housekeeping), or next to a thread
+/// of normal priority doing the same work (the cached walk's helpers). Irreversible: only for
+/// threads that end with their work.
 pub fn become_idle_priority_thread() {
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     {
         // SAFETY: `sched_param` is a plain C struct of integers (more of them with musl), for
         // which all zeros (priority 0, the one SCHED_IDLE takes) is a valid value.
@@ -152,7 +152,7 @@ impl VisitorPriority<'_> {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(all(test, linux_native))]
 mod tests {
     use super::*;
 

@@ -18,6 +18,8 @@
 //!   without the `socket` system call).
 //! - macOS: the child applies a Seatbelt profile (`sandbox_init`) with the same write and network
 //!   rules between fork and exec (compiled for the darwin targets; it cannot be run here).
+//! - Linux with the `portable-unix` feature (crate README): the Landlock and seccomp restriction
+//!   as above, applied the macOS way (by the child between fork and exec, no supervisor).
 //! - Elsewhere, and on a kernel without Landlock: `"auto"` runs the command unsandboxed and says
 //!   so in the result; `"required"` fails the call with `SANDBOX_UNAVAILABLE`.
 //!
@@ -169,10 +171,11 @@ pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
 
 /// A started command.
 pub enum Spawned {
-    /// A plain child, leader of its own process group (macOS).
+    /// A plain child, leader of its own session and process group (macOS; Linux with
+    /// `portable-unix`).
     Plain(std::process::Child),
     /// Linux: the command under its supervisor (crate::supervisor).
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     Supervised(crate::supervisor::Supervised),
 }
 
@@ -181,16 +184,18 @@ impl ChildRestriction {
     ///
     /// Linux: through a supervisor process (crate::supervisor) that ends the command's whole
     /// tree when the call ends; the command's process takes on the restriction between fork and
-    /// exec and executes `image` itself. Elsewhere the child applies the restriction to itself
-    /// between fork and exec and std executes the command.
+    /// exec and executes `image` itself. Elsewhere (and on Linux with the `portable-unix`
+    /// feature, where the restriction stays Landlock's) the child starts a session, applies the
+    /// restriction to itself between fork and exec and std executes the command: no supervisor,
+    /// so what the command leaves running outlives the call, as on macOS.
     pub fn spawn(
         &self,
         command: &mut std::process::Command,
-        #[cfg_attr(not(target_os = "linux"), allow(unused_variables))] image: std::sync::Arc<
+        #[cfg_attr(portable, allow(unused_variables))] image: std::sync::Arc<
             crate::supervisor::ExecImage,
         >,
     ) -> std::io::Result<Spawned> {
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         {
             let restriction = self.0.clone();
             crate::supervisor::spawn(
@@ -200,17 +205,48 @@ impl ChildRestriction {
             )
             .map(Spawned::Supervised)
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(portable)]
         {
             use std::os::unix::process::CommandExt;
             let restriction = self.0.clone();
+            let limit = descriptor_limit();
             // SAFETY: the closure runs in the child between fork and exec; `apply` only uses
-            // memory prepared before the fork (see its platform's notes).
+            // memory prepared before the fork (see its platform's notes), the rest is `fcntl`.
             unsafe {
-                command.pre_exec(move || restriction.apply());
+                command.pre_exec(move || {
+                    // A session of its own, so no controlling terminal, as under Linux's
+                    // supervisor; the child leads its process group as with `process_group(0)`.
+                    if libc::setsid() < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    restriction.apply()?;
+                    inherit_only_standard_streams(limit);
+                    Ok(())
+                });
             }
-            command.process_group(0).spawn().map(Spawned::Plain)
+            command.spawn().map(Spawned::Plain)
         }
+    }
+}
+
+/// The bound of the descriptors a process can hold (`RLIMIT_NOFILE`), taken before the fork;
+/// at most 2^20.
+#[cfg(portable)]
+fn descriptor_limit() -> i32 {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .map_or(1 << 20, |limit| limit.min(1 << 20) as i32)
+}
+
+/// Between fork and exec: every descriptor above 2 becomes close-on-exec, so a sandboxed
+/// command inherits only its standard streams, as under Linux's supervisor (which has
+/// `close_range`; macOS has not, so each number below `limit` is visited). Close-on-exec rather
+/// than closed, so that std's error pipe still reports a failed exec.
+#[cfg(portable)]
+fn inherit_only_standard_streams(limit: i32) {
+    for fd in 3..limit {
+        // SAFETY: plain integer arguments; EBADF for a number that is not open is expected.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
     }
 }
 

@@ -290,7 +290,7 @@ fn results_are_kept_per_query_for_the_file_they_came_from() {
 }
 
 /// Whether the filesystem of `path` is one the watcher trusts (`watch`).
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 #[allow(clippy::unnecessary_cast)] // `f_type`'s width differs between targets
 fn watched_filesystem(path: &Path) -> bool {
     let magic = rustix::fs::statfs(path).unwrap().f_type as i64;
@@ -309,7 +309,7 @@ fn watched_filesystem(path: &Path) -> bool {
 /// The watcher trusts what it watches and checked, and every change untrusts what it touches:
 /// writes (also through a hard link made outside), renames over a name, a directory's
 /// permissions (everything below), a directory moved away and replaced.
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 #[test]
 fn watched_paths_are_trusted_until_an_event_names_them() {
     use std::os::unix::fs::PermissionsExt;

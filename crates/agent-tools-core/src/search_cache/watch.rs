@@ -21,7 +21,8 @@
 //! the next pass. Writes through a shared writable mapping raise no event (nor move the
 //! timestamps `lstat` compares): the cache's one blind spot, with or without the watcher.
 //!
-//! Elsewhere than on Linux nothing is trusted: every call checks every path with `lstat`.
+//! Elsewhere than on Linux (and on Linux with the `portable-unix` feature) nothing is trusted:
+//! every call checks every path with `lstat`.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,7 +43,7 @@ pub struct Watch {
     trusted: RwLock<PathMap<FileId>>,
     /// Set when something cached may not be trusted: the next pass has work.
     unchecked: AtomicBool,
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     inotify: std::sync::Mutex<Option<linux::Inotify>>,
 }
 
@@ -51,7 +52,7 @@ impl Watch {
         Watch {
             trusted: RwLock::new(PathMap::default()),
             unchecked: AtomicBool::new(true),
-            #[cfg(target_os = "linux")]
+            #[cfg(linux_native)]
             inotify: std::sync::Mutex::new(None),
         }
     }
@@ -87,7 +88,7 @@ impl Watch {
         };
         trusted.retain(|p, _| !Path::new(p).starts_with(path));
         self.note_unchecked();
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         if let Ok(mut inotify) = self.inotify.lock() {
             if let Some(inotify) = inotify.as_mut() {
                 inotify.forget(|p| p.starts_with(path));
@@ -102,14 +103,14 @@ impl Watch {
         };
         trusted.clear();
         self.note_unchecked();
-        #[cfg(target_os = "linux")]
+        #[cfg(linux_native)]
         if let Ok(mut inotify) = self.inotify.lock() {
             *inotify = None;
         }
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(portable)]
 impl Watch {
     /// Nothing is ever trusted here.
     pub fn drain(&self) {}
@@ -117,7 +118,7 @@ impl Watch {
     pub fn verify(&self, _candidates: Vec<(std::path::PathBuf, FileId, Kind)>) {}
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(linux_native)]
 mod linux {
     use std::collections::{HashMap, HashSet};
     use std::ffi::OsStr;
@@ -447,7 +448,7 @@ mod linux {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(all(test, linux_native))]
 mod tests {
     use super::*;
 

@@ -9,7 +9,7 @@
 //! command (`crate::exec_sandbox`; docs/tools/exec_command.md, "OS sandbox").
 
 use std::ffi::OsString;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -295,6 +295,7 @@ pub(crate) fn execute(
     let finished = process::run(&RunSpec {
         argv: &argv,
         cwd: Some(&spawn_cwd),
+        cwd_dir: confined.as_ref().map(|(dir, _)| dir.as_fd()),
         env: env.as_deref(),
         stdin: request.stdin.as_deref().map(str::as_bytes),
         timeout: Some(request.timeout),
@@ -349,18 +350,18 @@ fn refused(refusal: Refusal) -> ToolError {
 fn confined_dir(confinement: &Confinement, cwd: &str) -> Result<(OwnedFd, PathBuf), ToolError> {
     use rustix::fs::{Mode, OFlags};
     let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     let flags = flags | OFlags::PATH;
     let dir = rustix::fs::open(cwd, flags, Mode::empty()).map_err(|_| not_a_directory(cwd))?;
     confinement.confine(&dir, cwd, ERROR_CLASS)?;
     // The child inherits the descriptor until it executes (close-on-exec), so it changes into
     // exactly this directory; elsewhere the directory's current real path is the best we have.
-    #[cfg(target_os = "linux")]
+    #[cfg(linux_native)]
     let path = {
         use std::os::fd::AsRawFd;
         PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()))
     };
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(portable)]
     let path = crate::sandbox::fd_path(&dir).ok_or_else(|| not_a_directory(cwd))?;
     Ok((dir, path))
 }
@@ -786,6 +787,54 @@ mod tests {
         ctx.write_scope = ArgValue::from(scope);
         ctx.exec = ArgValue::from(&exec);
         ctx
+    }
+
+    /// A descriptor the host holds without close-on-exec reaches a plain command but not a
+    /// sandboxed one (Linux: the supervisor; the portable build: marked in the child).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn host_descriptors_do_not_reach_a_sandboxed_command() {
+        let w = ws();
+        // SAFETY: duplicates stderr without close-on-exec; closed below.
+        let fd = unsafe { libc::dup(2) };
+        assert!(fd > 2);
+        let script = format!("if [ -e /proc/self/fd/{fd} ]; then echo open; else echo closed; fi");
+        let input = json!({"cwd": w.root, "command": ["sh", "-c", script]});
+        let plain = call(&w.ctx, input.clone());
+        let ctx = sandboxed(&w, "workspace-write", json!({"sandbox": "required"}));
+        let confined = call(&ctx, input);
+        // SAFETY: the descriptor duplicated above.
+        unsafe { libc::close(fd) };
+        assert_eq!(plain.unwrap()["stdout"], "open\n");
+        let confined = confined.unwrap();
+        assert_eq!(confined["stdout"], "closed\n", "{confined}");
+    }
+
+    /// A sandboxed command runs in a session of its own, without a controlling terminal; a
+    /// plain one stays in the host's session.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_sandboxed_command_has_a_session_of_its_own() {
+        let w = ws();
+        let host = rustix::process::getsid(None)
+            .unwrap()
+            .as_raw_nonzero()
+            .get();
+        // awk's own session and terminal (fields 6 and 7 of its stat; its name has no space)
+        let input = json!({"cwd": w.root, "command": ["awk", "{print $6, $7}", "/proc/self/stat"]});
+        let plain = call(&w.ctx, input.clone()).unwrap();
+        let ctx = sandboxed(&w, "workspace-write", json!({"sandbox": "required"}));
+        let confined = call(&ctx, input).unwrap();
+        let fields = |out: &Value| -> Vec<i64> {
+            let text = out["stdout"].as_str().unwrap();
+            text.split_whitespace()
+                .map(|f| f.parse().unwrap())
+                .collect()
+        };
+        assert_eq!(fields(&plain)[0], i64::from(host), "{plain}");
+        let confined = fields(&confined);
+        assert_ne!(confined[0], i64::from(host), "the host's session");
+        assert_eq!(confined[1], 0, "a controlling terminal");
     }
 
     #[cfg(target_os = "linux")]

@@ -139,7 +139,7 @@ struct Shared {
     cutoff: RwLock<Option<WalkKey>>,
     records: Mutex<Vec<Record>>,
     /// Set once `openat2` turned out to be unavailable (old kernel, seccomp).
-    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    #[cfg_attr(portable, allow(dead_code))]
     no_openat2: AtomicBool,
     /// The priorities of the cold walk's threads.
     priorities: WalkerPriorities,
@@ -668,9 +668,22 @@ impl Visitor<'_> {
     /// Opens a file without following any symlink on the way: `openat2` beneath the root
     /// descriptor with `RESOLVE_NO_SYMLINKS` (one syscall, race-free), else a plain open whose
     /// descriptor is then checked against the confinement. `Ok(None)`: skip the file.
+    /// Without `openat2` (macOS, the `portable-unix` feature) the file is opened beneath the
+    /// root descriptor one name at a time (`sandbox::open_beneath`), then checked the same way.
     fn open_file(&self, path: &Path) -> io::Result<Option<OwnedFd>> {
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        #[cfg(target_os = "linux")]
+        #[cfg(portable)]
+        if let Ok(rel) = path.strip_prefix(&self.shared.root) {
+            let Some(fd) = crate::sandbox::open_beneath(self.spec.root_dir.as_fd(), rel, flags)?
+            else {
+                return Ok(None);
+            };
+            return match self.spec.confinement {
+                Some(confinement) if !confinement.contains_fd(&fd) => Ok(None),
+                _ => Ok(Some(fd)),
+            };
+        }
+        #[cfg(linux_native)]
         if !self.shared.no_openat2.load(AtomicOrdering::Relaxed) {
             if let Ok(rel) = path.strip_prefix(&self.shared.root) {
                 use rustix::fs::ResolveFlags;
