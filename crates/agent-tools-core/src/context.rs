@@ -81,6 +81,23 @@ impl Clone for ToolContext {
     }
 }
 
+/// Whether two environment variable names name one variable: equal, or on Windows equal but for
+/// case.
+fn same_variable(a: &str, b: &str, windows: bool) -> bool {
+    a == b || (windows && a.eq_ignore_ascii_case(b))
+}
+
+/// Node's `process.platform` for Rust's `std::env::consts::OS` (the tools read Node's names:
+/// `darwin` picks zsh for shell mode, `win32` the Windows rules).
+pub fn node_platform(rust_os: &str) -> &str {
+    match rust_os {
+        "macos" => "darwin",
+        "windows" => "win32",
+        "solaris" | "illumos" => "sunos",
+        other => other,
+    }
+}
+
 impl ToolContext {
     /// Reads a context object (`{ workspaceRoot, writeScope, policy, env, exec }`).
     pub fn from_value(ctx: &ArgValue) -> ToolContext {
@@ -107,7 +124,7 @@ impl ToolContext {
                 ("tools".into(), ArgValue::Object(vec![])),
                 ("defaultPolicy".into(), "allow".into()),
             ]),
-            platform: Some(std::env::consts::OS.to_string()),
+            platform: Some(node_platform(std::env::consts::OS).to_string()),
             exec: ArgValue::Undefined,
             search_cache_bytes: ArgValue::Undefined,
             process_env: None,
@@ -136,10 +153,14 @@ impl ToolContext {
         env
     }
 
-    /// A variable of the host's environment (`process.env[name]`).
+    /// A variable of the host's environment (`process.env[name]`; on Windows, as there, whatever
+    /// the case of its name).
     pub fn host_var(&self, name: &str) -> Option<std::ffi::OsString> {
         match &self.process_env {
-            Some(vars) => vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.into()),
+            Some(vars) => vars
+                .iter()
+                .find(|(k, _)| same_variable(k, name, cfg!(windows)))
+                .map(|(_, v)| v.into()),
             None => std::env::var_os(name),
         }
     }
@@ -213,6 +234,28 @@ impl ReadLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variable_names_ignore_case_on_windows_only() {
+        assert!(same_variable("PATH", "PATH", false));
+        assert!(!same_variable("Path", "PATH", false));
+        assert!(same_variable("Path", "PATH", true));
+        assert!(!same_variable("PATHEXT", "PATH", true));
+    }
+
+    #[test]
+    fn platforms_use_node_names() {
+        assert_eq!(node_platform("macos"), "darwin");
+        assert_eq!(node_platform("windows"), "win32");
+        assert_eq!(node_platform("linux"), "linux");
+        assert_eq!(node_platform("freebsd"), "freebsd");
+        let ctx = ToolContext::allow_all("/ws");
+        assert_eq!(
+            ctx.platform.as_deref(),
+            Some(node_platform(std::env::consts::OS))
+        );
+        assert_ne!(ctx.platform.as_deref(), Some("macos"));
+    }
 
     #[test]
     fn the_real_root_is_resolved_once_and_clones_start_afresh() {
