@@ -8,7 +8,7 @@ import { workspace } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const native = require("../binding.js");
-const { packCall, DOOR_INVOKE, DOOR_TOOLS, DOOR_HANDLER, REGISTERED, IS_WRITE_OP, BYPASS, RUN_BUILT_IN, CALLER_WRITES } = require("../js/native_call.cjs");
+const { packCall, DOOR_INVOKE, DOOR_TOOLS, DOOR_HANDLER, REGISTERED, IS_WRITE_OP, BYPASS, RUN_BUILT_IN } = require("../js/native_call.cjs");
 
 /** The object form and the packed form of one request. */
 function both(door, name, { registered = true, isWriteOp = false, bypass = false, runBuiltIn = true } = {}) {
@@ -55,7 +55,7 @@ describe("callTool: the packed request", () => {
     }
   });
 
-  test("with CALLER_WRITES, task_validate_completion's output is left to the caller; its checks still run", async () => {
+  test("task_validate_completion's output is written natively from the store; an update's changed task is left to the caller", async () => {
     const ws = workspace();
     try {
       const created = await ws.toolkit.invoke("task_create_many", { tasks: [{ title: "a" }, { title: "b" }] });
@@ -64,17 +64,16 @@ describe("callTool: the packed request", () => {
       const state = native.todoStoreNew();
       const flags = DOOR_INVOKE | REGISTERED | RUN_BUILT_IN;
       const validate = packCall("task_validate_completion", flags);
-      assert.equal(native.callTool(validate | CALLER_WRITES, handle, {}, state, process.env).code, "STATE_NOT_INITIALIZED");
+      assert.equal(native.callTool(validate, handle, {}, state, process.env).code, "STATE_NOT_INITIALIZED");
       native.todoStoreLoad(state, JSON.stringify({ tasks: [...ws.context.todo.tasks], order: ws.context.todo.order }));
-      assert.equal(native.callTool(validate | CALLER_WRITES, handle, {}, state, process.env), "");
-      assert.deepEqual(JSON.parse(native.callTool(validate, handle, {}, state, process.env)).remaining, created.content.tasks.map((t) => t.task_id));
+      assert.deepEqual(JSON.parse(native.callTool(validate, handle, {}, state, process.env)), { ok: false, remaining: created.content.tasks.map((t) => t.task_id) });
       // an update that changes its task leaves its output to the caller too (the change holds it)
-      const update = native.callTool(packCall("task_update_status", flags | CALLER_WRITES), handle, { task_id: first, status: "done" }, state, process.env);
+      const update = native.callTool(packCall("task_update_status", flags), handle, { task_id: first, status: "done" }, state, process.env);
       assert.equal(update.json, "");
       assert.equal(JSON.parse(update.change).set.status, "done");
       // a corrupt list is still refused
       native.todoStoreLoad(state, JSON.stringify({ tasks: [], order: [first] }));
-      assert.equal(native.callTool(validate | CALLER_WRITES, handle, {}, state, process.env).code, "INTERNAL");
+      assert.equal(native.callTool(validate, handle, {}, state, process.env).code, "INTERNAL");
       // and through the toolkit the output is agent-tools-ts's
       assert.deepEqual((await ws.toolkit.invoke("task_validate_completion", {})).content, { ok: false, remaining: created.content.tasks.map((t) => t.task_id) });
       assert.deepEqual((await ws.toolkit.tools.task_validate_completion({})).data, { ok: false, remaining: created.content.tasks.map((t) => t.task_id) });

@@ -148,7 +148,7 @@ async function breakdown() {
   const { createAgentToolkit, createToolContext } = require("../js/index.cjs");
   const { todoStore } = require("../js/todo_state.cjs");
   const { contextHandle } = require("../js/context.cjs");
-  const { packCall, DOOR_INVOKE, REGISTERED, RUN_BUILT_IN, CALLER_WRITES } = require("../js/native_call.cjs");
+  const { packCall, DOOR_INVOKE, REGISTERED, RUN_BUILT_IN } = require("../js/native_call.cjs");
   const cpu = () => {
     const { user, system } = process.cpuUsage();
     return user + system;
@@ -168,7 +168,7 @@ async function breakdown() {
   const id = (await toolkit.invoke("task_create_many", { tasks: TASKS })).content.tasks[7].task_id;
   const handle = contextHandle(context);
   // the request as invoke packs it for a registry tool (ts/native_call.cts, `packCall`)
-  const request = (name) => packCall(name, DOOR_INVOKE | REGISTERED | RUN_BUILT_IN | CALLER_WRITES);
+  const request = (name) => packCall(name, DOOR_INVOKE | REGISTERED | RUN_BUILT_IN);
   const rows = [];
   for (const [name, args] of [["task_list", {}], ["task_validate_completion", {}], ["task_update_status", { task_id: id, status: "done" }]]) {
     const store = todoStore(context);

@@ -11,7 +11,7 @@ exports.definitionByName = new Map(exports.definitions.map((d) => [d.function.na
 exports.builtInHandlers = Object.create(null);
 exports.catalog = {};
 for (const { name, isWriteOp, description } of (0, native_cjs_1.builtInCatalog)()) {
-    const request = (0, native_call_cjs_1.packCall)(name, native_call_cjs_1.DOOR_HANDLER | native_call_cjs_1.CALLER_WRITES);
+    const request = (0, native_call_cjs_1.packCall)(name, native_call_cjs_1.DOOR_HANDLER);
     const handler = async (context, ...args) => {
         const outcome = await (0, native_call_cjs_1.callNative)(request, name, context, args);
         return (0, native_call_cjs_1.resultValue)(outcome);

@@ -26,8 +26,6 @@ export declare const REGISTERED: number;
 export declare const IS_WRITE_OP: number;
 export declare const BYPASS: number;
 export declare const RUN_BUILT_IN: number;
-/** The caller renders every session output that follows from `context.todo` (todo_state.cts). */
-export declare const CALLER_WRITES: number;
 /** The packed request of `name` through `door` with `flags`; undefined for a name not in the registry. */
 export declare function packCall(name: string, doorAndFlags: number): number | undefined;
 /**

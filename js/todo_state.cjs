@@ -158,18 +158,6 @@ function sessionResult(context, name, answer) {
         const { tasks, order } = context.todo;
         return { tasks: order.map((id) => copy(tasks.get(id))) };
     }
-    // task_validate_completion's, the open tasks of the list: the same, when the request said so
-    // (`CALLER_WRITES`, native_call.cts).
-    if (name === "task_validate_completion" && json === "") {
-        const { tasks, order } = context.todo;
-        const remaining = [];
-        for (const id of order) {
-            const task = tasks.get(id);
-            if (task.status === "todo")
-                remaining.push(task.task_id);
-        }
-        return { ok: remaining.length === 0, remaining };
-    }
     const output = JSON.parse(json);
     if (output.task === undefined)
         return output;

@@ -21,7 +21,7 @@ async function secureCall(context, name, handler, args, optIn) {
         const isWriteOp = optIn ? optIn.isWriteOp : catalog_cjs_1.catalog[name]?.metadata?.isWriteOp === true;
         const runBuiltIn = optIn !== undefined || handler === catalog_cjs_1.builtInHandlers[name];
         const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
-        const flags = native_call_cjs_1.DOOR_TOOLS | native_call_cjs_1.CALLER_WRITES | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
+        const flags = native_call_cjs_1.DOOR_TOOLS | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
         const request = (0, native_call_cjs_1.packCall)(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
         const answer = (0, native_call_cjs_1.callNative)(request, name, context, args);
         // A session tool's answer is there at once: no promise to wait for.
@@ -86,7 +86,7 @@ async function invoke(context, name, args, registered, asText = false) {
     const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
     const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
     const runBuiltIn = builtIn || optIn !== undefined;
-    const flags = native_call_cjs_1.DOOR_INVOKE | native_call_cjs_1.CALLER_WRITES | (isRegistered ? native_call_cjs_1.REGISTERED : 0) | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
+    const flags = native_call_cjs_1.DOOR_INVOKE | (isRegistered ? native_call_cjs_1.REGISTERED : 0) | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
     const request = (0, native_call_cjs_1.packCall)(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn };
     const answer = signal ? withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, toolName, context, args, callSignal)) : (0, native_call_cjs_1.callNative)(request, toolName, context, args);
     // A session tool's answer is there at once: no promise to wait for.

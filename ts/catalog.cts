@@ -2,7 +2,7 @@
 // built-in definitions, and the opt-in tools of the native registry.
 
 import { loadNative, builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
-import { CALLER_WRITES, callNative, DOOR_HANDLER, packCall, resultValue } from "./native_call.cjs";
+import { callNative, DOOR_HANDLER, packCall, resultValue } from "./native_call.cjs";
 import type { AllowedToolName, ToolDefinitions } from "../types/tools.js";
 import type { ToolCatalogType, ToolContext } from "./types.cjs";
 
@@ -18,7 +18,7 @@ export const definitionByName = new Map<string, Definition>(definitions.map((d) 
 export const builtInHandlers: Record<string, Handler> = Object.create(null);
 export const catalog: Record<string, CatalogItem> = {};
 for (const { name, isWriteOp, description } of builtInCatalog()) {
-  const request = packCall(name, DOOR_HANDLER | CALLER_WRITES) as number;
+  const request = packCall(name, DOOR_HANDLER) as number;
   const handler: Handler = async (context, ...args) => {
     const outcome = await callNative(request, name, context, args);
     return resultValue(outcome);

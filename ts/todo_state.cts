@@ -178,17 +178,6 @@ export function sessionResult(context: ToolContext, name: string, answer: string
     const { tasks, order } = context.todo as TodoSessionState;
     return { tasks: order.map((id) => copy(tasks.get(id))) };
   }
-  // task_validate_completion's, the open tasks of the list: the same, when the request said so
-  // (`CALLER_WRITES`, native_call.cts).
-  if (name === "task_validate_completion" && json === "") {
-    const { tasks, order } = context.todo as TodoSessionState;
-    const remaining: string[] = [];
-    for (const id of order) {
-      const task = tasks.get(id) as TaskItem;
-      if (task.status === "todo") remaining.push(task.task_id);
-    }
-    return { ok: remaining.length === 0, remaining };
-  }
   const output = JSON.parse(json) as { task?: TaskItem };
   if (output.task === undefined) return output;
   // An unchanged task: a copy of the state's object, as agent-tools-ts returns it.

@@ -12,7 +12,6 @@ import { abortError, type AnyToolkit } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
 import {
   BYPASS,
-  CALLER_WRITES,
   callNative,
   DOOR_INVOKE,
   DOOR_TOOLS,
@@ -52,7 +51,7 @@ async function secureCall(
     const isWriteOp = optIn ? optIn.isWriteOp : catalog[name]?.metadata?.isWriteOp === true;
     const runBuiltIn = optIn !== undefined || handler === builtInHandlers[name];
     const bypass = SecurityBypass.isEnabled();
-    const flags = DOOR_TOOLS | CALLER_WRITES | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
+    const flags = DOOR_TOOLS | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
     const request: CallRequest | number = packCall(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
     const answer = callNative(request, name, context, args);
     // A session tool's answer is there at once: no promise to wait for.
@@ -126,7 +125,7 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
   const bypass = SecurityBypass.isEnabled();
   const runBuiltIn = builtIn || optIn !== undefined;
-  const flags = DOOR_INVOKE | CALLER_WRITES | (isRegistered ? REGISTERED : 0) | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
+  const flags = DOOR_INVOKE | (isRegistered ? REGISTERED : 0) | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
   const request: CallRequest | number = packCall(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn };
   const answer = signal ? withCallSignal(signal, (callSignal) => callNative(request, toolName, context, args, callSignal)) : callNative(request, toolName, context, args);
   // A session tool's answer is there at once: no promise to wait for.

@@ -314,14 +314,14 @@ pub fn call_tool<'env>(
     process_env: Unknown,
     signal: Option<AbortSignal>,
 ) -> Result<Either<Answer, PromiseRaw<'env, Answer>>> {
-    let (call, listing) = if request.get_type()? == ValueType::Number {
+    let call = if request.get_type()? == ValueType::Number {
         // SAFETY: `napi_typeof` just reported a number.
         unpack_call(unsafe { request.cast::<f64>()? })?
     } else {
         // SAFETY: `request` is this call's argument, on the JavaScript thread.
         let request =
             unsafe { CallRequest::from_napi_value(request.value().env, request.value().value)? };
-        (request.into_call(), todo::Listing::Caller)
+        request.into_call()
     };
     let args = to_arg(&args)?;
     let plan =
@@ -332,7 +332,7 @@ pub fn call_tool<'env>(
     match plan {
         Plan::Done(outcome) => now(outcome.into()),
         Plan::Session(session) => now(catch_panic(|| {
-            todo::run(state.map(|store| &**store), session, listing).into()
+            todo::run(state.map(|store| &**store), session).into()
         })),
         Plan::Inline(mut job) => {
             job.ctx.process_env = host_env(&job, &process_env)?;
@@ -393,15 +393,10 @@ const REGISTERED: u32 = 1 << 2;
 const IS_WRITE_OP: u32 = 1 << 3;
 const BYPASS: u32 = 1 << 4;
 const RUN_BUILT_IN: u32 = 1 << 5;
-/// The caller renders every session output that follows from its `context.todo`
-/// (`todo::Listing::Checks`); without it, the outputs of a `CallRequest` object
-/// (`todo::Listing::Caller`).
-const CALLER_WRITES: u32 = 1 << 6;
 const INDEX_SHIFT: u32 = 8;
 
-/// The call a packed request stands for (the same as its `CallRequest` object's), and who writes
-/// the session outputs.
-fn unpack_call(packed: f64) -> Result<(Call, todo::Listing)> {
+/// The call a packed request stands for (the same as its `CallRequest` object's).
+fn unpack_call(packed: f64) -> Result<Call> {
     let bad = || {
         Error::new(
             Status::InvalidArg,
@@ -435,12 +430,7 @@ fn unpack_call(packed: f64) -> Result<(Call, todo::Listing)> {
         2 => CallRequest::Handler { name },
         _ => return Err(bad()),
     };
-    let listing = if flag(CALLER_WRITES) {
-        todo::Listing::Checks
-    } else {
-        todo::Listing::Caller
-    };
-    Ok((request.into_call(), listing))
+    Ok(request.into_call())
 }
 
 impl CallRequest {

@@ -54,15 +54,14 @@ fn parse_state(json: &str) -> Option<TodoState> {
 
 /// Runs the session call on the store's task list (none without a store) and applies its change
 /// there; the change is in the outcome too, for `context.todo`. With a store, the outputs that
-/// follow from the list (task_list's, the list itself; and, as `listing` says, more) are left to
-/// the caller, which renders them from `context.todo`, the state the store follows: their text
-/// is empty.
-pub fn run(store: Option<&TodoStore>, session: SessionCall, listing: Listing) -> Outcome {
+/// are copies of its tasks (task_list's list, an update's changed task) are left to the caller,
+/// which makes them from `context.todo`, the state the store follows: their text is empty.
+pub fn run(store: Option<&TodoStore>, session: SessionCall) -> Outcome {
     let Some(store) = store else {
         return session.run(None, Listing::Text);
     };
     let mut state = store.state();
-    let outcome = session.run(state.as_ref(), listing);
+    let outcome = session.run(state.as_ref(), Listing::Caller);
     if let Outcome::Ok {
         change: Some(change),
         ..

@@ -439,7 +439,7 @@ fn found<'a>(state: &'a TodoState, id: &str) -> Result<&'a TaskItem, ToolError> 
 fn changed_output(task: &TaskItem, listing: Listing) -> Result<String, ToolError> {
     match listing {
         Listing::Text => to_json(&TaskUpdateView { task }, ERROR_CLASS),
-        Listing::Caller | Listing::Checks => Ok(String::new()),
+        Listing::Caller => Ok(String::new()),
     }
 }
 
@@ -462,9 +462,6 @@ pub enum Listing {
     /// the change applied): the `output` of these two is empty, and so is an update's that
     /// changed its task (the caller answers with the task it set).
     Caller,
-    /// As `Caller`, and task_validate_completion's output is empty too (the caller reads the
-    /// open tasks off the same list): only the checks run here.
-    Checks,
 }
 
 /// `run`, with the list outputs written by `listing`.
@@ -509,7 +506,7 @@ pub fn run_for(
                     },
                     ERROR_CLASS,
                 )?,
-                Listing::Caller | Listing::Checks => String::new(),
+                Listing::Caller => String::new(),
             };
             Ok(TodoResult {
                 output,
@@ -520,7 +517,7 @@ pub fn run_for(
             let tasks = initialized(state)?.ordered()?;
             match listing {
                 Listing::Text => unchanged(to_json(&TaskListView { tasks }, ERROR_CLASS)?),
-                Listing::Caller | Listing::Checks => unchanged(String::new()),
+                Listing::Caller => unchanged(String::new()),
             }
         }
         TodoOp::Update => {
@@ -574,9 +571,6 @@ pub fn run_for(
                 .filter(|t| t.status == TaskStatus::Todo)
                 .map(|t| t.task_id.as_str())
                 .collect();
-            if listing == Listing::Checks {
-                return unchanged(String::new());
-            }
             unchanged(to_json(
                 &CompletionView {
                     ok: remaining.is_empty(),
@@ -794,16 +788,14 @@ mod tests {
         let text = run_for(check, Some(&state), &empty, Listing::Caller).unwrap();
         let expected = format!(r#"{{"ok":false,"remaining":["{}","{}"]}}"#, ids[0], ids[2]);
         assert_eq!(text.output, expected);
-        let caller = run_for(check, Some(&state), &empty, Listing::Checks).unwrap();
-        assert_eq!((caller.output.as_str(), caller.change), ("", None));
         let ghost = TodoState {
             tasks: vec![],
             order: vec!["ghost".into()],
         };
         assert!(run_for(TodoOp::List, Some(&ghost), &empty, Listing::Caller).is_err());
         assert!(run_for(TodoOp::List, None, &empty, Listing::Caller).is_err());
-        assert!(run_for(check, Some(&ghost), &empty, Listing::Checks).is_err());
-        assert!(run_for(check, None, &empty, Listing::Checks).is_err());
+        assert!(run_for(check, Some(&ghost), &empty, Listing::Caller).is_err());
+        assert!(run_for(check, None, &empty, Listing::Caller).is_err());
         // an update that changes its task: the caller answers with the task of the change
         let rename = [ArgValue::from(
             &json!({"task_id": ids[0], "title": "renamed"}),
