@@ -816,10 +816,11 @@ mod tests {
     #[test]
     fn a_sandboxed_command_has_a_session_of_its_own() {
         let w = ws();
-        let host = rustix::process::getsid(None)
-            .unwrap()
-            .as_raw_nonzero()
-            .get();
+        // Read from /proc, not getsid(2): a session whose leader lives outside this PID
+        // namespace (a container's) has id 0 here, which rustix's Pid cannot hold.
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 1..];
+        let host: i64 = after_name.split_whitespace().nth(3).unwrap().parse().unwrap();
         // awk's own session and terminal (fields 6 and 7 of its stat; its name has no space)
         let input = json!({"cwd": w.root, "command": ["awk", "{print $6, $7}", "/proc/self/stat"]});
         let plain = call(&w.ctx, input.clone()).unwrap();
@@ -831,9 +832,9 @@ mod tests {
                 .map(|f| f.parse().unwrap())
                 .collect()
         };
-        assert_eq!(fields(&plain)[0], i64::from(host), "{plain}");
+        assert_eq!(fields(&plain)[0], host, "{plain}");
         let confined = fields(&confined);
-        assert_ne!(confined[0], i64::from(host), "the host's session");
+        assert_ne!(confined[0], host, "the host's session");
         assert_eq!(confined[1], 0, "a controlling terminal");
     }
 
