@@ -18,6 +18,7 @@ const node_fs_1 = require("node:fs");
 const node_path_1 = __importDefault(require("node:path"));
 const node_url_1 = require("node:url");
 const index_cjs_1 = require("./index.cjs");
+const mcp_sdk_cjs_1 = require("./mcp_sdk.cjs");
 const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
 const native_cjs_1 = require("./native.cjs");
 const errors_cjs_1 = require("./errors.cjs");
@@ -348,10 +349,11 @@ function mcpTools(served) {
         return tool;
     });
 }
-function loadSdk() {
+/** The SDK (an optional peer dependency: ts/mcp_sdk.cts); a MissingSdkError without it. */
+function loadSdk(args) {
     return {
-        server: require("@modelcontextprotocol/sdk/server/index.js"),
-        types: require("@modelcontextprotocol/sdk/types.js"),
+        server: (0, mcp_sdk_cjs_1.requireSdk)("server/index.js", args),
+        types: (0, mcp_sdk_cjs_1.requireSdk)("types.js", args),
     };
 }
 /**
@@ -413,10 +415,9 @@ async function clientRoot(server) {
     const first = roots.find((r) => r.uri.startsWith("file:"));
     return first ? (0, node_url_1.fileURLToPath)(first.uri) : null;
 }
-async function serveMcp(options, userTools) {
+async function serveMcp(options, userTools, sdk) {
     // Only protocol on stdout: console output of user tools goes to stderr.
     console.log = console.info = console.debug = console.error;
-    const sdk = loadSdk();
     const cache = new index_cjs_1.OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
     const cacheTools = (0, index_cjs_1.outputCacheTools)(cache);
     // The tool list does not depend on the root; the toolkit used for calls does.
@@ -507,7 +508,7 @@ async function serveMcp(options, userTools) {
             return callTool(request.params ?? {}, extra);
         throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
     };
-    const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes });
+    const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
     let closing = false;
     const shutdown = () => {
         if (closing)
@@ -567,9 +568,12 @@ async function main(argv) {
             process.stdout.write(`${VERSION}\n`);
             return 0;
         }
+        // The SDK first: without it the command fails before anything else is loaded.
+        const at = argv.indexOf("mcp");
+        const sdk = options.command === "mcp" ? loadSdk([...argv.slice(0, at), ...argv.slice(at + 1)]) : null;
         const userTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
-        if (options.command === "mcp") {
-            await serveMcp(options, userTools);
+        if (sdk) {
+            await serveMcp(options, userTools, sdk);
             return -1;
         }
         if (options.command === "tools") {
@@ -584,6 +588,10 @@ async function main(argv) {
         if (error instanceof UsageError) {
             process.stderr.write(`agent-tools-native: ${error.message}\n(agent-tools-native --help for usage)\n`);
             return 2;
+        }
+        if (error instanceof mcp_sdk_cjs_1.MissingSdkError) {
+            process.stderr.write(`agent-tools-native: ${error.message}\n`);
+            return 1;
         }
         throw error;
     }

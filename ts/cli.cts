@@ -13,6 +13,7 @@ import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool
 };
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js" with { "resolution-mode": "import" };
 import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
+import { MissingSdkError, requireSdk } from "./mcp_sdk.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { builtInCatalog, nativeCatalog, optInCatalog } from "./native.cjs";
 import { refusalOf } from "./errors.cjs";
@@ -371,10 +372,11 @@ export function mcpTools(served: Served): McpTool[] {
   });
 }
 
-function loadSdk(): Sdk {
+/** The SDK (an optional peer dependency: ts/mcp_sdk.cts); a MissingSdkError without it. */
+function loadSdk(args: string[]): Sdk {
   return {
-    server: require("@modelcontextprotocol/sdk/server/index.js"),
-    types: require("@modelcontextprotocol/sdk/types.js"),
+    server: requireSdk("server/index.js", args),
+    types: requireSdk("types.js", args),
   };
 }
 
@@ -434,10 +436,9 @@ async function clientRoot(server: InstanceType<Sdk["server"]["Server"]>): Promis
   return first ? fileURLToPath(first.uri) : null;
 }
 
-async function serveMcp(options: Options, userTools: AnyTool[]): Promise<void> {
+async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promise<void> {
   // Only protocol on stdout: console output of user tools goes to stderr.
   console.log = console.info = console.debug = console.error;
-  const sdk = loadSdk();
   const cache = new OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
   const cacheTools = outputCacheTools(cache);
   // The tool list does not depend on the root; the toolkit used for calls does.
@@ -531,7 +532,7 @@ async function serveMcp(options: Options, userTools: AnyTool[]): Promise<void> {
     throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
   };
 
-  const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes });
+  const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
   let closing = false;
   const shutdown = () => {
     if (closing) return;
@@ -591,9 +592,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
+    // The SDK first: without it the command fails before anything else is loaded.
+    const at = argv.indexOf("mcp");
+    const sdk = options.command === "mcp" ? loadSdk([...argv.slice(0, at), ...argv.slice(at + 1)]) : null;
     const userTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
-    if (options.command === "mcp") {
-      await serveMcp(options, userTools);
+    if (sdk) {
+      await serveMcp(options, userTools, sdk);
       return -1;
     }
     if (options.command === "tools") {
@@ -606,6 +610,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`agent-tools-native: ${error.message}\n(agent-tools-native --help for usage)\n`);
       return 2;
+    }
+    if (error instanceof MissingSdkError) {
+      process.stderr.write(`agent-tools-native: ${error.message}\n`);
+      return 1;
     }
     throw error;
   }
