@@ -7,16 +7,21 @@
 // Without the SDK, the `mcp` command fails with MissingSdkError, which names the one command that
 // fetches both packages; `tools` and `call` never load it.
 exports.MissingSdkError = exports.SDK_SPEC = void 0;
+exports.mcpCommandArgv = mcpCommandArgv;
 exports.mcpCommand = mcpCommand;
 exports.requireSdk = requireSdk;
 const SDK = "@modelcontextprotocol/sdk";
 const manifest = require("../package.json");
 /** The SDK as the one-line command names it: its major version of the peer range (`^1.32.2` → `@1`). */
 exports.SDK_SPEC = `${SDK}@${/\d+/.exec(manifest.peerDependencies[SDK] ?? "")?.[0] ?? "latest"}`;
-/** The one-line command that runs the MCP server on a clean machine (README, "Use it from an MCP client"). */
-function mcpCommand(args = ["--root", "."]) {
+/** The one-line command that runs the MCP server on a clean machine (README, "Use it from an MCP client"), as argv. */
+function mcpCommandArgv(args = ["--root", "."]) {
+    return ["npx", "-y", "-p", "agent-tools-native", "-p", exports.SDK_SPEC, "agent-tools-native", "mcp", ...args];
+}
+/** The same command as a shell line. */
+function mcpCommand(args) {
     const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`);
-    return ["npx", "-y", "-p", "agent-tools-native", "-p", exports.SDK_SPEC, "agent-tools-native", "mcp", ...args].map(quote).join(" ");
+    return mcpCommandArgv(args).map(quote).join(" ");
 }
 /** The SDK is not installed where this package can load it from. */
 class MissingSdkError extends Error {

@@ -12,10 +12,15 @@ const manifest = require("../package.json") as { peerDependencies: Record<string
 /** The SDK as the one-line command names it: its major version of the peer range (`^1.32.2` → `@1`). */
 export const SDK_SPEC = `${SDK}@${/\d+/.exec(manifest.peerDependencies[SDK] ?? "")?.[0] ?? "latest"}`;
 
-/** The one-line command that runs the MCP server on a clean machine (README, "Use it from an MCP client"). */
-export function mcpCommand(args: string[] = ["--root", "."]): string {
+/** The one-line command that runs the MCP server on a clean machine (README, "Use it from an MCP client"), as argv. */
+export function mcpCommandArgv(args: string[] = ["--root", "."]): string[] {
+  return ["npx", "-y", "-p", "agent-tools-native", "-p", SDK_SPEC, "agent-tools-native", "mcp", ...args];
+}
+
+/** The same command as a shell line. */
+export function mcpCommand(args?: string[]): string {
   const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`);
-  return ["npx", "-y", "-p", "agent-tools-native", "-p", SDK_SPEC, "agent-tools-native", "mcp", ...args].map(quote).join(" ");
+  return mcpCommandArgv(args).map(quote).join(" ");
 }
 
 /** The SDK is not installed where this package can load it from. */
