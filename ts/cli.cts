@@ -50,7 +50,8 @@ const OPT_IN_NAMES: string[] = optInCatalog().map((e) => e.name);
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
 
 Usage:
-  agent-tools-native mcp [options]                    serve the tools over MCP on stdio
+  agent-tools-native mcp [options]                    serve the tools over MCP on stdio (needs the
+                                                      optional peer @modelcontextprotocol/sdk)
   agent-tools-native tools [options]                  list the allowed tools, one a line
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
