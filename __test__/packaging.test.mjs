@@ -103,14 +103,16 @@ describe("platform packages", () => {
     assert.ok(fs.existsSync(path.join(root, "LICENSE")));
   });
 
-  test("the bin agent-tools-native: js/cli.cjs with its shebang, packed with what it reads; the MCP SDK a dependency", () => {
+  test("the bin agent-tools-native: js/cli.cjs with its shebang, packed with what it reads; the MCP SDK an optional peer", () => {
     const published = publishedRootManifest();
     assert.deepEqual(published.bin, { "agent-tools-native": "js/cli.cjs" });
     assert.match(fs.readFileSync(path.join(root, "js", "cli.cjs"), "utf8"), /^#!\/usr\/bin\/env node\n/);
-    assert.match(published.dependencies["@modelcontextprotocol/sdk"], /^\^1\./);
+    assert.equal(published.dependencies, undefined);
+    assert.match(published.peerDependencies["@modelcontextprotocol/sdk"], /^\^1\./);
+    assert.deepEqual(published.peerDependenciesMeta["@modelcontextprotocol/sdk"], { optional: true });
     const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" }));
     const files = packed.files.map((f) => f.path);
-    for (const file of ["js/cli.cjs", "js/toolkit.cjs", "js/output_schemas.json", "package.json"]) assert.ok(files.includes(file), file);
+    for (const file of ["js/cli.cjs", "js/mcp_sdk.cjs", "js/toolkit.cjs", "js/output_schemas.json", "package.json"]) assert.ok(files.includes(file), file);
     assert.ok(!files.some((f) => f.startsWith("__test__/") || f.endsWith(".node")), "no tests or local binaries");
   });
 });

@@ -18,6 +18,7 @@ const node_fs_1 = require("node:fs");
 const node_path_1 = __importDefault(require("node:path"));
 const node_url_1 = require("node:url");
 const index_cjs_1 = require("./index.cjs");
+const mcp_sdk_cjs_1 = require("./mcp_sdk.cjs");
 const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
 const native_cjs_1 = require("./native.cjs");
 const errors_cjs_1 = require("./errors.cjs");
@@ -35,10 +36,13 @@ const PAGE_LINES = 200;
 const PROGRESS_INTERVAL_MS = 500;
 const WRITE_SCOPES = ["read-only", "workspace-write", "unrestricted"];
 const EXEC_SANDBOXES = ["off", "auto", "required"];
+/** The opt-in tools `--extra-tools` takes, in registry order. */
+const OPT_IN_NAMES = (0, native_cjs_1.optInCatalog)().map((e) => e.name);
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
 
 Usage:
-  agent-tools-native mcp [options]                    serve the tools over MCP on stdio
+  agent-tools-native mcp [options]                    serve the tools over MCP on stdio (needs the
+                                                      optional peer @modelcontextprotocol/sdk)
   agent-tools-native tools [options]                  list the allowed tools, one a line
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
@@ -51,6 +55,8 @@ Options:
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
+  --extra-tools a,b     also serve these opt-in tools (the library's extraTools):
+                        ${OPT_IN_NAMES.join(", ")}
   --tools ./module.mjs  also serve the tools (made with defineTool) that the module exports
   --exec-sandbox MODE   off | auto | required (default off): exec_command confined by the OS
                         sandbox (Linux: Landlock and seccomp) to what the write scope allows
@@ -85,6 +91,7 @@ function parseArgs(argv) {
         positional: [],
         writeScope: "workspace-write",
         deny: [],
+        extraTools: [],
         maxOutputChars: exports.DEFAULT_MAX_OUTPUT_CHARS,
         maxMessageBytes: mcp_stdio_cjs_1.DEFAULT_MAX_MESSAGE_BYTES,
         outputCacheEntries: exports.DEFAULT_OUTPUT_CACHE_ENTRIES,
@@ -130,6 +137,15 @@ function parseArgs(argv) {
             case "--deny":
                 options.deny.push(...list(value()));
                 break;
+            case "--extra-tools": {
+                for (const name of list(value())) {
+                    if (!OPT_IN_NAMES.includes(name))
+                        throw new UsageError(`--extra-tools: unknown opt-in tool ${name} (opt-in tools: ${OPT_IN_NAMES.join(", ")})`);
+                    if (!options.extraTools.includes(name))
+                        options.extraTools.push(name);
+                }
+                break;
+            }
             case "--tools":
                 options.toolsModule = value();
                 break;
@@ -229,10 +245,10 @@ async function loadUserTools(specifier) {
  */
 function makeToolkit(root, options, userTools, ownTools = []) {
     const servedTools = [...userTools, ...ownTools];
-    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...servedTools.map((t) => t.name)]);
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...options.extraTools, ...servedTools.map((t) => t.name)]);
     for (const name of [...(options.allow ?? []), ...options.deny]) {
         if (!known.has(name))
-            throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})`);
+            throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})${optInHint(name)}`);
     }
     const tools = {};
     for (const name of options.allow ?? [])
@@ -247,12 +263,23 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
         ...(options.exec ? { exec: options.exec } : {}),
     });
-    const toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools });
+    let toolkit;
+    try {
+        toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools, extraTools: options.extraTools });
+    }
+    catch (error) {
+        // A --tools module's tool named like a built-in or an enabled opt-in tool.
+        throw new UsageError(error.message);
+    }
     return {
         definitions: toolkit.getAllowedTools(),
         invoke: (name, args, signal) => (0, toolkit_cjs_1.invokeWithSignal)(toolkit, name, args, signal),
         userTools: new Map(servedTools.map((t) => [t.name, t])),
     };
+}
+/** For a name that is an opt-in tool not enabled: how to enable it. */
+function optInHint(name) {
+    return OPT_IN_NAMES.includes(name) ? `; ${name} is an opt-in tool: add --extra-tools ${name}` : "";
 }
 /** The code of each kind of refusal. */
 const REFUSAL_CODES = { policy: "POLICY_DENIED", scope: "WRITE_SCOPE_DENIED", sandbox: "SANDBOX_VIOLATION" };
@@ -300,31 +327,34 @@ function outputSchemas() {
 }
 /** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
 function mcpTools(served) {
-    const effects = new Map((0, native_cjs_1.builtInCatalog)().map((e) => [e.name, e.effect]));
+    // Built-in and opt-in tools: the native catalog's effect class and the generated output schema.
+    // A user tool may take the name of an opt-in tool that is not enabled: it gets neither.
+    const effects = new Map((0, native_cjs_1.nativeCatalog)().map((e) => [e.name, e.effect]));
     const schemas = outputSchemas();
     return served.definitions.map(({ function: fn }) => {
         const tool = { name: fn.name, description: fn.description, inputSchema: fn.parameters };
-        const schema = schemas[fn.name];
+        const user = served.userTools.get(fn.name);
+        const schema = user ? undefined : schemas[fn.name];
         if (schema) {
             // A cached output's structured content is its page (the anyOf's second branch).
             const { $defs, ...own } = schema;
             tool.outputSchema = { type: "object", anyOf: [own, CACHED_PAGE_SCHEMA], ...($defs ? { $defs } : {}) };
         }
-        const effect = effects.get(fn.name);
+        const effect = user ? undefined : effects.get(fn.name);
         if (effect)
             tool.annotations = ANNOTATIONS[effect];
         else {
-            const user = served.userTools.get(fn.name);
             const writes = user ? user_tools_cjs_1.toolInternals.get(user).writes : false;
             tool.annotations = { readOnlyHint: !writes };
         }
         return tool;
     });
 }
-function loadSdk() {
+/** The SDK (an optional peer dependency: ts/mcp_sdk.cts); a MissingSdkError without it. */
+function loadSdk(args) {
     return {
-        server: require("@modelcontextprotocol/sdk/server/index.js"),
-        types: require("@modelcontextprotocol/sdk/types.js"),
+        server: (0, mcp_sdk_cjs_1.requireSdk)("server/index.js", args),
+        types: (0, mcp_sdk_cjs_1.requireSdk)("types.js", args),
     };
 }
 /**
@@ -386,10 +416,9 @@ async function clientRoot(server) {
     const first = roots.find((r) => r.uri.startsWith("file:"));
     return first ? (0, node_url_1.fileURLToPath)(first.uri) : null;
 }
-async function serveMcp(options, userTools) {
+async function serveMcp(options, userTools, sdk) {
     // Only protocol on stdout: console output of user tools goes to stderr.
     console.log = console.info = console.debug = console.error;
-    const sdk = loadSdk();
     const cache = new index_cjs_1.OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
     const cacheTools = (0, index_cjs_1.outputCacheTools)(cache);
     // The tool list does not depend on the root; the toolkit used for calls does.
@@ -480,7 +509,7 @@ async function serveMcp(options, userTools) {
             return callTool(request.params ?? {}, extra);
         throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
     };
-    const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes });
+    const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
     let closing = false;
     const shutdown = () => {
         if (closing)
@@ -513,9 +542,9 @@ async function runCall(options, userTools) {
         }
     }
     const served = makeToolkit(options.root ?? process.cwd(), options, userTools);
-    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...userTools.map((t) => t.name)]);
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...options.extraTools, ...userTools.map((t) => t.name)]);
     if (!known.has(name))
-        throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them`);
+        throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them${optInHint(name)}`);
     try {
         const output = await served.invoke(name, args);
         const result = served.userTools.has(name) ? (0, user_tools_cjs_1.toToolResult)(output) : { type: "json", value: output };
@@ -540,9 +569,12 @@ async function main(argv) {
             process.stdout.write(`${VERSION}\n`);
             return 0;
         }
+        // The SDK first: without it the command fails before anything else is loaded.
+        const at = argv.indexOf("mcp");
+        const sdk = options.command === "mcp" ? loadSdk([...argv.slice(0, at), ...argv.slice(at + 1)]) : null;
         const userTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
-        if (options.command === "mcp") {
-            await serveMcp(options, userTools);
+        if (sdk) {
+            await serveMcp(options, userTools, sdk);
             return -1;
         }
         if (options.command === "tools") {
@@ -557,6 +589,10 @@ async function main(argv) {
         if (error instanceof UsageError) {
             process.stderr.write(`agent-tools-native: ${error.message}\n(agent-tools-native --help for usage)\n`);
             return 2;
+        }
+        if (error instanceof mcp_sdk_cjs_1.MissingSdkError) {
+            process.stderr.write(`agent-tools-native: ${error.message}\n`);
+            return 1;
         }
         throw error;
     }

@@ -5,6 +5,7 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
 };
 import { type ExecOptions, type FileAccessMode } from "./index.cjs";
 import type { Refusal } from "../binding.js";
+import type { OptInToolName } from "../types/tools.js";
 import { type AnyTool } from "./user_tools.cjs";
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
 export declare const DEFAULT_MAX_OUTPUT_CHARS = 40000;
@@ -18,6 +19,8 @@ type Options = {
     writeScope: FileAccessMode;
     allow?: string[];
     deny: string[];
+    /** The opt-in tools enabled (`--extra-tools`), as the library's `extraTools`. */
+    extraTools: OptInToolName[];
     toolsModule?: string;
     maxOutputChars: number;
     maxMessageBytes: number;

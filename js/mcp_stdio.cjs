@@ -16,6 +16,7 @@
 //   stderr and dropped.
 exports.LineTransport = exports.TopLevelIdScanner = exports.INVALID_PARAMS = exports.INVALID_REQUEST = exports.PARSE_ERROR = exports.DEFAULT_MAX_MESSAGE_BYTES = void 0;
 exports.screenMessage = screenMessage;
+const mcp_sdk_cjs_1 = require("./mcp_sdk.cjs");
 /** Default limit of one message: the bytes of its line, newline excluded (10 MiB, as the SDK's). */
 exports.DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** JSON-RPC 2.0 error codes. */
@@ -187,7 +188,7 @@ class LineTransport {
     onmessage;
     maxMessageBytes;
     log;
-    types = require("@modelcontextprotocol/sdk/types.js");
+    types;
     /** The current line's pieces while it is within the limit. */
     pieces = [];
     size = 0;
@@ -199,6 +200,7 @@ class LineTransport {
         this.input = input;
         this.output = output;
         this.maxMessageBytes = options.maxMessageBytes ?? exports.DEFAULT_MAX_MESSAGE_BYTES;
+        this.types = options.types ?? (0, mcp_sdk_cjs_1.requireSdk)("types.js");
         this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     }
     async start() {

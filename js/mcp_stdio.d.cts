@@ -48,6 +48,8 @@ export declare class TopLevelIdScanner {
 }
 export type LineTransportOptions = {
     maxMessageBytes?: number;
+    /** The SDK's types module (default: loaded through ts/mcp_sdk.cts). */
+    types?: Types;
     /** Where dropped messages are reported (one line each). */
     log?: (line: string) => void;
 };

@@ -3,8 +3,12 @@
 // difference from a user's command. Steps:
 //   1. verdaccio (from npm) on 127.0.0.1 with temporary storage; the tarballs published to it;
 //   2. linux-x64-gnu: `npm install agent-tools-native` and `bun add agent-tools-native` in fresh
-//      directories; the consumer smoke suite (tests/consumer/: every tool, ESM and CommonJS) on
-//      Node and Bun; `tsc --strict` on a typed invoke;
+//      directories; the installed tree holds the two packages and no HTTP framework (the MCP SDK
+//      is an optional peer); the consumer smoke suite (tests/consumer/: every tool, ESM and
+//      CommonJS) on Node and Bun; the bin through npx, whose `mcp` names the one-line command
+//      without the SDK; that one-line command (README, "Use it from an MCP client"), run as
+//      documented from a directory without node_modules, answering tools/list and tools/call;
+//      `tsc --strict` on a typed invoke;
 //   3. linux-arm64-gnu: `npm install --cpu=arm64 …`; the suite on Node and Bun for aarch64 under
 //      qemu-user (both runtimes taken from npm with `npm pack`);
 //   4. linux-x64-musl and linux-arm64-musl: `npm install --libc=musl …`; the suite on Node and Bun
@@ -16,14 +20,18 @@
 //   6. without the optional platform package (`--omit=optional`): the clear error;
 //   7. the glibc floor of every installed gnu binary.
 // The registry is stopped and every temporary directory removed at the end, also on failure.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { assertGlibcFloor, assertWindowsSystemImports, distDir, GLIBC_FLOOR, optInTargets, root, rootManifest, targets, windowsDllImports } from "./packaging.mjs";
 
 const VERDACCIO = "verdaccio@6.8.0"; // the newest 6.x that runs on Node 20
+const { mcpCommandArgv } = createRequire(import.meta.url)("../js/mcp_sdk.cjs");
+/** Packages a library install must not bring: HTTP frameworks and servers, and the MCP SDK that pulls them in. */
+const HTTP_FRAMEWORKS = ["@modelcontextprotocol/sdk", "express", "hono", "@hono/node-server", "fastify", "koa", "body-parser", "cors", "raw-body"];
 const NODE_VERSION = process.versions.node;
 const BUN_VERSION = execFileSync(join(root, "node_modules/.bin/bun"), ["--version"], { encoding: "utf8" }).trim();
 const toolsDir = join(root, "dist", "tools");
@@ -128,6 +136,79 @@ function expectPackages(dir, platform) {
   if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`installed ${got.join(", ")}; expected ${want.join(", ")}`);
 }
 
+/**
+ * The packages `npm ls` finds installed in `dir` (names, the project itself excluded); throws
+ * when one of them is an HTTP framework.
+ */
+function checkNoHttpFramework(dir) {
+  const out = run("npm", ["ls", "--all", "--omit=dev", "--parseable"], { cwd: dir });
+  const names = out.trim().split("\n").slice(1).map((p) => p.slice(p.lastIndexOf("node_modules/") + "node_modules/".length));
+  const found = names.filter((n) => HTTP_FRAMEWORKS.includes(n));
+  if (found.length) throw new Error(`a library install brought ${found.join(", ")} (installed: ${names.join(", ")})`);
+  const bytes = Number(run("du", ["-sb", join(dir, "node_modules")]).split("\t")[0]);
+  return { names, bytes };
+}
+
+/**
+ * The README's one-line MCP command, run in a fresh directory with a fresh npm cache and the
+ * local registry: it must install the package and the SDK and answer initialize, tools/list and
+ * a tools/call of read_file. Resolves to the number of tools listed.
+ */
+async function runMcpOneLiner(registryUrl) {
+  const dir = join(work, "mcp-one-liner");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "hello.txt"), "hello from the one-liner\n");
+  const [command, ...args] = mcpCommandArgv(["--root", "."]);
+  console.log(`$ ${[command, ...args].join(" ")}   (in ${dir}, registry ${registryUrl})`);
+  const child = spawn(command, args, {
+    cwd: dir,
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, ...env, npm_config_cache: join(work, "npx-cache"), npm_config_registry: registryUrl },
+  });
+  const answers = new Map();
+  let partial = "";
+  let wake = () => {};
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (data) => {
+    partial += data;
+    for (let nl = partial.indexOf("\n"); nl !== -1; nl = partial.indexOf("\n")) {
+      const message = JSON.parse(partial.slice(0, nl));
+      partial = partial.slice(nl + 1);
+      if (message.id !== undefined) answers.set(message.id, message);
+      wake();
+    }
+  });
+  child.on("exit", () => wake());
+  const ask = async (id, method, params) => {
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    // npx installs both packages first: minutes on a slow registry.
+    const deadline = Date.now() + 300_000;
+    while (!answers.has(id)) {
+      if (child.exitCode !== null) throw new Error(`the one-line MCP command exited with ${child.exitCode} before answering ${method}`);
+      if (Date.now() > deadline) throw new Error(`the one-line MCP command did not answer ${method}`);
+      await new Promise((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 1000);
+      });
+    }
+    const answer = answers.get(id);
+    if (answer.error) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+    return answer.result;
+  };
+  try {
+    await ask(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test-install", version: "1" } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    const { tools } = await ask(2, "tools/list", {});
+    if (!tools.some((t) => t.name === "read_file" && t.outputSchema)) throw new Error("tools/list has no read_file with an output schema");
+    const read = await ask(3, "tools/call", { name: "read_file", arguments: { path: "hello.txt" } });
+    if (read.structuredContent?.content !== "hello from the one-liner\n") throw new Error(`tools/call read_file: ${JSON.stringify(read)}`);
+    return tools.length;
+  } finally {
+    child.stdin.end();
+    child.kill();
+  }
+}
+
 function checkGlibcFloor(dir, platform) {
   const t = targets.find((x) => x.platform === platform);
   const highest = assertGlibcFloor(join(dir, "node_modules", t.packageName, t.binaryFile));
@@ -187,6 +268,10 @@ try {
   const nodeDir = consumer("node-x64");
   npmInstall(nodeDir, rootManifest.name);
   expectPackages(nodeDir, "linux-x64-gnu");
+  const lean = checkNoHttpFramework(nodeDir);
+  const leanWant = [rootManifest.name, `${rootManifest.name}-linux-x64-gnu`];
+  if (JSON.stringify([...lean.names].sort()) !== JSON.stringify(leanWant)) throw new Error(`npm ls lists ${lean.names.join(", ")}; expected ${leanWant.join(", ")}`);
+  results.push(["linux-x64-gnu", "npm ls", `a library install: ${lean.names.length} packages, ${(lean.bytes / 1e6).toFixed(1)} MB, no HTTP framework`]);
   checkGlibcFloor(nodeDir, "linux-x64-gnu");
   smoke(nodeDir, "linux-x64-gnu", "node", [process.execPath]);
 
@@ -199,6 +284,17 @@ try {
   const called = JSON.parse(npx("call", "read_file", JSON.stringify({ path: "package.json" })));
   if (!called.content.includes("consumer-node-x64")) throw new Error("npx agent-tools-native call read_file: unexpected output");
   results.push(["linux-x64-gnu", "npx", `agent-tools-native --version: ${binVersion}; tools: ${listed}; call read_file: ok`]);
+  console.log(`$ npx --no -- ${rootManifest.name} mcp --root .   (in ${nodeDir}; the SDK not installed: exit 1 expected)`);
+  const noSdk = spawnSync("npx", ["--no", "--", rootManifest.name, "mcp", "--root", "."], { cwd: nodeDir, env: { ...process.env, ...env }, encoding: "utf8", input: "" });
+  const oneLiner = mcpCommandArgv(["--root", "."]).join(" ");
+  if (noSdk.status !== 1 || !noSdk.stderr.includes(oneLiner)) {
+    throw new Error(`npx agent-tools-native mcp without the SDK: exit ${noSdk.status}, expected 1 and a message naming ${oneLiner}:\n${noSdk.stderr}`);
+  }
+  results.push(["linux-x64-gnu", "npx", "agent-tools-native mcp without the SDK: exit 1, names the one-line command"]);
+
+  step("linux-x64-gnu: the README's one-line MCP command (npx -y -p … -p @modelcontextprotocol/sdk@N …)");
+  const served = await runMcpOneLiner(registry.url);
+  results.push(["linux-x64-gnu", "npx", `${oneLiner}: initialize, tools/list (${served} tools), tools/call read_file: ok`]);
 
   step("linux-x64-gnu: tsc --strict on a typed invoke");
   npmInstall(nodeDir, "typescript@5.9", `@types/node@${NODE_VERSION.split(".")[0]}`);

@@ -13,11 +13,13 @@ import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool
 };
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js" with { "resolution-mode": "import" };
 import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
+import { MissingSdkError, requireSdk } from "./mcp_sdk.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
-import { builtInCatalog } from "./native.cjs";
+import { builtInCatalog, nativeCatalog, optInCatalog } from "./native.cjs";
 import { refusalOf } from "./errors.cjs";
 import type { Refusal } from "../binding.js";
 import type { DenialCodeByReason } from "../types/errors.js";
+import type { OptInToolName } from "../types/tools.js";
 import { invokeWithSignal } from "./toolkit.cjs";
 import { type AnyTool, isTool, type ToolResult, toolInternals, toToolResult } from "./user_tools.cjs";
 
@@ -42,10 +44,14 @@ const WRITE_SCOPES: FileAccessMode[] = ["read-only", "workspace-write", "unrestr
 type ExecSandboxMode = NonNullable<ExecOptions["sandbox"]>;
 const EXEC_SANDBOXES: ExecSandboxMode[] = ["off", "auto", "required"];
 
+/** The opt-in tools `--extra-tools` takes, in registry order. */
+const OPT_IN_NAMES: string[] = optInCatalog().map((e) => e.name);
+
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
 
 Usage:
-  agent-tools-native mcp [options]                    serve the tools over MCP on stdio
+  agent-tools-native mcp [options]                    serve the tools over MCP on stdio (needs the
+                                                      optional peer @modelcontextprotocol/sdk)
   agent-tools-native tools [options]                  list the allowed tools, one a line
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
@@ -58,6 +64,8 @@ Options:
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
+  --extra-tools a,b     also serve these opt-in tools (the library's extraTools):
+                        ${OPT_IN_NAMES.join(", ")}
   --tools ./module.mjs  also serve the tools (made with defineTool) that the module exports
   --exec-sandbox MODE   off | auto | required (default off): exec_command confined by the OS
                         sandbox (Linux: Landlock and seccomp) to what the write scope allows
@@ -84,6 +92,8 @@ type Options = {
   writeScope: FileAccessMode;
   allow?: string[];
   deny: string[];
+  /** The opt-in tools enabled (`--extra-tools`), as the library's `extraTools`. */
+  extraTools: OptInToolName[];
   toolsModule?: string;
   maxOutputChars: number;
   maxMessageBytes: number;
@@ -108,6 +118,7 @@ export function parseArgs(argv: string[]): Options {
     positional: [],
     writeScope: "workspace-write",
     deny: [],
+    extraTools: [],
     maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     outputCacheEntries: DEFAULT_OUTPUT_CACHE_ENTRIES,
@@ -151,6 +162,13 @@ export function parseArgs(argv: string[]): Options {
       case "--deny":
         options.deny.push(...list(value()));
         break;
+      case "--extra-tools": {
+        for (const name of list(value())) {
+          if (!OPT_IN_NAMES.includes(name)) throw new UsageError(`--extra-tools: unknown opt-in tool ${name} (opt-in tools: ${OPT_IN_NAMES.join(", ")})`);
+          if (!options.extraTools.includes(name as OptInToolName)) options.extraTools.push(name as OptInToolName);
+        }
+        break;
+      }
       case "--tools":
         options.toolsModule = value();
         break;
@@ -245,9 +263,9 @@ async function loadUserTools(specifier: string): Promise<AnyTool[]> {
  */
 function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTools: AnyTool[] = []): Served {
   const servedTools = [...userTools, ...ownTools];
-  const known = new Set([...builtInCatalog().map((e) => e.name), ...servedTools.map((t) => t.name)]);
+  const known = new Set([...builtInCatalog().map((e) => e.name), ...options.extraTools, ...servedTools.map((t) => t.name)]);
   for (const name of [...(options.allow ?? []), ...options.deny]) {
-    if (!known.has(name)) throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})`);
+    if (!known.has(name)) throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})${optInHint(name)}`);
   }
   const tools: Record<string, "allow" | "deny"> = {};
   for (const name of options.allow ?? []) tools[name] = "allow";
@@ -259,12 +277,23 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
     policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
     ...(options.exec ? { exec: options.exec } : {}),
   });
-  const toolkit = createAgentToolkit(context, { tools: servedTools });
+  let toolkit: ReturnType<typeof createAgentToolkit>;
+  try {
+    toolkit = createAgentToolkit(context, { tools: servedTools, extraTools: options.extraTools });
+  } catch (error) {
+    // A --tools module's tool named like a built-in or an enabled opt-in tool.
+    throw new UsageError((error as Error).message);
+  }
   return {
     definitions: toolkit.getAllowedTools() as unknown as Served["definitions"],
     invoke: (name, args, signal) => invokeWithSignal(toolkit, name, args, signal),
     userTools: new Map(servedTools.map((t) => [t.name, t])),
   };
+}
+
+/** For a name that is an opt-in tool not enabled: how to enable it. */
+function optInHint(name: string): string {
+  return OPT_IN_NAMES.includes(name) ? `; ${name} is an opt-in tool: add --extra-tools ${name}` : "";
 }
 
 // ---- errors as results -----------------------------------------------------------------------------
@@ -321,20 +350,22 @@ function outputSchemas(): Record<string, Record<string, unknown>> {
 
 /** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
 export function mcpTools(served: Served): McpTool[] {
-  const effects = new Map(builtInCatalog().map((e) => [e.name, e.effect]));
+  // Built-in and opt-in tools: the native catalog's effect class and the generated output schema.
+  // A user tool may take the name of an opt-in tool that is not enabled: it gets neither.
+  const effects = new Map(nativeCatalog().map((e) => [e.name, e.effect]));
   const schemas = outputSchemas();
   return served.definitions.map(({ function: fn }) => {
     const tool: McpTool = { name: fn.name, description: fn.description, inputSchema: fn.parameters as McpTool["inputSchema"] };
-    const schema = schemas[fn.name];
+    const user = served.userTools.get(fn.name);
+    const schema = user ? undefined : schemas[fn.name];
     if (schema) {
       // A cached output's structured content is its page (the anyOf's second branch).
       const { $defs, ...own } = schema;
       tool.outputSchema = { type: "object", anyOf: [own, CACHED_PAGE_SCHEMA], ...($defs ? { $defs } : {}) } as McpTool["outputSchema"];
     }
-    const effect = effects.get(fn.name);
+    const effect = user ? undefined : effects.get(fn.name);
     if (effect) tool.annotations = ANNOTATIONS[effect];
     else {
-      const user = served.userTools.get(fn.name);
       const writes = user ? (toolInternals.get(user) as { writes: boolean }).writes : false;
       tool.annotations = { readOnlyHint: !writes };
     }
@@ -342,10 +373,11 @@ export function mcpTools(served: Served): McpTool[] {
   });
 }
 
-function loadSdk(): Sdk {
+/** The SDK (an optional peer dependency: ts/mcp_sdk.cts); a MissingSdkError without it. */
+function loadSdk(args: string[]): Sdk {
   return {
-    server: require("@modelcontextprotocol/sdk/server/index.js"),
-    types: require("@modelcontextprotocol/sdk/types.js"),
+    server: requireSdk("server/index.js", args),
+    types: requireSdk("types.js", args),
   };
 }
 
@@ -405,10 +437,9 @@ async function clientRoot(server: InstanceType<Sdk["server"]["Server"]>): Promis
   return first ? fileURLToPath(first.uri) : null;
 }
 
-async function serveMcp(options: Options, userTools: AnyTool[]): Promise<void> {
+async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promise<void> {
   // Only protocol on stdout: console output of user tools goes to stderr.
   console.log = console.info = console.debug = console.error;
-  const sdk = loadSdk();
   const cache = new OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
   const cacheTools = outputCacheTools(cache);
   // The tool list does not depend on the root; the toolkit used for calls does.
@@ -502,7 +533,7 @@ async function serveMcp(options: Options, userTools: AnyTool[]): Promise<void> {
     throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
   };
 
-  const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes });
+  const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
   let closing = false;
   const shutdown = () => {
     if (closing) return;
@@ -536,8 +567,8 @@ async function runCall(options: Options, userTools: AnyTool[]): Promise<number> 
     }
   }
   const served = makeToolkit(options.root ?? process.cwd(), options, userTools);
-  const known = new Set([...builtInCatalog().map((e) => e.name), ...userTools.map((t) => t.name)]);
-  if (!known.has(name)) throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them`);
+  const known = new Set([...builtInCatalog().map((e) => e.name), ...options.extraTools, ...userTools.map((t) => t.name)]);
+  if (!known.has(name)) throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them${optInHint(name)}`);
   try {
     const output = await served.invoke(name, args);
     const result = served.userTools.has(name) ? toToolResult(output) : { type: "json" as const, value: output };
@@ -562,9 +593,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
+    // The SDK first: without it the command fails before anything else is loaded.
+    const at = argv.indexOf("mcp");
+    const sdk = options.command === "mcp" ? loadSdk([...argv.slice(0, at), ...argv.slice(at + 1)]) : null;
     const userTools = options.toolsModule ? await loadUserTools(options.toolsModule) : [];
-    if (options.command === "mcp") {
-      await serveMcp(options, userTools);
+    if (sdk) {
+      await serveMcp(options, userTools, sdk);
       return -1;
     }
     if (options.command === "tools") {
@@ -577,6 +611,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`agent-tools-native: ${error.message}\n(agent-tools-native --help for usage)\n`);
       return 2;
+    }
+    if (error instanceof MissingSdkError) {
+      process.stderr.write(`agent-tools-native: ${error.message}\n`);
+      return 1;
     }
     throw error;
   }

@@ -16,6 +16,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js" with { "resolution-mode": "import" };
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js" with { "resolution-mode": "import" };
+import { requireSdk } from "./mcp_sdk.cjs";
 
 /** Default limit of one message: the bytes of its line, newline excluded (10 MiB, as the SDK's). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -172,6 +173,8 @@ export class TopLevelIdScanner {
 
 export type LineTransportOptions = {
   maxMessageBytes?: number;
+  /** The SDK's types module (default: loaded through ts/mcp_sdk.cts). */
+  types?: Types;
   /** Where dropped messages are reported (one line each). */
   log?: (line: string) => void;
 };
@@ -184,7 +187,7 @@ export class LineTransport implements Transport {
 
   private readonly maxMessageBytes: number;
   private readonly log: (line: string) => void;
-  private readonly types: Types = require("@modelcontextprotocol/sdk/types.js");
+  private readonly types: Types;
   /** The current line's pieces while it is within the limit. */
   private pieces: Buffer[] = [];
   private size = 0;
@@ -199,6 +202,7 @@ export class LineTransport implements Transport {
     options: LineTransportOptions = {},
   ) {
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.types = options.types ?? requireSdk<Types>("types.js");
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
   }
 
