@@ -90,7 +90,9 @@ function adapterTools(toolkit, options, caller) {
         return {
             name,
             description,
-            parameters: parameters,
+            // A plain JSON copy: zod's JSON Schema carries a hidden `~standard` member, which some
+            // frameworks take for a Standard Schema.
+            parameters: JSON.parse(JSON.stringify(parameters)),
             effect,
             run(input, { id, signal } = {}) {
                 const parsed = parseArgs(input);
@@ -114,7 +116,7 @@ function cacheTool(tool) {
     return {
         name: tool.name,
         description: tool.description,
-        parameters: fn.parameters,
+        parameters: JSON.parse(JSON.stringify(fn.parameters)),
         effect: "read",
         async run(input, { signal } = {}) {
             if (signal?.aborted)

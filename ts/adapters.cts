@@ -135,7 +135,9 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
     return {
       name,
       description,
-      parameters: parameters as Record<string, unknown>,
+      // A plain JSON copy: zod's JSON Schema carries a hidden `~standard` member, which some
+      // frameworks take for a Standard Schema.
+      parameters: JSON.parse(JSON.stringify(parameters)) as Record<string, unknown>,
       effect,
       run(input, { id, signal } = {}) {
         const parsed = parseArgs(input);
@@ -159,7 +161,7 @@ function cacheTool(tool: AnyTool): AdapterTool {
   return {
     name: tool.name,
     description: tool.description,
-    parameters: fn.parameters as Record<string, unknown>,
+    parameters: JSON.parse(JSON.stringify(fn.parameters)) as Record<string, unknown>,
     effect: "read",
     async run(input, { signal } = {}) {
       if (signal?.aborted) throw abortError();
