@@ -41,7 +41,10 @@ function adapterTools(toolkit, options, caller) {
             return text;
         const lines = linesOf(text);
         const { refId } = outputCache.record(lines);
-        const head = lines.length > PREVIEW_CHARS ? `${lines.slice(0, PREVIEW_CHARS)}\n…` : lines;
+        // The first lines, within half the limit (and PREVIEW_CHARS), so the message stays under it.
+        const room = Math.min(PREVIEW_CHARS, Math.floor(maxOutputChars / 2));
+        const cut = lines.lastIndexOf("\n", room);
+        const head = `${lines.slice(0, cut > 0 ? cut : room)}\n…`;
         const count = lines.split("\n").length;
         return (`[output too long to return whole (${text.length} chars, ${count} lines); ref_id "${refId}": ` +
             `read it in pages with tool_output_cache or search it with tool_output_cache_grep. It starts with:]\n${head}`);
@@ -167,9 +170,10 @@ function linesOf(text) {
                 out.push(`${indent}  ${line}`);
         }
         else if (Array.isArray(v) && v.length > 0) {
-            out.push(`${indent}${label}`.trimEnd() || "-");
+            if (label)
+                out.push(`${indent}${label}`.trimEnd());
             for (const item of v)
-                write(item, `${indent}  `, "- ");
+                write(item, label ? `${indent}  ` : indent, "- ");
         }
         else if (v !== null && typeof v === "object" && Object.keys(v).length > 0) {
             if (label)

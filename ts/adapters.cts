@@ -92,7 +92,10 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
     if (!outputCache || text.length <= maxOutputChars) return text;
     const lines = linesOf(text);
     const { refId } = outputCache.record(lines);
-    const head = lines.length > PREVIEW_CHARS ? `${lines.slice(0, PREVIEW_CHARS)}\n…` : lines;
+    // The first lines, within half the limit (and PREVIEW_CHARS), so the message stays under it.
+    const room = Math.min(PREVIEW_CHARS, Math.floor(maxOutputChars / 2));
+    const cut = lines.lastIndexOf("\n", room);
+    const head = `${lines.slice(0, cut > 0 ? cut : room)}\n…`;
     const count = lines.split("\n").length;
     return (
       `[output too long to return whole (${text.length} chars, ${count} lines); ref_id "${refId}": ` +
@@ -205,8 +208,8 @@ export function linesOf(text: string): string {
       out.push(`${indent}${label}|`);
       for (const line of v.replace(/\n$/, "").split("\n")) out.push(`${indent}  ${line}`);
     } else if (Array.isArray(v) && v.length > 0) {
-      out.push(`${indent}${label}`.trimEnd() || "-");
-      for (const item of v) write(item, `${indent}  `, "- ");
+      if (label) out.push(`${indent}${label}`.trimEnd());
+      for (const item of v) write(item, label ? `${indent}  ` : indent, "- ");
     } else if (v !== null && typeof v === "object" && Object.keys(v).length > 0) {
       if (label) out.push(`${indent}${label}`.trimEnd());
       const inner = label ? `${indent}  ` : indent;
