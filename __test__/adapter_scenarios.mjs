@@ -33,7 +33,17 @@ function setup({ writeScope } = {}) {
     input: z.object({ word: z.string() }),
     execute: ({ word }) => word.toUpperCase(),
   });
-  const toolkit = createAgentToolkit(context, { tools: [shout], extraTools: ["find_files"] });
+  const note = defineTool({
+    name: "note",
+    description: "Appends a line to notes.txt.",
+    input: z.object({ line: z.string() }),
+    writes: true,
+    execute: ({ line }) => {
+      fs.appendFileSync(path.join(dir, "notes.txt"), `${line}\n`);
+      return "noted";
+    },
+  });
+  const toolkit = createAgentToolkit(context, { tools: [shout, note], extraTools: ["find_files"] });
   return { dir, toolkit, cleanup };
 }
 
@@ -93,7 +103,7 @@ export function adapterScenarios(framework, adapt, drive) {
     }
   });
 
-  test(`${framework}: the review hook rejects one write (it never runs) and approves the next`, async () => {
+  test(`${framework}: the review hook rejects one write (it never runs) and approves the next, and a user tool that writes`, async () => {
     const { dir, toolkit, cleanup } = setup();
     const asked = [];
     try {
@@ -107,6 +117,7 @@ export function adapterScenarios(framework, adapt, drive) {
           () => ({ calls: [call("r1", "read_file", { path: "src/a.txt" })] }),
           () => ({ calls: [call("w1", "write_file", { path: "src/no.txt", content: "no" })] }),
           () => ({ calls: [call("w2", "write_file", { path: "src/yes.txt", content: "yes" })] }),
+          () => ({ calls: [call("n1", "note", { line: "a user tool that writes" })] }),
           () => ({ text: "written" }),
         ],
       });
@@ -114,11 +125,14 @@ export function adapterScenarios(framework, adapt, drive) {
       assert.deepEqual(asked, [
         { id: "w1", name: "write_file", preview: { kind: "write_file", path: "src/no.txt", content: "no" } },
         { id: "w2", name: "write_file", preview: { kind: "write_file", path: "src/yes.txt", content: "yes" } },
+        { id: "n1", name: "note", preview: { kind: "tool", args: { line: "a user tool that writes" } } },
       ]);
       assert.equal(byName(requests[2], "write_file").text, "Rejected by review: not this file");
       assert.equal(fs.existsSync(path.join(dir, "src", "no.txt")), false);
       assert.match(byName(requests[3], "write_file").text, /"path":"src\/yes\.txt"/);
       assert.equal(fs.readFileSync(path.join(dir, "src", "yes.txt"), "utf8"), "yes");
+      assert.equal(byName(requests[4], "note").text, "noted");
+      assert.equal(fs.readFileSync(path.join(dir, "notes.txt"), "utf8"), "a user tool that writes\n");
     } finally {
       cleanup();
     }
