@@ -16,6 +16,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// The hand-written ESM entries: each `import` target of package.json's exports (js/index.mjs and
+// the framework adapters' js/<name>.mjs), each re-exporting its CommonJS module.
+const esmEntries = Object.values(JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")).exports)
+  .map((entry) => entry.import.replace(/^\.\//, ""))
+  .sort();
 const isGenerated = (file) => file === "index.d.ts" || /^js\/[^/]+\.(cjs|d\.cts|json)$/.test(file);
 const generated = (dir) => [
   ...fs.readdirSync(path.join(dir, "js")).map((f) => `js/${f}`).filter(isGenerated),
@@ -45,7 +50,7 @@ test("js/*.cjs, js/*.d.cts, js/output_schemas.json and index.d.ts are fresh (npm
     // git's index: the generated files it tracks, and their contents
     const tracked = git("ls-files", "-z", "--", "js", "index.d.ts").stdout.split("\0").filter(Boolean);
     assert.deepEqual(tracked.filter(isGenerated).sort(), built, "git tracks exactly the built files: run `npm run build:ts` and `git add js/ index.d.ts`");
-    assert.deepEqual(tracked.filter((f) => !isGenerated(f)), ["js/index.mjs"], "js/ in git holds only the built files and index.mjs");
+    assert.deepEqual(tracked.filter((f) => !isGenerated(f)).sort(), esmEntries, "js/ in git holds only the built files and the ESM entries");
     const staleInGit = built.filter((f) => {
       const blob = git("show", `:${f}`);
       assert.equal(blob.status, 0, `git show :${f}: ${blob.stderr}`);
@@ -54,10 +59,10 @@ test("js/*.cjs, js/*.d.cts, js/output_schemas.json and index.d.ts are fresh (npm
     assert.deepEqual(staleInGit, [], "generated files in git are stale: run `npm run build:ts` and commit js/ and index.d.ts");
 
     // the working tree
-    assert.deepEqual(generated(repo).sort(), built, "js/ holds exactly the built files (and index.mjs)");
+    assert.deepEqual(generated(repo).sort(), built, "js/ holds exactly the built files (and the ESM entries)");
     const stale = built.filter((f) => fresh(f) !== fs.readFileSync(path.join(repo, f), "utf8"));
     assert.deepEqual(stale, [], "stale generated files: run `npm run build:ts` and commit them");
-    assert.deepEqual(fs.readdirSync(path.join(repo, "js")).filter((f) => !built.includes(`js/${f}`)), ["index.mjs"]);
+    assert.deepEqual(fs.readdirSync(path.join(repo, "js")).filter((f) => !built.includes(`js/${f}`)).map((f) => `js/${f}`).sort(), esmEntries);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
 // send the results → repeat. It lives in JavaScript because every step calls the user's JavaScript
 // (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
-exports.EventQueue = void 0;
+exports.EventQueue = exports.isReviewed = void 0;
 exports.effectClass = effectClass;
 exports.normaliseStopReason = normaliseStopReason;
 exports.toolUses = toolUses;
@@ -12,6 +12,7 @@ exports.textOf = textOf;
 exports.abortError = abortError;
 exports.bounded = bounded;
 exports.makeToolLoop = makeToolLoop;
+exports.preview = preview;
 const native_cjs_1 = require("./native.cjs");
 // ---- helpers ----------------------------------------------------------------------------------------
 /**
@@ -34,6 +35,7 @@ function effectClass(name, userTool) {
 }
 /** True for the effects a review hook sees before the call runs. */
 const isReviewed = (effect) => effect === "write" || effect === "exec";
+exports.isReviewed = isReviewed;
 const STOP_REASONS = new Set(["end_turn", "tool_use", "max_tokens"]);
 /** `{ other: "..." }` for provider-specific stop reasons, the string otherwise. */
 function normaliseStopReason(reason) {
@@ -243,7 +245,7 @@ function makeToolLoop(runtimeOf) {
                 continue;
             }
             let args = parsed[i].args;
-            if (review && isReviewed(effectClass(call.name, rt.userTool(call.name)))) {
+            if (review && (0, exports.isReviewed)(effectClass(call.name, rt.userTool(call.name)))) {
                 const request = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
                 if (call.name === "exec_command" && !rt.userTool(call.name)) {
                     // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.

@@ -220,6 +220,8 @@ type ToolUse = Extract<LlmContentBlock, {
 export declare function effectClass(name: string, userTool: {
     writes: boolean;
 } | undefined): CatalogEntry["effect"];
+/** True for the effects a review hook sees before the call runs. */
+export declare const isReviewed: (effect: CatalogEntry["effect"]) => effect is "write" | "exec";
 /** `{ other: "..." }` for provider-specific stop reasons, the string otherwise. */
 export declare function normaliseStopReason(reason: unknown): StopReason;
 export declare function toolUses(response: LlmResponse): ToolUse[];
@@ -250,4 +252,6 @@ export declare function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRun
         result: Promise<ToolLoopResult>;
     };
 };
+/** What a reviewer sees of a change: the built-in's review fields, or all arguments of a user tool. */
+export declare function preview(name: string, args: unknown): ReviewRequest["preview"];
 export {};

@@ -3,6 +3,7 @@
 // The tool loop of a toolkit: what `runToolLoop` / `streamToolLoop` (loop.cts) need of a toolkit
 // made by `createAgentToolkit`.
 exports.streamToolLoop = exports.runToolLoop = void 0;
+exports.loopRuntime = loopRuntime;
 const catalog_cjs_1 = require("./catalog.cjs");
 const loop_cjs_1 = require("./loop.cjs");
 const native_cjs_1 = require("./native.cjs");

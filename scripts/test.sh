@@ -20,6 +20,7 @@ echo "== bun test"
 node_modules/.bin/bun test --timeout 60000 __test__/
 echo "== node --test"
 node --test __test__/
-echo "== tsc (typing contract)"
+echo "== tsc (typing contract; the framework adapters from a consumer)"
 node_modules/.bin/tsc -p tsconfig.json
+node_modules/.bin/tsc -p __test__/types-adapters/tsconfig.json
 echo "== all test suites passed"

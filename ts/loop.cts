@@ -153,7 +153,7 @@ export function effectClass(name: string, userTool: { writes: boolean } | undefi
 }
 
 /** True for the effects a review hook sees before the call runs. */
-const isReviewed = (effect: CatalogEntry["effect"]) => effect === "write" || effect === "exec";
+export const isReviewed = (effect: CatalogEntry["effect"]) => effect === "write" || effect === "exec";
 
 const STOP_REASONS = new Set(["end_turn", "tool_use", "max_tokens"]);
 
@@ -457,7 +457,7 @@ function parseInput(call: ToolUse): ParsedInput {
 }
 
 /** What a reviewer sees of a change: the built-in's review fields, or all arguments of a user tool. */
-function preview(name: string, args: unknown): ReviewRequest["preview"] {
+export function preview(name: string, args: unknown): ReviewRequest["preview"] {
   const fields = BUILT_IN.get(name)?.reviewFields ?? [];
   if (fields.length === 0) return { kind: "tool", args };
   const values = args as Record<string, unknown> | null | undefined;

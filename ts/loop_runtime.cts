@@ -11,7 +11,7 @@ import { type ToolResult, toolInternals, toToolMessageContent, toToolResult } fr
 const native = loadNative();
 
 /** What the tool loop needs of a toolkit. */
-function loopRuntime(toolkit: AnyToolkit): LoopRuntime {
+export function loopRuntime(toolkit: AnyToolkit): LoopRuntime {
   const state = toolkitState.get(toolkit);
   if (!state) throw new TypeError("runToolLoop: toolkit must be made by createAgentToolkit");
   const { context, registered } = state;

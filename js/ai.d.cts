@@ -1,0 +1,15 @@
+// Generated from ts/ai.cts by `npm run build:ts`: edit that file, not this one.
+import type { ToolSet } from "ai" with { "resolution-mode": "import" };
+import { type FrameworkAdapterOptions } from "./adapters.cjs";
+import type { AnyToolkit } from "./loop.cjs";
+export type { FrameworkAdapterOptions } from "./adapters.cjs";
+export type { ReviewDecision, ReviewRequest } from "./loop.cjs";
+/**
+ * Each tool of `toolkit` (built-ins the policy allows, enabled opt-in tools, user tools; with
+ * `options.outputCache`, the cache tools) as an AI SDK tool, made with the AI SDK's `tool()` and
+ * `jsonSchema()`. A failed call (policy denial, sandbox, invalid arguments, the tool's error)
+ * throws its "Error executing tool: ..." text, which the AI SDK hands to the model as the call's
+ * error output (a `tool-error` part of the step); a call the review hook rejects returns
+ * "Rejected by review: ...". The call's `abortSignal` (generateText's) stops its native work.
+ */
+export declare function toAISDKTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): ToolSet;

@@ -1,0 +1,42 @@
+"use strict";
+// Generated from ts/mastra.cts by `npm run build:ts`: edit that file, not this one.
+// `agent-tools-native/mastra`: a toolkit as Mastra tools (`new Agent({ tools })`). `@mastra/core`
+// is an optional peer dependency, loaded when this function is first called.
+exports.toMastraTools = toMastraTools;
+const adapters_cjs_1 = require("./adapters.cjs");
+/**
+ * Each tool of `toolkit` (built-ins the policy allows, enabled opt-in tools, user tools; with
+ * `options.outputCache`, the cache tools) as a Mastra tool made with `createTool`, its JSON
+ * Schema as `inputSchema`, keyed by name (`new Agent({ tools: toMastraTools(toolkit) })`). The
+ * model reads the tool's output, or "Rejected by review: ..." for a call the review hook rejects;
+ * a failed call (policy denial, sandbox, invalid arguments, the tool's error) throws its "Error
+ * executing tool: ..." text, which Mastra hands to the model as the call's error output. The
+ * run's `abortSignal` stops the call's native work (Mastra then ends the run and calls `onAbort`).
+ */
+function toMastraTools(toolkit, options) {
+    const tools = (0, adapters_cjs_1.adapterTools)(toolkit, options, "toMastraTools");
+    const { createTool } = load();
+    const set = {};
+    for (const t of tools) {
+        set[t.name] = createTool({
+            id: t.name,
+            description: t.description,
+            inputSchema: t.parameters,
+            execute: async (input, context) => {
+                const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal });
+                if (outcome.status === "error")
+                    throw new Error(outcome.text);
+                return outcome.text;
+            },
+        });
+    }
+    return set;
+}
+function load() {
+    try {
+        return require("@mastra/core/tools");
+    }
+    catch (error) {
+        throw new Error(`toMastraTools needs Mastra: npm install @mastra/core (${error.message})`);
+    }
+}

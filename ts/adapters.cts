@@ -1,0 +1,241 @@
+// The core shared by the framework adapters (ai.cts, langchain.cts, openai_agents.cts,
+// mastra.cts): each tool of a toolkit as a name, a description, a JSON Schema and a `run` that
+// goes through the toolkit (policy, write scope, sandbox), asks the review hook before
+// write-class calls as runToolLoop does, pages large outputs through an OutputCache and stops
+// native work when the framework's abort signal fires. It loads no framework.
+
+import type { OutputCache } from "../binding.js";
+import type { CatalogEntry } from "./native.cjs";
+import {
+  type AnyToolDefinition,
+  type AnyToolkit,
+  bounded,
+  effectClass,
+  isReviewed,
+  preview,
+  type ReviewDecision,
+  type ReviewRequest,
+} from "./loop.cjs";
+import { loopRuntime } from "./loop_runtime.cjs";
+import { toolkitState } from "./toolkit.cjs";
+import { type AnyTool, outputCacheTools, toToolMessageContent } from "./user_tools.cjs";
+
+/** The options every adapter takes (`toAISDKTools(toolkit, options)`, ...). */
+export type FrameworkAdapterOptions = {
+  /**
+   * Asked before each write-class call (write_file, apply_patch, exec_command, the opt-in
+   * edit_file and apply_patches, user tools with `writes`), exactly as runToolLoop's `review`:
+   * approve, reject (the model reads "Rejected by review: <reason>") or edit the arguments.
+   * Without it, write-class calls run as the policy allows them.
+   */
+  review?: (request: ReviewRequest) => ReviewDecision | Promise<ReviewDecision>;
+  /**
+   * Outputs longer than `maxOutputChars` are stored here and the model gets their first lines and
+   * the ref id; the tool set then also holds `tool_output_cache` and `tool_output_cache_grep` to
+   * page and search them (unless the toolkit registers them itself).
+   */
+  outputCache?: OutputCache;
+  /** The longest output returned whole when `outputCache` is set (UTF-16 units, default 20 000). */
+  maxOutputChars?: number;
+  /** The tool definitions offered (default: `toolkit.getAllowedTools()`, the policy-allowed ones). */
+  tools?: ReadonlyArray<AnyToolDefinition>;
+};
+
+/**
+ * The effect class of a tool, as runToolLoop schedules it: `read` runs at once, `write` and
+ * `exec` are reviewed, every class but `read` runs one call at a time.
+ */
+export type ToolEffect = CatalogEntry["effect"];
+
+/**
+ * A call's outcome as the model reads it. `ok`: the output (a built-in's JSON text, a user tool's
+ * text); `error`: "Error executing tool: ..." (policy denial, sandbox, bad arguments, the tool's
+ * own error); `rejected`: "Rejected by review: ...". An abort is no outcome: `run` rejects with
+ * an AbortError, the way each framework stops a run.
+ */
+export type AdapterOutcome = { status: "ok" | "error" | "rejected"; text: string };
+
+export type AdapterTool = {
+  name: string;
+  description: string;
+  /** The input's JSON Schema (an object schema). */
+  parameters: Record<string, unknown>;
+  effect: ToolEffect;
+  /** Runs one call; `input` is the arguments object (or its JSON text). */
+  run(input: unknown, call?: { id?: string; signal?: AbortSignal }): Promise<AdapterOutcome>;
+};
+
+const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
+const PREVIEW_CHARS = 2_000;
+
+/** The toolkit's tools (and the cache tools) as framework-neutral AdapterTools. */
+export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptions | undefined, caller: string): AdapterTool[] {
+  if (!toolkitState.has(toolkit as object)) throw new TypeError(`${caller}: toolkit must be made by createAgentToolkit`);
+  const { review, outputCache, maxOutputChars = DEFAULT_MAX_OUTPUT_CHARS, tools } = options ?? {};
+  if (review !== undefined && typeof review !== "function") throw new TypeError(`${caller}: options.review must be a function`);
+  if (!Number.isInteger(maxOutputChars) || maxOutputChars < 1) throw new TypeError(`${caller}: options.maxOutputChars must be an integer >= 1`);
+  if (outputCache !== undefined && (typeof outputCache?.record !== "function" || typeof outputCache?.read !== "function")) {
+    throw new TypeError(`${caller}: options.outputCache must be an OutputCache`);
+  }
+  const rt = loopRuntime(toolkit);
+  const definitions = tools ?? rt.definitions();
+  // Calls of every class but `read` run one at a time, in the order they arrive (as the loop does).
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T,>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => {});
+    return next;
+  };
+  let calls = 0;
+
+  const page = (text: string): string => {
+    if (!outputCache || text.length <= maxOutputChars) return text;
+    const lines = linesOf(text);
+    const { refId } = outputCache.record(lines);
+    // The first lines, within half the limit (and PREVIEW_CHARS), so the message stays under it.
+    const room = Math.min(PREVIEW_CHARS, Math.floor(maxOutputChars / 2));
+    const cut = lines.lastIndexOf("\n", room);
+    const head = `${lines.slice(0, cut > 0 ? cut : room)}\n…`;
+    const count = lines.split("\n").length;
+    return (
+      `[output too long to return whole (${text.length} chars, ${count} lines); ref_id "${refId}": ` +
+      `read it in pages with tool_output_cache or search it with tool_output_cache_grep. It starts with:]\n${head}`
+    );
+  };
+
+  const make = (definition: AnyToolDefinition): AdapterTool => {
+    const { name, description, parameters } = definition.function;
+    const effect = effectClass(name, rt.userTool(name));
+    const reviewed = review !== undefined && isReviewed(effect);
+    const call = async (args: unknown, id: string, signal: AbortSignal | undefined): Promise<AdapterOutcome> => {
+      if (signal?.aborted) throw abortError();
+      let input = args;
+      if (reviewed) {
+        const request: ReviewRequest = { id, name, args: input, preview: preview(name, input) };
+        if (name === "exec_command" && !rt.userTool(name)) {
+          const sandbox = attempt(() => rt.execSandbox());
+          if (sandbox !== undefined) request.sandbox = sandbox;
+        }
+        let decision: ReviewDecision | undefined;
+        try {
+          decision = await bounded((review as NonNullable<typeof review>)(request), { signal });
+        } catch (error) {
+          if (isAbort(error) || signal?.aborted) throw abortError();
+          decision = { decision: "reject", reason: `review failed: ${messageOf(error)}` };
+        }
+        if (decision?.decision === "reject") return { status: "rejected", text: `Rejected by review: ${decision.reason ?? "no reason given"}` };
+        if (decision?.decision === "edit") input = decision.args;
+        else if (decision?.decision !== "approve") return { status: "rejected", text: "Rejected by review: the review hook gave no decision" };
+      }
+      try {
+        const output = await bounded(rt.output(name, input, { signal }), { signal });
+        return { status: "ok", text: page(output) };
+      } catch (error) {
+        if (isAbort(error) || signal?.aborted) throw abortError();
+        return { status: "error", text: `Error executing tool: ${messageOf(error)}` };
+      }
+    };
+    return {
+      name,
+      description,
+      // A plain JSON copy: zod's JSON Schema carries a hidden `~standard` member, which some
+      // frameworks take for a Standard Schema.
+      parameters: JSON.parse(JSON.stringify(parameters)) as Record<string, unknown>,
+      effect,
+      run(input, { id, signal } = {}) {
+        const parsed = parseArgs(input);
+        if ("error" in parsed) return Promise.resolve({ status: "error", text: `Error executing tool: ${parsed.error}` });
+        const callId = id ?? `call-${++calls}`;
+        return effect === "read" ? call(parsed.args, callId, signal) : serial(() => call(parsed.args, callId, signal));
+      },
+    };
+  };
+
+  const result = definitions.map(make);
+  if (outputCache && !definitions.some((d) => d.function.name === "tool_output_cache")) {
+    for (const tool of outputCacheTools(outputCache)) result.push(cacheTool(tool));
+  }
+  return result;
+}
+
+/** A cache tool the adapter adds itself: read-only, outside the policy (it reads only the cache). */
+function cacheTool(tool: AnyTool): AdapterTool {
+  const fn = tool.definition.function;
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: JSON.parse(JSON.stringify(fn.parameters)) as Record<string, unknown>,
+    effect: "read",
+    async run(input, { signal } = {}) {
+      if (signal?.aborted) throw abortError();
+      const parsed = parseArgs(input);
+      if ("error" in parsed) return { status: "error", text: `Error executing tool: ${parsed.error}` };
+      const result = await tool.executeRaw(JSON.stringify(parsed.args), { signal });
+      const content = toToolMessageContent(result);
+      const text = typeof content === "string" ? content : content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
+      return { status: result.is_error ? "error" : "ok", text };
+    },
+  };
+}
+
+/** The arguments as an object: frameworks hand over an object, or JSON text. */
+function parseArgs(input: unknown): { args: unknown } | { error: string } {
+  if (input === undefined || input === null || input === "") return { args: {} };
+  if (typeof input !== "string") return { args: input };
+  try {
+    return { args: JSON.parse(input) };
+  } catch (error) {
+    return { error: `invalid JSON arguments: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * An output as lines to page: a built-in's JSON output is one line, so its value is written out
+ * as indented `key: value` lines, multi-line strings (file contents, command output) line by
+ * line. Text that is not JSON stays as it is.
+ */
+export function linesOf(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (value === null || typeof value !== "object") return text;
+  const out: string[] = [];
+  const write = (v: unknown, indent: string, label: string) => {
+    if (typeof v === "string" && v.includes("\n")) {
+      out.push(`${indent}${label}|`);
+      for (const line of v.replace(/\n$/, "").split("\n")) out.push(`${indent}  ${line}`);
+    } else if (Array.isArray(v) && v.length > 0) {
+      if (label) out.push(`${indent}${label}`.trimEnd());
+      for (const item of v) write(item, label ? `${indent}  ` : indent, "- ");
+    } else if (v !== null && typeof v === "object" && Object.keys(v).length > 0) {
+      if (label) out.push(`${indent}${label}`.trimEnd());
+      const inner = label ? `${indent}  ` : indent;
+      for (const [key, item] of Object.entries(v)) write(item, inner, `${key}: `);
+    } else {
+      out.push(`${indent}${label}${JSON.stringify(v)}`);
+    }
+  };
+  write(value, "", "");
+  return out.join("\n");
+}
+
+function attempt<T>(get: () => T): T | undefined {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
+}
+
+/** What `run` rejects with when the framework's signal fires. */
+export function abortError(): Error {
+  const error = new Error("the tool call was aborted");
+  error.name = "AbortError";
+  return error;
+}
+
+const isAbort = (error: unknown) => (error as { name?: unknown } | null | undefined)?.name === "AbortError";
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

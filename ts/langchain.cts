@@ -1,0 +1,47 @@
+// `agent-tools-native/langchain`: a toolkit as LangChain tools (`model.bindTools(tools)`, agents).
+// `@langchain/core` is an optional peer dependency, loaded when this function is first called.
+
+import type { ToolMessage } from "@langchain/core/messages" with { "resolution-mode": "import" };
+import type { DynamicStructuredTool } from "@langchain/core/tools" with { "resolution-mode": "import" };
+import { adapterTools, type FrameworkAdapterOptions } from "./adapters.cjs";
+import type { AnyToolkit } from "./loop.cjs";
+
+export type { FrameworkAdapterOptions } from "./adapters.cjs";
+export type { ReviewDecision, ReviewRequest } from "./loop.cjs";
+
+type LangChain = { tools: typeof import("@langchain/core/tools", { with: { "resolution-mode": "import" } }); messages: typeof import("@langchain/core/messages", { with: { "resolution-mode": "import" } }) };
+
+/**
+ * Each tool of `toolkit` (built-ins the policy allows, enabled opt-in tools, user tools; with
+ * `options.outputCache`, the cache tools) as a LangChain tool, made with `@langchain/core`'s
+ * `tool()` over the tool's JSON Schema. Invoked with a tool call (`tool.invoke(aiMessage.tool_calls[i])`,
+ * as agents do), it returns a ToolMessage: a failed call (policy denial, sandbox, invalid
+ * arguments, the tool's error) has `status: "error"` and its "Error executing tool: ..." text as
+ * content, a call the review hook rejects "Rejected by review: ...". Invoked with plain arguments,
+ * it returns that text. The call's `signal` (the run's config) stops its native work.
+ */
+export function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): DynamicStructuredTool[] {
+  const tools = adapterTools(toolkit, options, "toLangChainTools");
+  const lc = load();
+  return tools.map(
+    (t) =>
+      lc.tools.tool(
+        async (input: unknown, config?: { signal?: AbortSignal; toolCall?: { id?: string } }): Promise<string | ToolMessage> => {
+          const id = config?.toolCall?.id;
+          const outcome = await t.run(input, { id, signal: config?.signal });
+          if (id === undefined) return outcome.text;
+          const status = outcome.status === "error" ? "error" : "success";
+          return new lc.messages.ToolMessage({ content: outcome.text, tool_call_id: id, name: t.name, status });
+        },
+        { name: t.name, description: t.description, schema: t.parameters },
+      ) as unknown as DynamicStructuredTool,
+  );
+}
+
+function load(): LangChain {
+  try {
+    return { tools: require("@langchain/core/tools"), messages: require("@langchain/core/messages") };
+  } catch (error) {
+    throw new Error(`toLangChainTools needs LangChain: npm install @langchain/core (${(error as Error).message})`);
+  }
+}

@@ -1,0 +1,62 @@
+// `agent-tools-native/mastra`: a toolkit as Mastra tools (`new Agent({ tools })`). `@mastra/core`
+// is an optional peer dependency, loaded when this function is first called.
+
+import { adapterTools, type FrameworkAdapterOptions } from "./adapters.cjs";
+import type { AnyToolkit } from "./loop.cjs";
+
+export type { FrameworkAdapterOptions } from "./adapters.cjs";
+export type { ReviewDecision, ReviewRequest } from "./loop.cjs";
+
+/**
+ * A Mastra tool as `createTool` makes it, the members `new Agent({ tools })` needs. Written out
+ * here rather than imported: @mastra/core's bundled typings do not pass a full type check
+ * (skipLibCheck: false), which this package's build runs.
+ */
+export type MastraTool = {
+  id: string;
+  description: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the tool's input is described by its JSON Schema only
+  execute?: (inputData: any, context: any) => Promise<any>;
+};
+type CreateTool = (options: {
+  id: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  execute: (input: unknown, context: { abortSignal?: AbortSignal; agent?: { toolCallId?: string } }) => Promise<string>;
+}) => MastraTool;
+
+/**
+ * Each tool of `toolkit` (built-ins the policy allows, enabled opt-in tools, user tools; with
+ * `options.outputCache`, the cache tools) as a Mastra tool made with `createTool`, its JSON
+ * Schema as `inputSchema`, keyed by name (`new Agent({ tools: toMastraTools(toolkit) })`). The
+ * model reads the tool's output, or "Rejected by review: ..." for a call the review hook rejects;
+ * a failed call (policy denial, sandbox, invalid arguments, the tool's error) throws its "Error
+ * executing tool: ..." text, which Mastra hands to the model as the call's error output. The
+ * run's `abortSignal` stops the call's native work (Mastra then ends the run and calls `onAbort`).
+ */
+export function toMastraTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): Record<string, MastraTool> {
+  const tools = adapterTools(toolkit, options, "toMastraTools");
+  const { createTool } = load();
+  const set: Record<string, MastraTool> = {};
+  for (const t of tools) {
+    set[t.name] = createTool({
+      id: t.name,
+      description: t.description,
+      inputSchema: t.parameters,
+      execute: async (input, context) => {
+        const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal });
+        if (outcome.status === "error") throw new Error(outcome.text);
+        return outcome.text;
+      },
+    });
+  }
+  return set;
+}
+
+function load(): { createTool: CreateTool } {
+  try {
+    return require("@mastra/core/tools");
+  } catch (error) {
+    throw new Error(`toMastraTools needs Mastra: npm install @mastra/core (${(error as Error).message})`);
+  }
+}

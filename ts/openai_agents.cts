@@ -1,0 +1,49 @@
+// `agent-tools-native/openai-agents`: a toolkit as OpenAI Agents SDK function tools
+// (`new Agent({ tools })`). `@openai/agents` is an optional peer dependency, loaded when this
+// function is first called.
+
+// Types from @openai/agents-core, the package @openai/agents re-exports (its own typings do not
+// check from CommonJS); the runtime `tool` is @openai/agents' (the package users install).
+import type { FunctionTool, tool as toolFunction } from "@openai/agents-core";
+import { adapterTools, type FrameworkAdapterOptions } from "./adapters.cjs";
+import type { AnyToolkit } from "./loop.cjs";
+
+export type { FrameworkAdapterOptions } from "./adapters.cjs";
+export type { ReviewDecision, ReviewRequest } from "./loop.cjs";
+
+type AgentsModule = { tool: typeof toolFunction };
+type ToolOptions = Parameters<AgentsModule["tool"]>[0];
+
+/**
+ * Each tool of `toolkit` (built-ins the policy allows, enabled opt-in tools, user tools; with
+ * `options.outputCache`, the cache tools) as a function tool made with the SDK's `tool()`, its
+ * JSON Schema as `parameters` (`strict: false`: the toolkit validates the arguments). The model
+ * reads every outcome as the call's output: the tool's output, "Error executing tool: ..." for a
+ * failed call (policy denial, sandbox, invalid arguments, the tool's error), "Rejected by review:
+ * ..." for a call the review hook rejects. The run's `signal` stops the call's native work and
+ * the run rejects with the abort.
+ */
+export function toOpenAIAgentsTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): FunctionTool[] {
+  const tools = adapterTools(toolkit, options, "toOpenAIAgentsTools");
+  const { tool } = load();
+  return tools.map((t) =>
+    tool({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      strict: false,
+      execute: async (input: unknown, _context: unknown, details?: { toolCall?: { callId?: string }; signal?: AbortSignal }) =>
+        (await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal })).text,
+      // Failures are outputs already; only an abort is thrown, and it ends the run.
+      errorFunction: null,
+    } as unknown as ToolOptions),
+  ) as unknown as FunctionTool[];
+}
+
+function load(): AgentsModule {
+  try {
+    return require("@openai/agents");
+  } catch (error) {
+    throw new Error(`toOpenAIAgentsTools needs the OpenAI Agents SDK: npm install @openai/agents (${(error as Error).message})`);
+  }
+}
