@@ -820,7 +820,12 @@ mod tests {
         // namespace (a container's) has id 0 here, which rustix's Pid cannot hold.
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
         let after_name = &stat[stat.rfind(')').unwrap() + 1..];
-        let host: i64 = after_name.split_whitespace().nth(3).unwrap().parse().unwrap();
+        let host: i64 = after_name
+            .split_whitespace()
+            .nth(3)
+            .unwrap()
+            .parse()
+            .unwrap();
         // awk's own session and terminal (fields 6 and 7 of its stat; its name has no space)
         let input = json!({"cwd": w.root, "command": ["awk", "{print $6, $7}", "/proc/self/stat"]});
         let plain = call(&w.ctx, input.clone()).unwrap();
