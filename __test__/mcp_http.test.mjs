@@ -426,13 +426,15 @@ describe("MCP over HTTP: limits, timeouts and shutdown", () => {
   });
 
   test("--idle-timeout closes a session no request reached; a running call keeps it", { timeout: 120_000 }, async () => {
-    const server = await startServer(["--root", fx.root, "--idle-timeout", "1"]);
+    // The timeout leaves a busy machine seconds between the busy session's initialize and its call.
+    const server = await startServer(["--root", fx.root, "--idle-timeout", "4"]);
     try {
-      const busy = await connect(server.url);
       const idle = await connect(server.url);
-      // A call longer than the timeout: its session stays open.
-      okOf(await busy.client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "3"] } }));
+      const busy = await connect(server.url);
+      // A call well past the timeout: its session stays open, the other one is closed meanwhile.
+      const call = busy.client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "10"] } });
       await until(() => server.stderr().includes(`MCP session ${idle.transport.sessionId} idle`), 60_000, "the idle session to close");
+      okOf(await call);
       assert.ok(!server.stderr().includes(`MCP session ${busy.transport.sessionId} idle`), server.stderr());
       await assert.rejects(idle.client.callTool({ name: "read_file", arguments: { path: "a.txt" } }), /404|Session not found/);
       await Promise.all([busy.close(), idle.close()]);
