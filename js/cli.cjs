@@ -36,6 +36,8 @@ const PAGE_LINES = 200;
 const PROGRESS_INTERVAL_MS = 500;
 const WRITE_SCOPES = ["read-only", "workspace-write", "unrestricted"];
 const EXEC_SANDBOXES = ["off", "auto", "required"];
+/** The opt-in tools `--extra-tools` takes, in registry order. */
+const OPT_IN_NAMES = (0, native_cjs_1.optInCatalog)().map((e) => e.name);
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
 
 Usage:
@@ -54,6 +56,8 @@ Options:
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
+  --extra-tools a,b     also serve these opt-in tools (the library's extraTools):
+                        ${OPT_IN_NAMES.join(", ")}
   --tools ./module.mjs  also serve the tools (made with defineTool) that the module exports
   --exec-sandbox MODE   off | auto | required (default off): exec_command confined by the OS
                         sandbox (Linux: Landlock and seccomp) to what the write scope allows
@@ -89,6 +93,7 @@ function parseArgs(argv) {
         positional: [],
         writeScope: "workspace-write",
         deny: [],
+        extraTools: [],
         maxOutputChars: exports.DEFAULT_MAX_OUTPUT_CHARS,
         maxMessageBytes: mcp_stdio_cjs_1.DEFAULT_MAX_MESSAGE_BYTES,
         outputCacheEntries: exports.DEFAULT_OUTPUT_CACHE_ENTRIES,
@@ -138,6 +143,15 @@ function parseArgs(argv) {
             case "--deny":
                 options.deny.push(...list(value()));
                 break;
+            case "--extra-tools": {
+                for (const name of list(value())) {
+                    if (!OPT_IN_NAMES.includes(name))
+                        throw new UsageError(`--extra-tools: unknown opt-in tool ${name} (opt-in tools: ${OPT_IN_NAMES.join(", ")})`);
+                    if (!options.extraTools.includes(name))
+                        options.extraTools.push(name);
+                }
+                break;
+            }
             case "--tools":
                 options.toolsModule = value();
                 break;
@@ -242,10 +256,10 @@ async function loadUserTools(specifier) {
  */
 function makeToolkit(root, options, userTools, ownTools = []) {
     const servedTools = [...userTools, ...ownTools];
-    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...servedTools.map((t) => t.name)]);
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...options.extraTools, ...servedTools.map((t) => t.name)]);
     for (const name of [...(options.allow ?? []), ...options.deny]) {
         if (!known.has(name))
-            throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})`);
+            throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})${optInHint(name)}`);
     }
     const tools = {};
     for (const name of options.allow ?? [])
@@ -260,12 +274,23 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
         ...(options.exec ? { exec: options.exec } : {}),
     });
-    const toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools });
+    let toolkit;
+    try {
+        toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools, extraTools: options.extraTools });
+    }
+    catch (error) {
+        // A --tools module's tool named like a built-in or an enabled opt-in tool.
+        throw new UsageError(error.message);
+    }
     return {
         definitions: toolkit.getAllowedTools(),
         invoke: (name, args, signal) => (0, toolkit_cjs_1.invokeWithSignal)(toolkit, name, args, signal),
         userTools: new Map(servedTools.map((t) => [t.name, t])),
     };
+}
+/** For a name that is an opt-in tool not enabled: how to enable it. */
+function optInHint(name) {
+    return OPT_IN_NAMES.includes(name) ? `; ${name} is an opt-in tool: add --extra-tools ${name}` : "";
 }
 /** The code of each kind of refusal. */
 const REFUSAL_CODES = { policy: "POLICY_DENIED", scope: "WRITE_SCOPE_DENIED", sandbox: "SANDBOX_VIOLATION" };
@@ -313,21 +338,23 @@ function outputSchemas() {
 }
 /** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
 function mcpTools(served) {
-    const effects = new Map((0, native_cjs_1.builtInCatalog)().map((e) => [e.name, e.effect]));
+    // Built-in and opt-in tools: the native catalog's effect class and the generated output schema.
+    // A user tool may take the name of an opt-in tool that is not enabled: it gets neither.
+    const effects = new Map((0, native_cjs_1.nativeCatalog)().map((e) => [e.name, e.effect]));
     const schemas = outputSchemas();
     return served.definitions.map(({ function: fn }) => {
         const tool = { name: fn.name, description: fn.description, inputSchema: fn.parameters };
-        const schema = schemas[fn.name];
+        const user = served.userTools.get(fn.name);
+        const schema = user ? undefined : schemas[fn.name];
         if (schema) {
             // A cached output's structured content is its page (the anyOf's second branch).
             const { $defs, ...own } = schema;
             tool.outputSchema = { type: "object", anyOf: [own, CACHED_PAGE_SCHEMA], ...($defs ? { $defs } : {}) };
         }
-        const effect = effects.get(fn.name);
+        const effect = user ? undefined : effects.get(fn.name);
         if (effect)
             tool.annotations = ANNOTATIONS[effect];
         else {
-            const user = served.userTools.get(fn.name);
             const writes = user ? user_tools_cjs_1.toolInternals.get(user).writes : false;
             tool.annotations = { readOnlyHint: !writes };
         }
@@ -541,9 +568,9 @@ async function runCall(options, userTools) {
         }
     }
     const served = makeToolkit(options.root ?? process.cwd(), options, userTools);
-    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...userTools.map((t) => t.name)]);
+    const known = new Set([...(0, native_cjs_1.builtInCatalog)().map((e) => e.name), ...options.extraTools, ...userTools.map((t) => t.name)]);
     if (!known.has(name))
-        throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them`);
+        throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them${optInHint(name)}`);
     try {
         const output = await served.invoke(name, args);
         const result = served.userTools.has(name) ? (0, user_tools_cjs_1.toToolResult)(output) : { type: "json", value: output };

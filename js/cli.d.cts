@@ -6,6 +6,7 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
 import { type ExecOptions, type FileAccessMode } from "./index.cjs";
 import { type HttpSettings } from "./mcp_http.cjs";
 import type { Refusal } from "../binding.js";
+import type { OptInToolName } from "../types/tools.js";
 import { type AnyTool } from "./user_tools.cjs";
 type Sdk = {
     server: typeof import("@modelcontextprotocol/sdk/server/index.js", { with: { "resolution-mode": "import" } });
@@ -23,6 +24,8 @@ type Options = {
     writeScope: FileAccessMode;
     allow?: string[];
     deny: string[];
+    /** The opt-in tools enabled (`--extra-tools`), as the library's `extraTools`. */
+    extraTools: OptInToolName[];
     toolsModule?: string;
     maxOutputChars: number;
     maxMessageBytes: number;

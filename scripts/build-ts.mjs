@@ -5,9 +5,9 @@
 // `--out DIR` writes DIR/js/ and DIR/index.d.ts instead (__test__/js_build.test.mjs compares them
 // with the checked-in files).
 //
-// It also writes js/output_schemas.json: the JSON Schema of each built-in tool's output, derived
-// from its TypeScript type (ToolResultByName in types/tools.d.ts, itself generated from the Rust
-// types), for the MCP server's `outputSchema` (ts/cli.cts).
+// It also writes js/output_schemas.json: the JSON Schema of each built-in and opt-in tool's output,
+// derived from its TypeScript type (ToolResultByName and OptInToolResultByName in types/tools.d.ts,
+// themselves generated from the Rust types), for the MCP server's `outputSchema` (ts/cli.cts).
 //
 // One step after tsc: the `__esModule` marker tsc puts on every CommonJS module is left out. The
 // package never had it: with it, Node's ESM view of the package would list `__esModule` as an
@@ -56,7 +56,8 @@ fs.writeFileSync(path.join(out, "index.d.ts"), typingsEntry());
 fs.writeFileSync(path.join(out, "js", "output_schemas.json"), `${JSON.stringify(outputSchemas(), null, 2)}\n`);
 
 /**
- * `{ [tool]: JSON Schema }` of each built-in tool's output (ToolResultByName). Named types of
+ * `{ [tool]: JSON Schema }` of each built-in tool's output (ToolResultByName), then of each opt-in
+ * tool's (OptInToolResultByName). Named types of
  * types/tools.d.ts referenced inside an output go to `$defs` (the tree's nodes are recursive);
  * objects stay open (no `additionalProperties: false`), optional properties are not `required`.
  */
@@ -64,10 +65,14 @@ function outputSchemas() {
   const checker = program.getTypeChecker();
   const typesFile = program.getSourceFile(path.join(root, "types", "tools.d.ts"));
   if (!typesFile) throw new Error("types/tools.d.ts is not part of the program");
-  const byName = checker.getExportsOfModule(checker.getSymbolAtLocation(typesFile)).find((s) => s.name === "ToolResultByName");
-  const map = checker.getDeclaredTypeOfSymbol(byName);
+  const exports = checker.getExportsOfModule(checker.getSymbolAtLocation(typesFile));
+  const maps = ["ToolResultByName", "OptInToolResultByName"].map((name) => {
+    const symbol = exports.find((s) => s.name === name);
+    if (!symbol) throw new Error(`types/tools.d.ts exports no ${name}`);
+    return checker.getDeclaredTypeOfSymbol(symbol);
+  });
   const result = {};
-  for (const prop of checker.getPropertiesOfType(map)) {
+  for (const prop of maps.flatMap((map) => checker.getPropertiesOfType(map))) {
     const defs = {};
     const named = (type) => {
       const alias = type.aliasSymbol;

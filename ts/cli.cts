@@ -15,10 +15,11 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { HTTP_HELP, type HttpSettings, newHttpFlags, parseHttpFlag, resolveHttpSettings, serveMcpHttp } from "./mcp_http.cjs";
-import { builtInCatalog } from "./native.cjs";
+import { builtInCatalog, nativeCatalog, optInCatalog } from "./native.cjs";
 import { refusalOf } from "./errors.cjs";
 import type { Refusal } from "../binding.js";
 import type { DenialCodeByReason } from "../types/errors.js";
+import type { OptInToolName } from "../types/tools.js";
 import { invokeWithSignal } from "./toolkit.cjs";
 import { type AnyTool, isTool, type ToolResult, toolInternals, toToolResult } from "./user_tools.cjs";
 
@@ -43,6 +44,9 @@ const WRITE_SCOPES: FileAccessMode[] = ["read-only", "workspace-write", "unrestr
 type ExecSandboxMode = NonNullable<ExecOptions["sandbox"]>;
 const EXEC_SANDBOXES: ExecSandboxMode[] = ["off", "auto", "required"];
 
+/** The opt-in tools `--extra-tools` takes, in registry order. */
+const OPT_IN_NAMES: string[] = optInCatalog().map((e) => e.name);
+
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
 
 Usage:
@@ -61,6 +65,8 @@ Options:
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
+  --extra-tools a,b     also serve these opt-in tools (the library's extraTools):
+                        ${OPT_IN_NAMES.join(", ")}
   --tools ./module.mjs  also serve the tools (made with defineTool) that the module exports
   --exec-sandbox MODE   off | auto | required (default off): exec_command confined by the OS
                         sandbox (Linux: Landlock and seccomp) to what the write scope allows
@@ -88,6 +94,8 @@ type Options = {
   writeScope: FileAccessMode;
   allow?: string[];
   deny: string[];
+  /** The opt-in tools enabled (`--extra-tools`), as the library's `extraTools`. */
+  extraTools: OptInToolName[];
   toolsModule?: string;
   maxOutputChars: number;
   maxMessageBytes: number;
@@ -114,6 +122,7 @@ export function parseArgs(argv: string[]): Options {
     positional: [],
     writeScope: "workspace-write",
     deny: [],
+    extraTools: [],
     maxOutputChars: DEFAULT_MAX_OUTPUT_CHARS,
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     outputCacheEntries: DEFAULT_OUTPUT_CACHE_ENTRIES,
@@ -161,6 +170,13 @@ export function parseArgs(argv: string[]): Options {
       case "--deny":
         options.deny.push(...list(value()));
         break;
+      case "--extra-tools": {
+        for (const name of list(value())) {
+          if (!OPT_IN_NAMES.includes(name)) throw new UsageError(`--extra-tools: unknown opt-in tool ${name} (opt-in tools: ${OPT_IN_NAMES.join(", ")})`);
+          if (!options.extraTools.includes(name as OptInToolName)) options.extraTools.push(name as OptInToolName);
+        }
+        break;
+      }
       case "--tools":
         options.toolsModule = value();
         break;
@@ -258,9 +274,9 @@ async function loadUserTools(specifier: string): Promise<AnyTool[]> {
  */
 function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTools: AnyTool[] = []): Served {
   const servedTools = [...userTools, ...ownTools];
-  const known = new Set([...builtInCatalog().map((e) => e.name), ...servedTools.map((t) => t.name)]);
+  const known = new Set([...builtInCatalog().map((e) => e.name), ...options.extraTools, ...servedTools.map((t) => t.name)]);
   for (const name of [...(options.allow ?? []), ...options.deny]) {
-    if (!known.has(name)) throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})`);
+    if (!known.has(name)) throw new UsageError(`unknown tool ${name} (known: ${[...known].join(", ")})${optInHint(name)}`);
   }
   const tools: Record<string, "allow" | "deny"> = {};
   for (const name of options.allow ?? []) tools[name] = "allow";
@@ -272,12 +288,23 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
     policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
     ...(options.exec ? { exec: options.exec } : {}),
   });
-  const toolkit = createAgentToolkit(context, { tools: servedTools });
+  let toolkit: ReturnType<typeof createAgentToolkit>;
+  try {
+    toolkit = createAgentToolkit(context, { tools: servedTools, extraTools: options.extraTools });
+  } catch (error) {
+    // A --tools module's tool named like a built-in or an enabled opt-in tool.
+    throw new UsageError((error as Error).message);
+  }
   return {
     definitions: toolkit.getAllowedTools() as unknown as Served["definitions"],
     invoke: (name, args, signal) => invokeWithSignal(toolkit, name, args, signal),
     userTools: new Map(servedTools.map((t) => [t.name, t])),
   };
+}
+
+/** For a name that is an opt-in tool not enabled: how to enable it. */
+function optInHint(name: string): string {
+  return OPT_IN_NAMES.includes(name) ? `; ${name} is an opt-in tool: add --extra-tools ${name}` : "";
 }
 
 // ---- errors as results -----------------------------------------------------------------------------
@@ -334,20 +361,22 @@ function outputSchemas(): Record<string, Record<string, unknown>> {
 
 /** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
 export function mcpTools(served: Served): McpTool[] {
-  const effects = new Map(builtInCatalog().map((e) => [e.name, e.effect]));
+  // Built-in and opt-in tools: the native catalog's effect class and the generated output schema.
+  // A user tool may take the name of an opt-in tool that is not enabled: it gets neither.
+  const effects = new Map(nativeCatalog().map((e) => [e.name, e.effect]));
   const schemas = outputSchemas();
   return served.definitions.map(({ function: fn }) => {
     const tool: McpTool = { name: fn.name, description: fn.description, inputSchema: fn.parameters as McpTool["inputSchema"] };
-    const schema = schemas[fn.name];
+    const user = served.userTools.get(fn.name);
+    const schema = user ? undefined : schemas[fn.name];
     if (schema) {
       // A cached output's structured content is its page (the anyOf's second branch).
       const { $defs, ...own } = schema;
       tool.outputSchema = { type: "object", anyOf: [own, CACHED_PAGE_SCHEMA], ...($defs ? { $defs } : {}) } as McpTool["outputSchema"];
     }
-    const effect = effects.get(fn.name);
+    const effect = user ? undefined : effects.get(fn.name);
     if (effect) tool.annotations = ANNOTATIONS[effect];
     else {
-      const user = served.userTools.get(fn.name);
       const writes = user ? (toolInternals.get(user) as { writes: boolean }).writes : false;
       tool.annotations = { readOnlyHint: !writes };
     }
@@ -573,8 +602,8 @@ async function runCall(options: Options, userTools: AnyTool[]): Promise<number> 
     }
   }
   const served = makeToolkit(options.root ?? process.cwd(), options, userTools);
-  const known = new Set([...builtInCatalog().map((e) => e.name), ...userTools.map((t) => t.name)]);
-  if (!known.has(name)) throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them`);
+  const known = new Set([...builtInCatalog().map((e) => e.name), ...options.extraTools, ...userTools.map((t) => t.name)]);
+  if (!known.has(name)) throw new UsageError(`unknown tool ${name}: \`agent-tools-native tools\` lists them${optInHint(name)}`);
   try {
     const output = await served.invoke(name, args);
     const result = served.userTools.has(name) ? toToolResult(output) : { type: "json" as const, value: output };
