@@ -425,6 +425,27 @@ describe("MCP over HTTP: limits, timeouts and shutdown", () => {
     }
   });
 
+  test("each session has its own read ledger (--extra-tools edit_file): another session's write leaves a read stale", { timeout: 120_000 }, async () => {
+    const server = await startServer(["--root", fx.root, "--extra-tools", "edit_file"]);
+    try {
+      const a = await connect(server.url);
+      const b = await connect(server.url);
+      fs.writeFileSync(path.join(fx.root, "ledger.txt"), "value = 1\n");
+      okOf(await a.client.callTool({ name: "read_file", arguments: { path: "ledger.txt" } }));
+      okOf(await b.client.callTool({ name: "write_file", arguments: { path: "ledger.txt", content: "value = 2\n" } }));
+      // b wrote the file it edits; a read it before b's write, so its read is stale.
+      const stale = errorOf(await a.client.callTool({ name: "edit_file", arguments: { path: "ledger.txt", old_string: "2", new_string: "3" } }));
+      assert.equal(stale.code, "STALE_READ");
+      assert.equal(fs.readFileSync(path.join(fx.root, "ledger.txt"), "utf8"), "value = 2\n");
+      okOf(await b.client.callTool({ name: "edit_file", arguments: { path: "ledger.txt", old_string: "2", new_string: "4" } }));
+      assert.equal(fs.readFileSync(path.join(fx.root, "ledger.txt"), "utf8"), "value = 4\n");
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await server.stop();
+      fs.rmSync(path.join(fx.root, "ledger.txt"), { force: true });
+    }
+  });
+
   test("--idle-timeout closes a session no request reached; a running call keeps it", { timeout: 120_000 }, async () => {
     // The timeout leaves a busy machine seconds between the busy session's initialize and its call.
     const server = await startServer(["--root", fx.root, "--idle-timeout", "4"]);
