@@ -525,7 +525,9 @@ describe("MCP over HTTP: start-up rules", () => {
       [["--http", "127.0.0.1:0"], { AGENT_TOOLS_NATIVE_TOKEN: TOKEN }, /--http needs --root/],
       [["--http", "nope", "--root", fx.root], { AGENT_TOOLS_NATIVE_TOKEN: TOKEN }, /expected \[HOST:\]PORT/],
       [["--root", fx.root, "--max-sessions", "3"], {}, /--max-sessions needs --http/],
-      [["--http", "127.0.0.1:0", "--root", fx.root, "--token-file", path.join(fx.base, "missing")], {}, /--token-file .*missing/],
+      [["--http", "127.0.0.1:0", "--root", fx.root, "--token-file", path.join(fx.base, "missing")], {}, /--token-file .*missing: ENOENT/],
+      [["--http", "127.0.0.1:0", "--root", fx.root, "--token-file", fx.root], {}, /--token-file .*ws: not a file\n/],
+      [["--http", "127.0.0.1:0", "--root", fx.root, "--no-auth", "--token-file", fx.root], {}, /contradict/],
     ];
     for (const [args, env, message] of cases) {
       const result = run(args, env);

@@ -6,6 +6,7 @@
 //   node bench/mcp_http.mjs [--iterations N] [--addon FILE] [--write]
 //
 // Cases (a small workspace under .bench/mcp-http, 20 source files):
+// - task_list of a one-task list (the smallest call: the round trip itself);
 // - tools/list (the whole tool list, about 30 KB of JSON);
 // - read_file of a 100-line file;
 // - regexp_search over the 20 files;
@@ -79,7 +80,10 @@ function fail(what) {
   throw new Error(`unexpected result from ${what}`);
 }
 
+for (const side of Object.values(sides)) await side.client.callTool({ name: "task_create_many", arguments: { tasks: [{ title: "one" }] } });
+
 const cases = [
+  { title: "task_list, one task", run: (c) => c.callTool({ name: "task_list", arguments: {} }).then((r) => r.structuredContent?.tasks.length === 1 || fail("task_list")) },
   { title: "tools/list", run: (c) => c.listTools().then((r) => r.tools.length >= 13 || fail("tools/list")) },
   {
     title: "read_file, 100-line file",

@@ -161,13 +161,13 @@ function resolveHttpSettings(flags, ctx, fail) {
         if (flags.tokenFile !== undefined) {
             let text;
             try {
-                if (!(0, node_fs_1.statSync)(flags.tokenFile).isFile())
-                    fail(`--token-file ${flags.tokenFile}: not a file`);
-                text = (0, node_fs_1.readFileSync)(flags.tokenFile, "utf8");
+                text = (0, node_fs_1.statSync)(flags.tokenFile).isFile() ? (0, node_fs_1.readFileSync)(flags.tokenFile, "utf8") : null;
             }
             catch (error) {
                 return fail(`--token-file ${flags.tokenFile}: ${error.message}`);
             }
+            if (text === null)
+                fail(`--token-file ${flags.tokenFile}: not a file`);
             token = text.trim();
         }
         else {

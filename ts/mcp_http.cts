@@ -177,13 +177,13 @@ export function resolveHttpSettings(flags: HttpFlags, ctx: { command: string; ro
     if (flags.tokenFile !== undefined) fail("--no-auth and --token-file contradict each other");
   } else {
     if (flags.tokenFile !== undefined) {
-      let text: string;
+      let text: string | null;
       try {
-        if (!statSync(flags.tokenFile).isFile()) fail(`--token-file ${flags.tokenFile}: not a file`);
-        text = readFileSync(flags.tokenFile, "utf8");
+        text = statSync(flags.tokenFile).isFile() ? readFileSync(flags.tokenFile, "utf8") : null;
       } catch (error) {
         return fail(`--token-file ${flags.tokenFile}: ${(error as Error).message}`);
       }
+      if (text === null) fail(`--token-file ${flags.tokenFile}: not a file`);
       token = text.trim();
     } else {
       token = ctx.env[TOKEN_ENV]?.trim() || null;
