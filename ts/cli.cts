@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
-// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts),
+// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts)
+// or, with --http, over Streamable HTTP (one server per MCP session, ts/mcp_http.cts),
 // `tools` lists the allowed tools and `call` runs one. Every call goes through
 // `createAgentToolkit`'s invoke: the same policy, write scope and descriptor-checked sandbox as
 // the library (README, "Use it from an MCP client").
