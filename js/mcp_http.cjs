@@ -447,6 +447,7 @@ async function serveMcpHttp(settings, ctx) {
     }, Math.min(settings.idleTimeoutMs / 4, 30_000));
     sweep.unref();
     const running = () => [...sessions.values()].reduce((n, s) => n + s.running.size, 0);
+    const answering = () => [...sessions.values()].reduce((n, s) => n + s.busy, 0);
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
     const shutdown = (why) => {
         if (closing)
@@ -466,9 +467,10 @@ async function serveMcpHttp(settings, ctx) {
             for (const session of sessions.values())
                 for (const controller of session.running)
                     controller.abort(new Error("the server is shutting down"));
-            // A cancelled call answers its client (ABORTED) once its work has stopped.
+            // A cancelled call answers its client once its work has stopped; its response is written
+            // out before the connections are closed.
             const settled = Date.now() + 5_000;
-            while (running() > 0 && Date.now() < settled)
+            while ((running() > 0 || answering() > 0) && Date.now() < settled)
                 await sleep(25);
             await Promise.all([...sessions.values()].map((s) => s.close()));
             server.closeAllConnections?.();

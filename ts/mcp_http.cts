@@ -478,6 +478,7 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
   sweep.unref();
 
   const running = () => [...sessions.values()].reduce((n, s) => n + s.running.size, 0);
+  const answering = () => [...sessions.values()].reduce((n, s) => n + s.busy, 0);
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const shutdown = (why: string): Promise<void> => {
     if (closing) return closing;
@@ -492,9 +493,10 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
       const left = running();
       if (left > 0) log(`agent-tools-native: cancelling ${left} running calls`);
       for (const session of sessions.values()) for (const controller of session.running) controller.abort(new Error("the server is shutting down"));
-      // A cancelled call answers its client (ABORTED) once its work has stopped.
+      // A cancelled call answers its client once its work has stopped; its response is written
+      // out before the connections are closed.
       const settled = Date.now() + 5_000;
-      while (running() > 0 && Date.now() < settled) await sleep(25);
+      while ((running() > 0 || answering() > 0) && Date.now() < settled) await sleep(25);
       await Promise.all([...sessions.values()].map((s) => s.close()));
       server.closeAllConnections?.();
     })();
