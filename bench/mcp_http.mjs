@@ -101,10 +101,12 @@ function median(samples) {
 }
 const us = (ms) => `${Math.round(ms * 1000).toLocaleString("en-US").replace(/,/g, " ")} µs`;
 
+// Warm-up: every case 30 times on both sides before any is measured (JIT, caches).
+for (let i = 0; i < 30; i++) for (const c of cases) for (const side of ["stdio", "http"]) await c.run(sides[side].client);
+
 const rows = [];
 for (const c of cases) {
   const samples = { stdio: [], http: [] };
-  for (let i = 0; i < 5; i++) for (const side of ["stdio", "http"]) await c.run(sides[side].client);
   for (let i = 0; i < iterations; i++) {
     for (const side of i % 2 ? ["http", "stdio"] : ["stdio", "http"]) {
       const begin = performance.now();
