@@ -366,7 +366,7 @@ describe("MCP over Streamable HTTP (SDK client)", () => {
     }
   });
 
-  test("sessions: an unknown id gets 404, none 400, a batch -32600; DELETE ends a session", { timeout: 60_000 }, async () => {
+  test("sessions: an unknown id gets 404, none 400, a batch -32600; DELETE ends a session and cancels its calls", { timeout: 60_000 }, async () => {
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     const unknown = await request(server.url, { body: list, headers: { ...auth, "mcp-session-id": "00000000-0000-0000-0000-000000000000" } });
     assert.equal(unknown.status, 404);
@@ -382,13 +382,25 @@ describe("MCP over Streamable HTTP (SDK client)", () => {
     assert.equal(elsewhere.status, 404);
     const put = await request(server.url, { method: "PUT", body: INIT, headers: auth });
     assert.equal(put.status, 405);
+    // DELETE while a call runs: the session ends and its exec_command's process group is killed.
     const session = await connect(server.url);
     const id = session.transport.sessionId;
+    const pidFile = path.join(fx.root, "del.pid");
+    const running = session.client
+      .callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 60 & echo $$ $! > del.tmp; mv del.tmp del.pid; wait"], timeout_ms: 120_000 } })
+      .catch((error) => error);
+    await until(() => fs.existsSync(pidFile), 30_000, "the command to start");
+    const pids = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+    assert.ok(pids.length === 2 && pids.every(alive));
     await session.transport.terminateSession();
+    await until(() => !pids.some(alive), 20_000, "the process group to be killed");
+    fs.rmSync(pidFile);
     await until(() => server.stderr().includes(`MCP session ${id} closed`), 30_000, "the session to close");
     const after = await request(server.url, { body: list, headers: { ...auth, "mcp-session-id": id } });
     assert.equal(after.status, 404);
+    // The call's stream ended with the session: closing the client settles it.
     await session.close();
+    assert.ok((await running) instanceof Error);
   });
 });
 
