@@ -30,7 +30,6 @@ exports.originAllowed = originAllowed;
 exports.serveMcpHttp = serveMcpHttp;
 const node_crypto_1 = require("node:crypto");
 const node_fs_1 = require("node:fs");
-const node_http_1 = __importDefault(require("node:http"));
 const node_net_1 = __importDefault(require("node:net"));
 const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
 /** The environment variable holding the bearer token (the token is never taken from argv). */
@@ -421,7 +420,9 @@ async function serveMcpHttp(settings, ctx) {
                 await session.close();
         }
     };
-    const server = node_http_1.default.createServer((req, res) => {
+    // node:http is loaded only here: the other commands never need it.
+    const http = require("node:http");
+    const server = http.createServer((req, res) => {
         handle(req, res).catch((error) => {
             log(`agent-tools-native: HTTP request failed: ${error?.stack ?? String(error)}`);
             sendError(res, 500, -32603, "Internal error");

@@ -16,7 +16,7 @@
 
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import http from "node:http";
+import type * as Http from "node:http";
 import net from "node:net";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js" with { "resolution-mode": "import" };
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js" with { "resolution-mode": "import" };
@@ -286,7 +286,7 @@ type Session = {
 };
 
 /** A JSON-RPC error answered with an HTTP status (the shape the SDK's transport uses). */
-function sendError(res: http.ServerResponse, status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}) {
+function sendError(res: Http.ServerResponse, status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}) {
   if (res.headersSent) {
     res.end();
     return;
@@ -297,7 +297,7 @@ function sendError(res: http.ServerResponse, status: number, code: number, messa
 }
 
 /** The body, at most `max` bytes; `null` when it is longer (the rest is not read). */
-function readBody(req: http.IncomingMessage, max: number): Promise<Buffer | null> {
+function readBody(req: Http.IncomingMessage, max: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > max) return resolve(null);
@@ -379,7 +379,7 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
     return session;
   };
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+  const handle = async (req: Http.IncomingMessage, res: Http.ServerResponse): Promise<void> => {
     if (!hostAllowed(req.headers.host, settings, port)) {
       return sendError(res, 403, -32000, `Forbidden: Host ${JSON.stringify(req.headers.host ?? "")} is not one this server answers to (--allow-host)`);
     }
@@ -446,6 +446,8 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
     }
   };
 
+  // node:http is loaded only here: the other commands never need it.
+  const http = require("node:http") as typeof Http;
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`agent-tools-native: HTTP request failed: ${(error as Error)?.stack ?? String(error)}`);
