@@ -13,6 +13,9 @@
 // A session no request has reached for --idle-timeout seconds, with no call running, is closed;
 // SIGTERM/SIGINT stop new work, give running calls --shutdown-grace seconds, cancel the rest (an
 // exec_command's process group is killed) and exit 0. TLS is not built in (README).
+// The SDK transport's own DNS-rebinding option compares Host and Origin with fixed strings; the
+// checks here know the port only once the server listens, accept loopback names by rule and
+// --allow-host names on any port, so they are done here and that option stays off.
 
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
