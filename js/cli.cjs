@@ -2,7 +2,8 @@
 "use strict";
 // Generated from ts/cli.cts by `npm run build:ts`: edit that file, not this one.
 // The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
-// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts),
+// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts)
+// or, with --http, over Streamable HTTP (one server per MCP session, ts/mcp_http.cts),
 // `tools` lists the allowed tools and `call` runs one. Every call goes through
 // `createAgentToolkit`'s invoke: the same policy, write scope and descriptor-checked sandbox as
 // the library (README, "Use it from an MCP client").
@@ -20,6 +21,7 @@ const node_url_1 = require("node:url");
 const index_cjs_1 = require("./index.cjs");
 const mcp_sdk_cjs_1 = require("./mcp_sdk.cjs");
 const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
+const mcp_http_cjs_1 = require("./mcp_http.cjs");
 const native_cjs_1 = require("./native.cjs");
 const errors_cjs_1 = require("./errors.cjs");
 const toolkit_cjs_1 = require("./toolkit.cjs");
@@ -43,6 +45,8 @@ const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, 
 Usage:
   agent-tools-native mcp [options]                    serve the tools over MCP on stdio (needs the
                                                       optional peer @modelcontextprotocol/sdk)
+  agent-tools-native mcp --http [HOST:]PORT --root DIR [options]
+                                                      serve them over MCP's Streamable HTTP
   agent-tools-native tools [options]                  list the allowed tools, one a line
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
@@ -69,7 +73,8 @@ Options:
   --max-message-bytes SIZE
                         mcp: the largest JSON-RPC message (one line) read from the client
                         (default 10m); a longer one is answered with an Invalid Request error
-  -h, --help            this help
+                        (over HTTP: the largest request body, else 413)
+${mcp_http_cjs_1.HTTP_HELP}  -h, --help            this help
 
 SIZE is a number of bytes, or one with a k, m or g suffix (KiB, MiB, GiB).
 `;
@@ -102,6 +107,10 @@ function parseArgs(argv) {
         .map((s) => s.trim())
         .filter(Boolean);
     let command;
+    const httpFlags = (0, mcp_http_cjs_1.newHttpFlags)();
+    const usage = (message) => {
+        throw new UsageError(message);
+    };
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i];
         const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
@@ -184,6 +193,8 @@ function parseArgs(argv) {
                 options.outputCacheBytes = parseSize(flag, value(), 1);
                 break;
             default:
+                if ((0, mcp_http_cjs_1.parseHttpFlag)(flag, value, httpFlags, usage))
+                    break;
                 if (arg.startsWith("-") && arg !== "-")
                     throw new UsageError(`unknown option ${arg}`);
                 if (command === undefined)
@@ -204,6 +215,9 @@ function parseArgs(argv) {
         throw new UsageError(`unexpected argument ${options.positional[0]}`);
     if (options.root !== undefined && !isDirectory(options.root))
         throw new UsageError(`--root ${options.root}: not a directory`);
+    const http = (0, mcp_http_cjs_1.resolveHttpSettings)(httpFlags, { command, root: options.root, env: process.env }, usage);
+    if (http)
+        options.http = http;
     return options;
 }
 function isDirectory(dir) {
@@ -416,9 +430,8 @@ async function clientRoot(server) {
     const first = roots.find((r) => r.uri.startsWith("file:"));
     return first ? (0, node_url_1.fileURLToPath)(first.uri) : null;
 }
-async function serveMcp(options, userTools, sdk) {
-    // Only protocol on stdout: console output of user tools goes to stderr.
-    console.log = console.info = console.debug = console.error;
+/** The server of one MCP session, before any transport (stdio: the only one; HTTP: one per session). */
+function createMcpSession(options, userTools, sdk) {
     const cache = new index_cjs_1.OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
     const cacheTools = (0, index_cjs_1.outputCacheTools)(cache);
     // The tool list does not depend on the root; the toolkit used for calls does.
@@ -509,6 +522,22 @@ async function serveMcp(options, userTools, sdk) {
             return callTool(request.params ?? {}, extra);
         throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
     };
+    return { server, tools: listing.definitions.length, running };
+}
+async function serveMcp(options, userTools, sdk) {
+    // Only protocol on stdout: console output of user tools goes to stderr.
+    console.log = console.info = console.debug = console.error;
+    if (options.http) {
+        await (0, mcp_http_cjs_1.serveMcpHttp)(options.http, {
+            createSession: () => createMcpSession(options, userTools, sdk),
+            maxBodyBytes: options.maxMessageBytes,
+            version: VERSION,
+            root: node_path_1.default.resolve(options.root),
+            writeScope: options.writeScope,
+        });
+        return;
+    }
+    const { server, tools, running } = createMcpSession(options, userTools, sdk);
     const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
     let closing = false;
     const shutdown = () => {
@@ -527,7 +556,7 @@ async function serveMcp(options, userTools, sdk) {
     transport.onclose = shutdown;
     await server.connect(transport);
     process.stderr.write(`agent-tools-native ${VERSION}: MCP server on stdio (root ${options.root === undefined ? "from the client" : node_path_1.default.resolve(options.root)}, ` +
-        `write scope ${options.writeScope}, ${listing.definitions.length} tools)\n`);
+        `write scope ${options.writeScope}, ${tools} tools)\n`);
 }
 // ---- the CLI ---------------------------------------------------------------------------------------
 async function runCall(options, userTools) {

@@ -4,9 +4,14 @@ import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
     "resolution-mode": "import"
 };
 import { type ExecOptions, type FileAccessMode } from "./index.cjs";
+import { type HttpSettings } from "./mcp_http.cjs";
 import type { Refusal } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
 import { type AnyTool } from "./user_tools.cjs";
+type Sdk = {
+    server: typeof import("@modelcontextprotocol/sdk/server/index.js", { with: { "resolution-mode": "import" } });
+    types: typeof import("@modelcontextprotocol/sdk/types.js", { with: { "resolution-mode": "import" } });
+};
 /** Outputs longer than this (characters of their JSON text) go to the tool-output cache. */
 export declare const DEFAULT_MAX_OUTPUT_CHARS = 40000;
 /** Bounds of the MCP server's tool-output cache (OutputCache's defaults). */
@@ -27,6 +32,8 @@ type Options = {
     outputCacheEntries: number;
     outputCacheBytes: number;
     exec?: ExecOptions;
+    /** mcp --http: the HTTP server's settings. */
+    http?: HttpSettings;
 };
 /** The command line as options; a UsageError for anything it does not understand. */
 export declare function parseArgs(argv: string[]): Options;
@@ -54,5 +61,13 @@ type ToolFailure = {
 export declare function failureOf(error: unknown): ToolFailure;
 /** The MCP tool list entries: the allowed tools' definitions, output schemas and annotations. */
 export declare function mcpTools(served: Served): McpTool[];
+/** One MCP session's server: its own toolkit (tool context, todo state, read ledger) and output cache. */
+export type McpSession = {
+    server: InstanceType<Sdk["server"]["Server"]>;
+    /** The allowed tools (for the start-up line). */
+    tools: number;
+    /** The calls running now. */
+    running: Set<AbortController>;
+};
 export declare function main(argv: string[]): Promise<number>;
 export {};

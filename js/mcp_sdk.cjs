@@ -1,6 +1,6 @@
 "use strict";
 // Generated from ts/mcp_sdk.cts by `npm run build:ts`: edit that file, not this one.
-// The MCP SDK (@modelcontextprotocol/sdk), loaded by the `mcp` command only (ts/cli.cts,
+// The MCP SDK (@modelcontextprotocol/sdk), loaded by the `mcp` command only (ts/cli.cts, ts/mcp_http.cts,
 // ts/mcp_stdio.cts). It is an optional peer dependency, not a dependency: the SDK brings two HTTP
 // frameworks (express and hono) and 95 more packages with them, none of which the library
 // needs in-process, so `npm install agent-tools-native` installs none of them (README, "Install").

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
-// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts),
+// clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts)
+// or, with --http, over Streamable HTTP (one server per MCP session, ts/mcp_http.cts),
 // `tools` lists the allowed tools and `call` runs one. Every call goes through
 // `createAgentToolkit`'s invoke: the same policy, write scope and descriptor-checked sandbox as
 // the library (README, "Use it from an MCP client").
@@ -15,6 +16,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
 import { MissingSdkError, requireSdk } from "./mcp_sdk.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
+import { HTTP_HELP, type HttpSettings, newHttpFlags, parseHttpFlag, resolveHttpSettings, serveMcpHttp } from "./mcp_http.cjs";
 import { builtInCatalog, nativeCatalog, optInCatalog } from "./native.cjs";
 import { refusalOf } from "./errors.cjs";
 import type { Refusal } from "../binding.js";
@@ -52,6 +54,8 @@ const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, 
 Usage:
   agent-tools-native mcp [options]                    serve the tools over MCP on stdio (needs the
                                                       optional peer @modelcontextprotocol/sdk)
+  agent-tools-native mcp --http [HOST:]PORT --root DIR [options]
+                                                      serve them over MCP's Streamable HTTP
   agent-tools-native tools [options]                  list the allowed tools, one a line
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
@@ -78,7 +82,8 @@ Options:
   --max-message-bytes SIZE
                         mcp: the largest JSON-RPC message (one line) read from the client
                         (default 10m); a longer one is answered with an Invalid Request error
-  -h, --help            this help
+                        (over HTTP: the largest request body, else 413)
+${HTTP_HELP}  -h, --help            this help
 
 SIZE is a number of bytes, or one with a k, m or g suffix (KiB, MiB, GiB).
 `;
@@ -100,6 +105,8 @@ type Options = {
   outputCacheEntries: number;
   outputCacheBytes: number;
   exec?: ExecOptions;
+  /** mcp --http: the HTTP server's settings. */
+  http?: HttpSettings;
 };
 
 /** A size option's value: a whole number of bytes, or with a k, m or g suffix (KiB, MiB, GiB). */
@@ -130,6 +137,10 @@ export function parseArgs(argv: string[]): Options {
       .map((s) => s.trim())
       .filter(Boolean);
   let command: string | undefined;
+  const httpFlags = newHttpFlags();
+  const usage = (message: string): never => {
+    throw new UsageError(message);
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
@@ -203,6 +214,7 @@ export function parseArgs(argv: string[]): Options {
         options.outputCacheBytes = parseSize(flag, value(), 1);
         break;
       default:
+        if (parseHttpFlag(flag, value, httpFlags, usage)) break;
         if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}`);
         if (command === undefined) command = arg;
         else options.positional.push(arg);
@@ -216,6 +228,8 @@ export function parseArgs(argv: string[]): Options {
   }
   if (command !== "call" && options.positional.length > 0) throw new UsageError(`unexpected argument ${options.positional[0]}`);
   if (options.root !== undefined && !isDirectory(options.root)) throw new UsageError(`--root ${options.root}: not a directory`);
+  const http = resolveHttpSettings(httpFlags, { command, root: options.root, env: process.env }, usage);
+  if (http) options.http = http;
   return options;
 }
 
@@ -437,9 +451,17 @@ async function clientRoot(server: InstanceType<Sdk["server"]["Server"]>): Promis
   return first ? fileURLToPath(first.uri) : null;
 }
 
-async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promise<void> {
-  // Only protocol on stdout: console output of user tools goes to stderr.
-  console.log = console.info = console.debug = console.error;
+/** One MCP session's server: its own toolkit (tool context, todo state, read ledger) and output cache. */
+export type McpSession = {
+  server: InstanceType<Sdk["server"]["Server"]>;
+  /** The allowed tools (for the start-up line). */
+  tools: number;
+  /** The calls running now. */
+  running: Set<AbortController>;
+};
+
+/** The server of one MCP session, before any transport (stdio: the only one; HTTP: one per session). */
+function createMcpSession(options: Options, userTools: AnyTool[], sdk: Sdk): McpSession {
   const cache = new OutputCache(undefined, { maxEntries: options.outputCacheEntries, maxBytes: options.outputCacheBytes });
   const cacheTools = outputCacheTools(cache);
   // The tool list does not depend on the root; the toolkit used for calls does.
@@ -532,7 +554,23 @@ async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promi
     if (request.method === "tools/call") return callTool(request.params ?? {}, extra);
     throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
   };
+  return { server, tools: listing.definitions.length, running };
+}
 
+async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promise<void> {
+  // Only protocol on stdout: console output of user tools goes to stderr.
+  console.log = console.info = console.debug = console.error;
+  if (options.http) {
+    await serveMcpHttp(options.http, {
+      createSession: () => createMcpSession(options, userTools, sdk),
+      maxBodyBytes: options.maxMessageBytes,
+      version: VERSION,
+      root: path.resolve(options.root as string),
+      writeScope: options.writeScope,
+    });
+    return;
+  }
+  const { server, tools, running } = createMcpSession(options, userTools, sdk);
   const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
   let closing = false;
   const shutdown = () => {
@@ -550,7 +588,7 @@ async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promi
   await server.connect(transport);
   process.stderr.write(
     `agent-tools-native ${VERSION}: MCP server on stdio (root ${options.root === undefined ? "from the client" : path.resolve(options.root)}, ` +
-      `write scope ${options.writeScope}, ${listing.definitions.length} tools)\n`,
+      `write scope ${options.writeScope}, ${tools} tools)\n`,
   );
 }
 

@@ -1,0 +1,500 @@
+"use strict";
+// Generated from ts/mcp_http.cts by `npm run build:ts`: edit that file, not this one.
+// The MCP server over Streamable HTTP (`agent-tools-native mcp --http HOST:PORT`, ts/cli.cts): a
+// node:http server whose path /mcp is served by the official SDK's StreamableHTTPServerTransport,
+// one transport and one MCP server (its own tool context: todo state, read ledger, output cache)
+// per MCP session. In front of the SDK, every request is checked here, in this order:
+// - Host: a name this server answers to (DNS-rebinding protection; `hostAllowed`), else 403;
+// - Origin, when present (browsers send it): the same rule on its host, else 403;
+// - `Authorization: Bearer <token>`, compared in constant time (SHA-256 digests of both through
+//   timingSafeEqual), unless --no-auth on a loopback host, else 401;
+// - the body: at most --max-message-bytes (413), one JSON-RPC message screened as on stdio
+//   (ts/mcp_stdio.cts: 400 with the same JSON-RPC errors, batches refused);
+// - the session: an initialize opens one (503 past --max-sessions), anything else names a live
+//   one in Mcp-Session-Id (404 when unknown, 400 when absent).
+// A session no request has reached for --idle-timeout seconds, with no call running, is closed;
+// SIGTERM/SIGINT stop new work, give running calls --shutdown-grace seconds, cancel the rest (an
+// exec_command's process group is killed) and exit 0. TLS is not built in (README).
+// The SDK transport's own DNS-rebinding option compares Host and Origin with fixed strings; the
+// checks here know the port only once the server listens, accept loopback names by rule and
+// --allow-host names on any port, so they are done here and that option stays off.
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+exports.HTTP_HELP = exports.MIN_TOKEN_CHARS = exports.DEFAULT_SHUTDOWN_GRACE_S = exports.DEFAULT_IDLE_TIMEOUT_S = exports.DEFAULT_MAX_SESSIONS = exports.DEFAULT_HTTP_HOST = exports.MCP_PATH = exports.TOKEN_ENV = void 0;
+exports.newHttpFlags = newHttpFlags;
+exports.parseHttpFlag = parseHttpFlag;
+exports.parseListen = parseListen;
+exports.isLoopback = isLoopback;
+exports.resolveHttpSettings = resolveHttpSettings;
+exports.tokenMatches = tokenMatches;
+exports.hostAllowed = hostAllowed;
+exports.originAllowed = originAllowed;
+exports.serveMcpHttp = serveMcpHttp;
+const node_crypto_1 = require("node:crypto");
+const node_fs_1 = require("node:fs");
+const node_net_1 = __importDefault(require("node:net"));
+const mcp_sdk_cjs_1 = require("./mcp_sdk.cjs");
+const mcp_stdio_cjs_1 = require("./mcp_stdio.cjs");
+/** The environment variable holding the bearer token (the token is never taken from argv). */
+exports.TOKEN_ENV = "AGENT_TOOLS_NATIVE_TOKEN";
+exports.MCP_PATH = "/mcp";
+exports.DEFAULT_HTTP_HOST = "127.0.0.1";
+exports.DEFAULT_MAX_SESSIONS = 16;
+exports.DEFAULT_IDLE_TIMEOUT_S = 1800;
+exports.DEFAULT_SHUTDOWN_GRACE_S = 10;
+/** The shortest token accepted (characters). */
+exports.MIN_TOKEN_CHARS = 16;
+/** How long a request may take to send its headers, and its whole body (slow clients). */
+const HEADERS_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+/** The help text of the HTTP options (part of `agent-tools-native --help`). */
+exports.HTTP_HELP = `  --http [HOST:]PORT    mcp: serve over Streamable HTTP at http://HOST:PORT${exports.MCP_PATH} instead of
+                        stdio (HOST default ${exports.DEFAULT_HTTP_HOST}; PORT 0: any free port); needs --root.
+                        A bearer token is required: from $${exports.TOKEN_ENV} or --token-file
+  --token-file FILE     mcp --http: the bearer token, read from FILE (never from the command line)
+  --no-auth             mcp --http: no token (refused unless HOST is a loopback address)
+  --allow-host NAME[:PORT]
+                        mcp --http: also accept this Host (and Origin host), e.g. a reverse
+                        proxy's name (loopback names and the bound address are always accepted)
+  --max-sessions N      mcp --http: concurrent MCP sessions (default ${exports.DEFAULT_MAX_SESSIONS})
+  --idle-timeout SEC    mcp --http: close a session idle this long (default ${exports.DEFAULT_IDLE_TIMEOUT_S})
+  --shutdown-grace SEC  mcp --http: on SIGTERM, running calls get SEC seconds before they are
+                        cancelled (default ${exports.DEFAULT_SHUTDOWN_GRACE_S})
+`;
+function newHttpFlags() {
+    return {
+        noAuth: false,
+        allowHosts: [],
+        maxSessions: exports.DEFAULT_MAX_SESSIONS,
+        idleTimeoutS: exports.DEFAULT_IDLE_TIMEOUT_S,
+        shutdownGraceS: exports.DEFAULT_SHUTDOWN_GRACE_S,
+        seen: [],
+    };
+}
+function wholeNumber(flag, value, min, fail) {
+    const n = /^\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min)
+        fail(`${flag} must be a whole number >= ${min}`);
+    return n;
+}
+/** Takes one HTTP flag (`value` reads its value); false when `flag` is not one. */
+function parseHttpFlag(flag, value, flags, fail) {
+    switch (flag) {
+        case "--http":
+            flags.listen = value();
+            return true;
+        case "--token":
+            return fail(`the token is never taken from the command line (other users can read it there): set ${exports.TOKEN_ENV} or use --token-file FILE`);
+        case "--token-file":
+            flags.tokenFile = value();
+            break;
+        case "--no-auth":
+            flags.noAuth = true;
+            break;
+        case "--allow-host":
+            flags.allowHosts.push(...value()
+                .split(",")
+                .map((s) => s.trim().toLowerCase())
+                .filter(Boolean));
+            break;
+        case "--max-sessions":
+            flags.maxSessions = wholeNumber(flag, value(), 1, fail);
+            break;
+        case "--idle-timeout":
+            flags.idleTimeoutS = wholeNumber(flag, value(), 1, fail);
+            break;
+        case "--shutdown-grace":
+            flags.shutdownGraceS = wholeNumber(flag, value(), 0, fail);
+            break;
+        default:
+            return false;
+    }
+    flags.seen.push(flag);
+    return true;
+}
+/** `[HOST:]PORT` (an IPv6 HOST in brackets) as host and port. */
+function parseListen(spec, fail) {
+    const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]*):)?(\d+)$/.exec(spec.trim());
+    const port = match ? Number(match[2]) : Number.NaN;
+    if (!match || !Number.isInteger(port) || port > 65535)
+        fail(`--http ${spec}: expected [HOST:]PORT, e.g. 127.0.0.1:8765 or [::1]:8765`);
+    const raw = match?.[1] ?? "";
+    const host = raw.startsWith("[") ? raw.slice(1, -1) : raw || exports.DEFAULT_HTTP_HOST;
+    if (raw.startsWith("[") && node_net_1.default.isIPv6(host) === false)
+        fail(`--http ${spec}: ${host} is not an IPv6 address`);
+    return { host, port };
+}
+/** Whether a host name or address is loopback: localhost, 127.0.0.0/8, ::1 (and ::ffff:127.x). */
+function isLoopback(host) {
+    const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+    if (h === "localhost" || h.endsWith(".localhost"))
+        return true;
+    if (node_net_1.default.isIPv4(h))
+        return h.startsWith("127.");
+    if (node_net_1.default.isIPv6(h))
+        return h === "::1" || h === "0:0:0:0:0:0:0:1" || /^::ffff:127\./.test(h);
+    return false;
+}
+/**
+ * The HTTP flags checked together (null without --http): HOST:PORT, the token from --token-file
+ * or $AGENT_TOOLS_NATIVE_TOKEN (the file wins), --no-auth only on a loopback host and without a
+ * token file, a --root (a client's MCP roots name its own machine's directories).
+ */
+function resolveHttpSettings(flags, ctx, fail) {
+    if (flags.listen === undefined) {
+        if (flags.seen.length > 0)
+            fail(`${flags.seen[0]} needs --http`);
+        return null;
+    }
+    if (ctx.command !== "mcp")
+        fail("--http is an option of the mcp command");
+    if (ctx.root === undefined) {
+        fail("--http needs --root DIR: over HTTP the workspace is the server's choice, never a directory a client names");
+    }
+    const { host, port } = parseListen(flags.listen, fail);
+    let token = null;
+    if (flags.noAuth) {
+        if (!isLoopback(host))
+            fail(`--no-auth is refused on ${host}: without a token the server only listens on a loopback address`);
+        if (flags.tokenFile !== undefined)
+            fail("--no-auth and --token-file contradict each other");
+    }
+    else {
+        if (flags.tokenFile !== undefined) {
+            let text;
+            try {
+                text = (0, node_fs_1.statSync)(flags.tokenFile).isFile() ? (0, node_fs_1.readFileSync)(flags.tokenFile, "utf8") : null;
+            }
+            catch (error) {
+                return fail(`--token-file ${flags.tokenFile}: ${error.message}`);
+            }
+            if (text === null)
+                fail(`--token-file ${flags.tokenFile}: not a file`);
+            token = text.trim();
+        }
+        else {
+            token = ctx.env[exports.TOKEN_ENV]?.trim() || null;
+        }
+        if (token === null || token === "") {
+            fail(isLoopback(host)
+                ? `--http needs a bearer token: set ${exports.TOKEN_ENV} or use --token-file FILE (or --no-auth, loopback only)`
+                : `--http ${host}: refusing to listen on a non-loopback address without a token: set ${exports.TOKEN_ENV} or use --token-file FILE`);
+        }
+        if (token.length < exports.MIN_TOKEN_CHARS)
+            fail(`the bearer token is too short: at least ${exports.MIN_TOKEN_CHARS} characters`);
+        if (/\s/.test(token))
+            fail("the bearer token must not contain whitespace");
+    }
+    return {
+        host,
+        port,
+        tokenDigest: token === null ? null : digest(token),
+        allowHosts: flags.allowHosts,
+        maxSessions: flags.maxSessions,
+        idleTimeoutMs: flags.idleTimeoutS * 1000,
+        shutdownGraceMs: flags.shutdownGraceS * 1000,
+    };
+}
+function digest(text) {
+    return (0, node_crypto_1.createHash)("sha256").update(text, "utf8").digest();
+}
+/** Whether an `Authorization` header carries the token (constant time in the token's content). */
+function tokenMatches(header, tokenDigest) {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+    // The comparison runs also without a token given, on a digest that cannot match.
+    const given = digest(match ? match[1] : "\0no token");
+    return (0, node_crypto_1.timingSafeEqual)(given, tokenDigest) && match !== null;
+}
+/** `host[:port]` of a Host header or a URL's host, lowercase, brackets of IPv6 removed. */
+function splitHost(value) {
+    const match = /^(\[[0-9a-f:.]+\]|[^:[\]/@\s]+)(?::(\d+))?$/i.exec(value.trim());
+    if (!match)
+        return null;
+    return { name: match[1].toLowerCase().replace(/^\[|\]$/g, ""), port: match[2] ?? null };
+}
+/**
+ * Whether a Host (or an Origin's host) names this server: a --allow-host entry (with its port if
+ * it gives one); on the bound port, a loopback name when bound to loopback, the bound address
+ * itself, or — bound to every interface — any IP address (a DNS-rebinding page always sends its
+ * own DNS name, never an address).
+ */
+function hostAllowed(value, settings, port) {
+    if (!value)
+        return false;
+    const host = splitHost(value);
+    if (!host)
+        return false;
+    for (const entry of settings.allowHosts) {
+        const allowed = splitHost(entry);
+        if (allowed && allowed.name === host.name && (allowed.port === null || allowed.port === (host.port ?? "")))
+            return true;
+    }
+    if (host.port !== String(port))
+        return false;
+    const bound = settings.host.toLowerCase();
+    if (host.name === bound)
+        return true;
+    if (isLoopback(bound))
+        return isLoopback(host.name) && (node_net_1.default.isIP(host.name) !== 0 || host.name === "localhost");
+    if (bound === "0.0.0.0" || bound === "::")
+        return node_net_1.default.isIP(host.name) !== 0;
+    return false;
+}
+/** Whether an Origin header is acceptable: absent (not a browser), or http(s) on an allowed host. */
+function originAllowed(origin, settings, port) {
+    if (origin === undefined)
+        return true;
+    let url;
+    try {
+        url = new URL(origin);
+    }
+    catch {
+        return false;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+        return false;
+    // URL drops a scheme's default port: the allow list may name the host without one.
+    return hostAllowed(url.host, settings, port);
+}
+/** A JSON-RPC error answered with an HTTP status (the shape the SDK's transport uses). */
+function sendError(res, status, code, message, id = null, headers = {}) {
+    if (res.headersSent) {
+        res.end();
+        return;
+    }
+    const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+    res.end(body);
+}
+/** The body, at most `max` bytes; `null` when it is longer (the rest is not read). */
+function readBody(req, max) {
+    return new Promise((resolve, reject) => {
+        const declared = Number(req.headers["content-length"]);
+        if (Number.isFinite(declared) && declared > max)
+            return resolve(null);
+        const chunks = [];
+        let size = 0;
+        const onData = (chunk) => {
+            size += chunk.length;
+            if (size > max) {
+                req.off("data", onData);
+                req.pause();
+                resolve(null);
+                return;
+            }
+            chunks.push(chunk);
+        };
+        req.on("data", onData);
+        req.on("end", () => resolve(Buffer.concat(chunks, size)));
+        req.on("error", reject);
+    });
+}
+/**
+ * Serves MCP over Streamable HTTP until SIGTERM/SIGINT (see the file's comment); resolves once it
+ * listens.
+ */
+async function serveMcpHttp(settings, ctx) {
+    const log = ctx.log ?? ((line) => process.stderr.write(`${line}\n`));
+    const { StreamableHTTPServerTransport } = (0, mcp_sdk_cjs_1.requireSdk)("server/streamableHttp.js");
+    const types = (0, mcp_sdk_cjs_1.requireSdk)("types.js");
+    // A first session checks the options a session is built from (unknown tool names are a usage
+    // error at start-up, not on a client's first request) and counts the tools.
+    const probe = ctx.createSession();
+    await probe.server.close();
+    const sessions = new Map();
+    /** Sessions opened and not closed yet, initialized or not (the --max-sessions count). */
+    let open = 0;
+    let closing = null;
+    let port = settings.port;
+    const openSession = async () => {
+        open += 1;
+        const { server, running } = ctx.createSession();
+        let closed = false;
+        const session = {
+            id: undefined,
+            running,
+            busy: 0,
+            lastActive: Date.now(),
+            transport: new StreamableHTTPServerTransport({
+                sessionIdGenerator: () => (0, node_crypto_1.randomUUID)(),
+                onsessioninitialized: (id) => {
+                    session.id = id;
+                    sessions.set(id, session);
+                    log(`agent-tools-native: MCP session ${id} opened (${sessions.size} open)`);
+                },
+                maxRequestBodySize: ctx.maxBodyBytes,
+            }),
+            close: async () => {
+                if (closed)
+                    return;
+                closed = true;
+                for (const controller of running)
+                    controller.abort(new Error("the MCP session was closed"));
+                await server.close().catch(() => { });
+            },
+        };
+        session.transport.onclose = () => {
+            closed = true;
+            open -= 1;
+            for (const controller of running)
+                controller.abort(new Error("the MCP session was closed"));
+            if (session.id !== undefined && sessions.get(session.id) === session) {
+                sessions.delete(session.id);
+                log(`agent-tools-native: MCP session ${session.id} closed (${sessions.size} open)`);
+            }
+        };
+        await server.connect(session.transport);
+        return session;
+    };
+    const handle = async (req, res) => {
+        if (!hostAllowed(req.headers.host, settings, port)) {
+            return sendError(res, 403, -32000, `Forbidden: Host ${JSON.stringify(req.headers.host ?? "")} is not one this server answers to (--allow-host)`);
+        }
+        const origin = req.headers.origin;
+        if (!originAllowed(origin, settings, port)) {
+            return sendError(res, 403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
+        }
+        if (settings.tokenDigest !== null && !tokenMatches(req.headers.authorization, settings.tokenDigest)) {
+            return sendError(res, 401, -32001, "Unauthorized: a valid bearer token is required", null, { "www-authenticate": 'Bearer realm="agent-tools-native"' });
+        }
+        const url = new URL(req.url ?? "/", "http://localhost");
+        if (url.pathname !== exports.MCP_PATH)
+            return sendError(res, 404, -32000, `Not Found: the MCP endpoint is ${exports.MCP_PATH}`);
+        const method = req.method ?? "";
+        if (method !== "POST" && method !== "GET" && method !== "DELETE") {
+            return sendError(res, 405, -32000, "Method Not Allowed", null, { allow: "GET, POST, DELETE" });
+        }
+        let body;
+        if (method === "POST") {
+            const bytes = await readBody(req, ctx.maxBodyBytes);
+            if (bytes === null) {
+                return sendError(res, 413, mcp_stdio_cjs_1.INVALID_REQUEST, `Payload Too Large: the body is over this server's limit of ${ctx.maxBodyBytes} bytes (--max-message-bytes)`, null, {
+                    connection: "close",
+                });
+            }
+            let value;
+            try {
+                value = JSON.parse(bytes.toString("utf8"));
+            }
+            catch (error) {
+                return sendError(res, 400, mcp_stdio_cjs_1.PARSE_ERROR, `Parse error: ${error.message}`);
+            }
+            const verdict = (0, mcp_stdio_cjs_1.screenMessage)(value, types);
+            if ("reply" in verdict)
+                return sendError(res, 400, verdict.reply.code, verdict.reply.message, verdict.reply.id);
+            if ("drop" in verdict)
+                return sendError(res, 400, mcp_stdio_cjs_1.INVALID_REQUEST, `Invalid Request: ${verdict.drop}`);
+            body = verdict.deliver;
+        }
+        // Draining: only notifications (a cancellation among them) still reach their session.
+        if (closing && (method !== "POST" || (body !== undefined && "id" in body))) {
+            return sendError(res, 503, -32000, "Service Unavailable: the server is shutting down", null, { connection: "close" });
+        }
+        const header = req.headers["mcp-session-id"];
+        const sessionId = Array.isArray(header) ? header[0] : header;
+        let session;
+        if (sessionId !== undefined) {
+            session = sessions.get(sessionId);
+            if (!session)
+                return sendError(res, 404, -32001, "Session not found");
+        }
+        else if (body !== undefined && types.isInitializeRequest(body)) {
+            if (open >= settings.maxSessions) {
+                return sendError(res, 503, -32000, `Service Unavailable: ${open} MCP sessions are open, this server's limit (--max-sessions)`, null, { "retry-after": "5" });
+            }
+            session = await openSession();
+        }
+        else {
+            return sendError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required (or an initialize request to open a session)");
+        }
+        const counts = method !== "GET";
+        if (counts)
+            session.busy += 1;
+        session.lastActive = Date.now();
+        try {
+            await session.transport.handleRequest(req, res, body);
+        }
+        finally {
+            if (counts)
+                session.busy -= 1;
+            session.lastActive = Date.now();
+            // An initialize the transport refused opened no session: let it go.
+            if (session.id === undefined)
+                await session.close();
+        }
+    };
+    // node:http is loaded only here: the other commands never need it.
+    const http = require("node:http");
+    const server = http.createServer((req, res) => {
+        handle(req, res).catch((error) => {
+            log(`agent-tools-native: HTTP request failed: ${error?.stack ?? String(error)}`);
+            sendError(res, 500, -32603, "Internal error");
+        });
+    });
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
+    await new Promise((resolve, reject) => {
+        server.once("error", (error) => reject(new Error(`cannot listen on ${settings.host}:${settings.port}: ${error.message}`)));
+        server.listen(settings.port, settings.host, () => resolve());
+    });
+    server.on("error", (error) => log(`agent-tools-native: HTTP server error: ${error.message}`));
+    port = server.address().port;
+    const url = `http://${node_net_1.default.isIPv6(settings.host) ? `[${settings.host}]` : settings.host}:${port}${exports.MCP_PATH}`;
+    const sweep = setInterval(() => {
+        const now = Date.now();
+        for (const session of sessions.values()) {
+            if (session.busy === 0 && session.running.size === 0 && now - session.lastActive >= settings.idleTimeoutMs) {
+                log(`agent-tools-native: MCP session ${session.id} idle for ${Math.round((now - session.lastActive) / 1000)}s: closing it`);
+                session.close().catch(() => { });
+            }
+        }
+    }, Math.min(settings.idleTimeoutMs / 4, 30_000));
+    sweep.unref();
+    const running = () => [...sessions.values()].reduce((n, s) => n + s.running.size, 0);
+    const answering = () => [...sessions.values()].reduce((n, s) => n + s.busy, 0);
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    const shutdown = (why) => {
+        if (closing)
+            return closing;
+        closing = (async () => {
+            clearInterval(sweep);
+            server.close();
+            server.closeIdleConnections?.();
+            const calls = running();
+            log(`agent-tools-native: ${why}: shutting down (${sessions.size} sessions, ${calls} calls running; grace ${settings.shutdownGraceMs / 1000}s)`);
+            const deadline = Date.now() + settings.shutdownGraceMs;
+            while (running() > 0 && Date.now() < deadline)
+                await sleep(50);
+            const left = running();
+            if (left > 0)
+                log(`agent-tools-native: cancelling ${left} running calls`);
+            for (const session of sessions.values())
+                for (const controller of session.running)
+                    controller.abort(new Error("the server is shutting down"));
+            // A cancelled call answers its client once its work has stopped; its response is written
+            // out before the connections are closed.
+            const settled = Date.now() + 5_000;
+            while ((running() > 0 || answering() > 0) && Date.now() < settled)
+                await sleep(25);
+            await Promise.all([...sessions.values()].map((s) => s.close()));
+            server.closeAllConnections?.();
+        })();
+        return closing;
+    };
+    const onSignal = (signal) => {
+        if (closing) {
+            log(`agent-tools-native: ${signal} again: cancelling every call now`);
+            for (const session of sessions.values())
+                for (const controller of session.running)
+                    controller.abort(new Error("the server is shutting down"));
+            return;
+        }
+        shutdown(signal).finally(() => process.exit(0));
+    };
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    log(`agent-tools-native ${ctx.version}: MCP server on ${url} (root ${ctx.root}, write scope ${ctx.writeScope}, ${probe.tools} tools, ` +
+        `${settings.tokenDigest === null ? "no authentication (--no-auth, loopback only)" : "bearer token required"})`);
+    return { url, port, shutdown };
+}
