@@ -32,6 +32,7 @@ pub mod tstype;
 #[cfg(feature = "typegen")]
 pub mod typegen;
 pub mod value;
+pub mod windows_path;
 
 pub use context::ToolContext;
 pub use error::{ErrorCode, ToolError};
