@@ -5,8 +5,10 @@
 //! and wine has no PowerShell; this gives the tests the same programs on Windows and under wine.
 //!
 //! Roles: `argv` prints its arguments (after the program) as a JSON array; `cat` copies stdin
-//! to stdout; `exit` prints `out`/`err` and exits with code 3; `sleep` prints its pid and sleeps
-//! 30 s; `tree` starts a `sleep` child (sharing its output), prints its own pid and sleeps 30 s;
+//! to stdout; `exit` prints `out`/`err` and exits with code 3; `ntstatus` exits with
+//! 0xC0000005 (an access violation's code); `sleep` prints its pid and sleeps 30 s; `tree` starts
+//! a `sleep` child (sharing its output), prints its own pid and sleeps 30 s; `detach` starts a
+//! `sleep` child that does not get its output handles, prints the child's pid and exits;
 //! `endless` writes `y\n` for ever.
 
 use std::ffi::OsString;
@@ -42,6 +44,8 @@ extern "C" fn run_as_helper() {
             let _ = write!(std::io::stderr(), "err");
             3
         }
+        // ExitProcess(0xC0000005)
+        "ntstatus" => 0xC000_0005_u32 as i32,
         "sleep" => {
             let _ = writeln!(out, "{}", std::process::id());
             let _ = out.flush();
@@ -62,6 +66,33 @@ extern "C" fn run_as_helper() {
             let _ = out.flush();
             std::thread::sleep(Duration::from_secs(30));
             0
+        }
+        "detach" => {
+            use std::os::windows::io::AsRawHandle;
+            use windows_sys::Win32::Foundation::{SetHandleInformation, HANDLE_FLAG_INHERIT};
+            // Our output handles stay ours (std would let the child inherit them).
+            for handle in [
+                std::io::stdout().as_raw_handle(),
+                std::io::stderr().as_raw_handle(),
+            ] {
+                // SAFETY: this process's own standard handles, open for its lifetime.
+                unsafe { SetHandleInformation(handle, HANDLE_FLAG_INHERIT, 0) };
+            }
+            let started = std::env::current_exe().and_then(|exe| {
+                std::process::Command::new(exe)
+                    .env(ROLE_VAR, "sleep")
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+            });
+            match started {
+                Ok(child) => {
+                    let _ = writeln!(out, "{}", child.id());
+                    0
+                }
+                Err(_) => 98,
+            }
         }
         "endless" => loop {
             if out.write_all(&b"y\n".repeat(4096)).is_err() {
