@@ -21,6 +21,7 @@ pub mod registry;
 pub mod sandbox;
 pub mod search_cache;
 pub mod supervisor;
+pub mod sys;
 pub mod test_hooks;
 pub mod thread_priority;
 pub mod toolkit;
