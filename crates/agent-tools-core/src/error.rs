@@ -195,7 +195,7 @@ impl ToolError {
 
 /// Node's wording for a failed fs call: `ENOTDIR: not a directory, lstat '/ws/a.txt/x'`.
 pub fn node_io_message(err: &io::Error, syscall: &str, path: &str) -> String {
-    match err.raw_os_error().map(rustix::io::Errno::from_raw_os_error) {
+    match err.raw_os_error().map(crate::sys::Errno::from_raw_os_error) {
         Some(errno) => {
             let (code, text) = errno_words(errno);
             format!("{code}: {text}, {syscall} '{path}'")
@@ -205,8 +205,8 @@ pub fn node_io_message(err: &io::Error, syscall: &str, path: &str) -> String {
 }
 
 /// libuv's error names and descriptions for the errors a file tool can meet.
-fn errno_words(errno: rustix::io::Errno) -> (String, String) {
-    use rustix::io::Errno as E;
+fn errno_words(errno: crate::sys::Errno) -> (String, String) {
+    use crate::sys::Errno as E;
     let known: &[(E, &str, &str)] = &[
         (E::NOENT, "ENOENT", "no such file or directory"),
         (E::NOTDIR, "ENOTDIR", "not a directory"),

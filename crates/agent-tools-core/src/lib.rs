@@ -24,6 +24,7 @@ pub mod search_cache;
 /// in a Job Object instead (`process`).
 #[cfg(unix)]
 pub mod supervisor;
+pub mod sys;
 pub mod test_hooks;
 pub mod thread_priority;
 pub mod toolkit;
@@ -35,6 +36,7 @@ pub mod tstype;
 #[cfg(feature = "typegen")]
 pub mod typegen;
 pub mod value;
+pub mod windows_path;
 
 pub use context::ToolContext;
 pub use error::{ErrorCode, ToolError};

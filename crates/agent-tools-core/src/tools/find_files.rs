@@ -3,14 +3,12 @@
 //! directories regexp_search never enters are skipped, hidden entries only on request, symlinks
 //! never followed nor listed.
 
-use std::ffi::OsStr;
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
+use crate::sys::OwnedFd;
 use std::path::{Path, PathBuf};
 
+use crate::sys::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
@@ -139,7 +137,7 @@ pub fn find(rc: &RunContext, input: FindFilesInput) -> Result<String, ToolError>
     } = input;
     let workspace = workspace_root(rc, ERROR_CLASS)?;
     super::args::require_root_directory(&root_path, ERROR_CLASS)?;
-    let root_dir = rustix::fs::open(
+    let root_dir = crate::sys::fs::open(
         root_path.as_str(),
         OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
         Mode::empty(),
@@ -244,13 +242,15 @@ impl Walk<'_> {
                 stack.pop();
                 continue;
             };
-            let name = OsStr::from_bytes(&name);
+            let name = crate::sys::name_from_bytes(&name);
             let path = frame.path.join(name);
             let is_dir = file_type == FileType::Directory;
             let ignored = match matched(&stack, &path, is_dir) {
                 Match::Ignore(_) => true,
                 Match::Whitelist(_) => false,
-                Match::None => !self.include_hidden && name.as_bytes().starts_with(b"."),
+                Match::None => {
+                    !self.include_hidden && crate::sys::name_bytes(name).starts_with(b".")
+                }
             };
             if ignored
                 || (is_dir
@@ -302,7 +302,8 @@ impl Walk<'_> {
                         continue;
                     }
                     let Ok(dir) = frame.stream.fd() else { continue };
-                    let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
+                    let Ok(st) = crate::sys::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                    else {
                         continue;
                     };
                     // replaced since the listing: only regular files are listed
@@ -353,7 +354,7 @@ impl Walk<'_> {
     /// when it is missing, unreadable, or (confined) outside the workspace.
     fn ignore_file(&self, dir: &OwnedFd, path: &Path, name: &str) -> Gitignore {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let Ok(fd) = rustix::fs::openat(dir, name, flags, Mode::empty()) else {
+        let Ok(fd) = crate::sys::fs::openat(dir, name, flags, Mode::empty()) else {
             return Gitignore::empty();
         };
         if self.confinement.is_some_and(|c| !c.contains_fd(&fd)) {
@@ -368,14 +369,14 @@ impl Walk<'_> {
     /// file names: it is the repository's metadata, often outside the workspace, and only
     /// decides which workspace files are left out.
     fn git_exclude(&self, dir: &OwnedFd, path: &Path) -> Gitignore {
-        let Ok(git) = rustix::fs::statat(dir, ".git", AtFlags::empty()) else {
+        let Ok(git) = crate::sys::fs::statat(dir, ".git", AtFlags::empty()) else {
             return Gitignore::empty();
         };
         if FileType::from_raw_mode(git.st_mode) != FileType::RegularFile {
             return self.ignore_file(dir, path, ".git/info/exclude");
         }
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let Ok(fd) = rustix::fs::openat(dir, ".git", flags, Mode::empty()) else {
+        let Ok(fd) = crate::sys::fs::openat(dir, ".git", flags, Mode::empty()) else {
             return Gitignore::empty();
         };
         if self.confinement.is_some_and(|c| !c.contains_fd(&fd)) {

@@ -3,7 +3,6 @@
 //! new content, never a mix. The existing file's mode is kept.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -89,7 +88,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
         None => fs::create_dir_all(parent),
     }
     .map_err(|e| {
-        if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
+        if e.raw_os_error() == Some(crate::sys::Errno::XDEV.raw_os_error()) {
             ERROR_CLASS.outside_workspace(path)
         } else {
             internal(&e, "mkdir", &parent.to_string_lossy())
@@ -100,7 +99,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
     let target = real_path(Path::new(path)).map_err(|e| internal(&e, "open", path))?;
     if target.is_dir() {
         return Err(internal(
-            &std::io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()),
+            &std::io::Error::from_raw_os_error(crate::sys::Errno::ISDIR.raw_os_error()),
             "open",
             path,
         ));
@@ -117,7 +116,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
     let mode = fs::metadata(&target)
         .ok()
         .filter(|m| m.is_file())
-        .map(|m| m.permissions().mode() & 0o7777);
+        .map(|m| crate::sys::permission_bits(&m));
     replace_atomically(&dir, file_name, content.as_bytes(), mode)
         .map_err(|e| internal(&e, "open", path))?;
     if let Some(reads) = &rc.ctx.reads {
@@ -139,6 +138,7 @@ mod tests {
     use super::*;
     use crate::context::ToolContext;
     use serde_json::{json, Value};
+    use std::os::unix::fs::PermissionsExt;
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
         super::super::temp_workspace()

@@ -2,7 +2,7 @@ use super::*;
 use crate::context::ToolContext;
 use crate::sandbox::Confinement;
 use serde_json::{json, Value};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
 struct Ws {
     _dir: tempfile::TempDir,

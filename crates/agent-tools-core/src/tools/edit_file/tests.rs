@@ -1,6 +1,7 @@
 use super::*;
 use crate::context::{ReadLedger, ToolContext};
 use serde_json::{json, Value};
+use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
 fn ok(text: &str, old: &str, new: &str) -> Plan {

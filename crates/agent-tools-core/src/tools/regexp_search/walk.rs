@@ -11,17 +11,17 @@
 //! replayed walk would stop is known (the *cutoff*); files and directories after it in walk
 //! order cannot change the result and are skipped. The cutoff only moves earlier.
 
+use crate::sys::{AsFd, OwnedFd};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
+use crate::sys::fs::{Mode, OFlags};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
-use rustix::fs::{Mode, OFlags};
 
 use super::matcher::JsRegex;
 use super::scan::{search_text, Hit};
@@ -698,7 +698,7 @@ impl Visitor<'_> {
                 }
             }
         }
-        let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        let fd = match crate::sys::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
             Err(rustix::io::Errno::LOOP) => return Ok(None),
             Err(e) => return Err(e.into()),
