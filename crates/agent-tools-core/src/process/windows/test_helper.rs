@@ -4,12 +4,13 @@
 //! child's output and arguments are exactly the role's. Windows ships no `sh`, `sleep` or `cat`,
 //! and wine has no PowerShell; this gives the tests the same programs on Windows and under wine.
 //!
-//! Roles: `argv` prints its arguments (after the program) as a JSON array; `cat` copies stdin
+//! Roles: `argv` prints its arguments (after the program) as a JSON array; `cwd` its working
+//! directory; `cat` copies stdin
 //! to stdout; `exit` prints `out`/`err` and exits with code 3; `ntstatus` exits with
 //! 0xC0000005 (an access violation's code); `sleep` prints its pid and sleeps 30 s; `tree` starts
 //! a `sleep` child (sharing its output), prints its own pid and sleeps 30 s; `detach` starts a
 //! `sleep` child that does not get its output handles, prints the child's pid and exits;
-//! `endless` writes `y\n` for ever.
+//! `git` plays git for git_status_summary; `endless` writes `y\n` for ever.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -31,6 +32,11 @@ extern "C" fn run_as_helper() {
         "argv" => {
             let args: Vec<String> = std::env::args().skip(1).collect();
             let _ = writeln!(out, "{}", serde_json::to_string(&args).unwrap_or_default());
+            0
+        }
+        "cwd" => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let _ = writeln!(out, "{}", cwd.display());
             0
         }
         "cat" => {
@@ -92,6 +98,31 @@ extern "C" fn run_as_helper() {
                     0
                 }
                 Err(_) => 98,
+            }
+        }
+        // Enough of git for git_status_summary: `config` finds nothing, `rev-parse` prints
+        // the directory as git does (forward slashes), `status` a porcelain listing and the
+        // settings it ran with.
+        "git" => {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            let var = |name: &str| std::env::var(name).unwrap_or_default();
+            if args.iter().any(|a| a == "config") {
+                1
+            } else if args.iter().any(|a| a == "rev-parse") {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let _ = writeln!(out, "{}", cwd.to_string_lossy().replace('\\', "/"));
+                0
+            } else if args.iter().any(|a| a == "status") {
+                let _ = write!(out, "## main\n M a.txt\n");
+                let _ = writeln!(
+                    out,
+                    "LC_ALL={} GIT_CONFIG_COUNT={}",
+                    var("LC_ALL"),
+                    var("GIT_CONFIG_COUNT")
+                );
+                0
+            } else {
+                2
             }
         }
         "endless" => loop {
