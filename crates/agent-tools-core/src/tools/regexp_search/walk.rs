@@ -700,7 +700,7 @@ impl Visitor<'_> {
         }
         let fd = match crate::sys::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
-            Err(rustix::io::Errno::LOOP) => return Ok(None),
+            Err(crate::sys::Errno::LOOP) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
         match self.spec.confinement {
