@@ -730,14 +730,18 @@ mod tests {
     #[test]
     fn files_are_opened_only_beneath_the_root_without_symlinks() {
         let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
+        let base = dir
+            .path()
+            .canonicalize()
+            .map(crate::sys::plain_path)
+            .unwrap();
         let root = base.join("ws");
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::create_dir_all(base.join("outside")).unwrap();
         std::fs::write(root.join("src/a.txt"), "a").unwrap();
         std::fs::write(base.join("outside/secret.txt"), "s").unwrap();
-        std::os::unix::fs::symlink(base.join("outside"), root.join("swapped")).unwrap();
-        std::os::unix::fs::symlink("src", root.join("inner")).unwrap();
+        crate::sys::symlink(base.join("outside"), root.join("swapped")).unwrap();
+        crate::sys::symlink("src", root.join("inner")).unwrap();
         let root_str = root.to_string_lossy().into_owned();
         let root_dir: OwnedFd = std::fs::File::open(&root).unwrap().into();
         let regex = JsRegex::new("x", "").unwrap();
