@@ -159,25 +159,28 @@ fn rename_over(dir: &OwnedFd, from: &str, to: &OsStr) -> io::Result<()> {
 }
 
 /// Renames `from` over `to` in `dir`. Another program holding `to` open without delete sharing
-/// (an editor, a virus scanner) makes the rename fail with a sharing violation or "access
-/// denied" for as long as it holds it: a few retries over about half a second, then the error.
+/// (an editor, a virus scanner), or another writer renaming over it at the same moment, makes
+/// the rename fail with a sharing violation or "access denied" while it lasts: retried for up to
+/// about two seconds, then the error.
 #[cfg(windows)]
 fn rename_over(dir: &OwnedFd, from: &str, to: &OsStr) -> io::Result<()> {
+    use std::time::{Duration, Instant};
     use windows_sys::Win32::Foundation::{ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION};
-    let mut delay = std::time::Duration::from_millis(10);
-    for _ in 0..6 {
+    let start = Instant::now();
+    let mut delay = Duration::from_millis(5);
+    loop {
         match crate::sys::fs::renameat(dir, from, dir, to) {
             Err(e)
-                if [ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED]
-                    .contains(&(e.raw_os_error() as u32)) =>
+                if start.elapsed() < Duration::from_secs(2)
+                    && [ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED]
+                        .contains(&(e.raw_os_error() as u32)) =>
             {
                 std::thread::sleep(delay);
-                delay *= 2;
+                delay = (delay * 2).min(Duration::from_millis(100));
             }
             done => return Ok(done?),
         }
     }
-    Ok(crate::sys::fs::renameat(dir, from, dir, to)?)
 }
 
 #[cfg(test)]
@@ -192,9 +195,10 @@ mod tests {
         let (fd, name) = open_parent(&target).unwrap();
         replace_atomically(&fd, name, b"new", Some(0o640)).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
-        use std::os::unix::fs::PermissionsExt;
+        #[cfg(unix)]
         assert_eq!(
-            fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+            std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&target).unwrap().permissions())
+                & 0o777,
             0o640
         );
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);

@@ -248,12 +248,12 @@ mod tests {
 
     #[test]
     fn messages_follow_node() {
-        let err = io::Error::from_raw_os_error(rustix::io::Errno::NOTDIR.raw_os_error());
+        let err = io::Error::from_raw_os_error(crate::sys::Errno::NOTDIR.raw_os_error());
         assert_eq!(
             node_io_message(&err, "lstat", "/ws/a.txt/x"),
             "ENOTDIR: not a directory, lstat '/ws/a.txt/x'"
         );
-        let err = io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error());
+        let err = io::Error::from_raw_os_error(crate::sys::Errno::ISDIR.raw_os_error());
         assert_eq!(
             node_io_message(&err, "open", "/ws/d"),
             "EISDIR: illegal operation on a directory, open '/ws/d'"

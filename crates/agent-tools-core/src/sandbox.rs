@@ -551,7 +551,11 @@ mod tests {
 
     fn fixture() -> Fixture {
         let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
+        let base = dir
+            .path()
+            .canonicalize()
+            .map(crate::sys::plain_path)
+            .unwrap();
         let root = base.join("ws");
         let outside = base.join("outside");
         fs::create_dir_all(root.join("src")).unwrap();
@@ -836,7 +840,11 @@ mod tests {
     #[test]
     fn the_f_getpath_stand_in_answers_as_f_getpath() {
         let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
+        let base = dir
+            .path()
+            .canonicalize()
+            .map(crate::sys::plain_path)
+            .unwrap();
         let file = fs::File::create(base.join("f.txt")).unwrap();
         let opened = fs::File::open(&base).unwrap();
         assert_eq!(fd_path(&opened), Some(base.clone()));
@@ -948,6 +956,7 @@ mod windows_tests {
     }
 
     #[test]
+    #[ignore = "needs real Windows with the symlink privilege: wine 8 creates symlinks it cannot read back (not found)"]
     fn a_directory_link_pointing_out_is_denied() {
         let f = fixture();
         let r = Path::new(&f.root);
@@ -1004,6 +1013,7 @@ mod windows_tests {
     }
 
     #[test]
+    #[ignore = "needs Windows 10 1709+ (POSIX-semantics rename): wine 8 refuses to replace a file that is open"]
     fn atomic_replace_works_while_another_reader_holds_the_file() {
         let f = fixture();
         let target = Path::new(&f.root).join("src").join("a.txt");
@@ -1012,6 +1022,15 @@ mod windows_tests {
         let (dir, name) = crate::atomic_write::open_parent(&target).unwrap();
         crate::atomic_write::replace_atomically(&dir, name, b"new", Some(0o644)).unwrap();
         drop(held);
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+    }
+
+    #[test]
+    fn atomic_replace_leaves_one_file_and_keeps_only_the_read_only_flag() {
+        let f = fixture();
+        let target = Path::new(&f.root).join("src").join("a.txt");
+        let (dir, name) = crate::atomic_write::open_parent(&target).unwrap();
+        crate::atomic_write::replace_atomically(&dir, name, b"new", Some(0o644)).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
         assert_eq!(fs::read_dir(target.parent().unwrap()).unwrap().count(), 1);
         // a mode without write bits keeps only what Windows has: the read-only flag

@@ -123,3 +123,41 @@ pub fn mtime(meta: &std::fs::Metadata) -> (i64, i64) {
         windows::filetime_to_unix(meta.last_write_time())
     }
 }
+
+/// Tests: a symlink at `link` to `target` (`symlink_dir` on Windows when the target, taken
+/// relative to the link's directory, is a directory; `symlink_file` otherwise).
+#[cfg(test)]
+pub fn symlink<P: AsRef<std::path::Path>, Q: AsRef<std::path::Path>>(
+    target: P,
+    link: Q,
+) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(target, link)
+    }
+    #[cfg(windows)]
+    {
+        let (target, link) = (target.as_ref(), link.as_ref());
+        let resolved = link
+            .parent()
+            .map_or(target.to_path_buf(), |d| d.join(target));
+        if resolved.is_dir() {
+            std::os::windows::fs::symlink_dir(target, link)
+        } else {
+            std::os::windows::fs::symlink_file(target, link)
+        }
+    }
+}
+
+/// Tests: `path` (from `fs::canonicalize`) as callers write it: on Windows without the `\\?\`
+/// prefix `canonicalize` adds (under which `/` is not a separator).
+#[cfg(test)]
+pub fn plain_path(path: std::path::PathBuf) -> std::path::PathBuf {
+    #[cfg(windows)]
+    {
+        let text = path.to_string_lossy();
+        std::path::PathBuf::from(crate::windows_path::strip_verbatim(&text).into_owned())
+    }
+    #[cfg(not(windows))]
+    path
+}

@@ -559,9 +559,8 @@ mod tests {
         let root = ctx.workspace_root.clone().unwrap();
         let outside = tempfile::tempdir().unwrap();
         fs::write(outside.path().join("secret.rs"), "x").unwrap();
-        std::os::unix::fs::symlink(outside.path(), format!("{root}/out")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.rs"), format!("{root}/s.rs"))
-            .unwrap();
+        crate::sys::symlink(outside.path(), format!("{root}/out")).unwrap();
+        crate::sys::symlink(outside.path().join("secret.rs"), format!("{root}/s.rs")).unwrap();
         fs::write(format!("{root}/mine.rs"), "x").unwrap();
         let out = find(&ctx, json!({"pattern": "*.rs"})).unwrap();
         assert_eq!(paths(&out), ["mine.rs"]);
@@ -571,7 +570,6 @@ mod tests {
     /// counts the same: (path under the root, size, mtime) of the files it yields, and how many
     /// entries it yields in all.
     fn by_path(root: &str, include_hidden: bool) -> (Vec<(String, u64, f64)>, usize) {
-        use std::os::unix::fs::MetadataExt;
         let mut files = Vec::new();
         let mut visited = 0;
         let walker = ignore::WalkBuilder::new(root)
@@ -598,11 +596,10 @@ mod tests {
             if entry.file_type().is_some_and(|t| t.is_file()) {
                 let meta = entry.metadata().unwrap();
                 let rel = entry.path().strip_prefix(root).unwrap();
-                files.push((
-                    rel.to_str().unwrap().to_string(),
-                    meta.size(),
-                    meta.mtime() as f64 * 1000.0 + (meta.mtime_nsec() / 1_000_000) as f64,
-                ));
+                files.push((rel.to_str().unwrap().to_string(), meta.len(), {
+                    let (secs, nanos) = crate::sys::mtime(&meta);
+                    secs as f64 * 1000.0 + (nanos / 1_000_000) as f64
+                }));
             }
         }
         files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -611,7 +608,7 @@ mod tests {
 
     fn by_descriptor(root: &str, include_hidden: bool) -> (Vec<(String, u64, f64)>, usize) {
         let dir =
-            rustix::fs::open(root, OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
+            crate::sys::fs::open(root, OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
         let mut walk = Walk {
             glob: Glob::new("**"),
             by_name: false,
@@ -702,8 +699,8 @@ mod tests {
             b"before.txt\n\xff\nafter.txt\n",
         )
         .unwrap();
-        std::os::unix::fs::symlink("src", format!("{root}/srclink")).unwrap();
-        std::os::unix::fs::symlink("a.rs", format!("{root}/a-link.rs")).unwrap();
+        crate::sys::symlink("src", format!("{root}/srclink")).unwrap();
+        crate::sys::symlink("a.rs", format!("{root}/a-link.rs")).unwrap();
         for hidden in [false, true] {
             let (expected, visited) = by_path(&root, hidden);
             // the fixture meets each rule: whitelists (also of a hidden name), nested and
@@ -761,7 +758,7 @@ mod tests {
         fs::write(format!("{root}/sub/mine.rs"), "x").unwrap();
         fs::write(other.path().join("SECRETNAME.rs"), "x").unwrap();
         let other_path = other.path().to_str().unwrap().to_string();
-        let dir = rustix::fs::open(
+        let dir = crate::sys::fs::open(
             root.as_str(),
             OFlags::DIRECTORY | OFlags::RDONLY,
             Mode::empty(),

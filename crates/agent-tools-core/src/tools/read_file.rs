@@ -470,7 +470,7 @@ mod tests {
             format!("NOT_FILE: path is not a file: {root}")
         );
         let target = w.write("t.txt", b"x");
-        std::os::unix::fs::symlink(&target, format!("{root}/link.txt")).unwrap();
+        crate::sys::symlink(&target, format!("{root}/link.txt")).unwrap();
         assert_eq!(
             w.read(&format!("{root}/link.txt"), json!({}))
                 .unwrap_err()

@@ -491,8 +491,8 @@ mod tests {
         ] {
             fs::write(format!("{root}/{f}"), "x").unwrap();
         }
-        std::os::unix::fs::symlink("/etc", format!("{root}/etc-link")).unwrap();
-        std::os::unix::fs::symlink(format!("{root}/missing"), format!("{root}/dangling")).unwrap();
+        crate::sys::symlink("/etc", format!("{root}/etc-link")).unwrap();
+        crate::sys::symlink(format!("{root}/missing"), format!("{root}/dangling")).unwrap();
         #[cfg(target_os = "linux")]
         rustix::fs::mknodat(
             rustix::fs::CWD,

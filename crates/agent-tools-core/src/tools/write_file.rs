@@ -138,6 +138,7 @@ mod tests {
     use super::*;
     use crate::context::ToolContext;
     use serde_json::{json, Value};
+    #[cfg(unix)]
     use std::os::unix::fs::PermissionsExt;
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
@@ -204,6 +205,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // Unix permission bits
     #[test]
     fn keeps_mode_and_writes_through_symlinks() {
         let (_d, ctx) = setup();
@@ -216,7 +218,7 @@ mod tests {
             fs::metadata(&p).unwrap().permissions().mode() & 0o777,
             0o750
         );
-        std::os::unix::fs::symlink("script.sh", format!("{root}/link")).unwrap();
+        crate::sys::symlink("script.sh", format!("{root}/link")).unwrap();
         let out = write(&ctx, &format!("{root}/link"), "via link".into()).unwrap();
         assert_eq!(out["created"], true, "a symlink counts as not existing");
         assert!(fs::symlink_metadata(format!("{root}/link"))
@@ -225,7 +227,7 @@ mod tests {
             .is_symlink());
         assert_eq!(fs::read_to_string(&p).unwrap(), "via link");
         fs::create_dir(format!("{root}/d")).unwrap();
-        std::os::unix::fs::symlink("d", format!("{root}/dlink")).unwrap();
+        crate::sys::symlink("d", format!("{root}/dlink")).unwrap();
         assert_eq!(
             write(&ctx, &format!("{root}/dlink"), "x".into())
                 .unwrap_err()

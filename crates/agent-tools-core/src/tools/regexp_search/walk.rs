@@ -700,7 +700,7 @@ impl Visitor<'_> {
         }
         let fd = match crate::sys::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
-            Err(rustix::io::Errno::LOOP) => return Ok(None),
+            Err(crate::sys::Errno::LOOP) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
         match self.spec.confinement {
@@ -730,14 +730,18 @@ mod tests {
     #[test]
     fn files_are_opened_only_beneath_the_root_without_symlinks() {
         let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
+        let base = dir
+            .path()
+            .canonicalize()
+            .map(crate::sys::plain_path)
+            .unwrap();
         let root = base.join("ws");
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::create_dir_all(base.join("outside")).unwrap();
         std::fs::write(root.join("src/a.txt"), "a").unwrap();
         std::fs::write(base.join("outside/secret.txt"), "s").unwrap();
-        std::os::unix::fs::symlink(base.join("outside"), root.join("swapped")).unwrap();
-        std::os::unix::fs::symlink("src", root.join("inner")).unwrap();
+        crate::sys::symlink(base.join("outside"), root.join("swapped")).unwrap();
+        crate::sys::symlink("src", root.join("inner")).unwrap();
         let root_str = root.to_string_lossy().into_owned();
         let root_dir: OwnedFd = std::fs::File::open(&root).unwrap().into();
         let regex = JsRegex::new("x", "").unwrap();
