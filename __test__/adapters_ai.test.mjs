@@ -4,50 +4,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { generateText, stepCountIs } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { toAISDKTools } from "agent-tools-native/ai";
 import { adapterScenarios } from "./adapter_scenarios.mjs";
+import { scriptedModel } from "./ai_sdk_mock.mjs";
 import { tempDir } from "./helpers.mjs";
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-/** The tool results of a prompt's last turn, as the model reads them. */
-function seenIn(prompt) {
-  const seen = [];
-  for (let i = prompt.length - 1; i >= 0 && prompt[i].role === "tool"; i--) {
-    for (const part of prompt[i].content) {
-      if (part.type !== "tool-result") continue;
-      const { type, value } = part.output;
-      seen.unshift({ id: part.toolCallId, name: part.toolName, text: typeof value === "string" ? value : JSON.stringify(value), isError: type.startsWith("error") });
-    }
-  }
-  return seen;
-}
 
 async function drive({ tools, steps, signal }) {
   const requests = [];
-  const model = new MockLanguageModelV4({
-    doGenerate: async (options) => {
-      // As a real provider's request would, an aborted signal fails the call.
-      options.abortSignal?.throwIfAborted();
-      const seen = seenIn(options.prompt);
-      requests.push(seen);
-      const step = steps[requests.length - 1](seen);
-      if (step.calls) {
-        return {
-          content: step.calls.map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: JSON.stringify(c.args) })),
-          finishReason: { unified: "tool-calls", raw: "tool_calls" },
-          usage,
-          warnings: [],
-        };
-      }
-      return { content: [{ type: "text", text: step.text }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
-    },
-  });
+  const model = scriptedModel(steps, requests);
   const result = await generateText({ model, tools, prompt: "Do the task.", stopWhen: stepCountIs(10), abortSignal: signal });
   return { text: result.text, requests };
 }
