@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -17,33 +17,14 @@ import { TopLevelIdScanner } from "../js/mcp_stdio.cjs";
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool, ToolCatalog } from "agent-tools-native";
 import { z } from "zod";
-import { tempDir, PROMPTLY_MS, onlyOn, runsOn, NEEDS } from "./helpers.mjs";
+import { tempDir, PROMPTLY_MS, onlyOn, NEEDS } from "./helpers.mjs";
+import { BIN, CACHE_TOOLS, mcpFixture, NODE, repo } from "./mcp_helpers.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const BIN = path.join(repo, "js", "cli.cjs");
 const USER_TOOLS = path.join(repo, "__test__", "mcp_user_tools.mjs");
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
-/** node, also when the test runner is bun. */
-const NODE = !process.versions.bun ? process.execPath : runsOn(["unix"]) ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : "node";
-const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
 
-/** A workspace `<base>/ws` with a sibling `<base>/ws_evil` and an `outside` dir, both holding secrets. */
 function fixture() {
-  const { dir: base, cleanup } = tempDir("atn-mcp-");
-  const root = path.join(base, "ws");
-  fs.mkdirSync(path.join(root, "src"), { recursive: true });
-  fs.mkdirSync(path.join(base, "ws_evil"));
-  fs.mkdirSync(path.join(base, "outside"));
-  fs.writeFileSync(path.join(base, "ws_evil", "secret.txt"), "EVIL-SECRET\n");
-  fs.writeFileSync(path.join(base, "outside", "canary.txt"), "CANARY\n");
-  fs.writeFileSync(path.join(root, "a.txt"), "hello\nworld\n");
-  fs.writeFileSync(path.join(root, "src", "main.js"), 'console.log("hi");\nconst x = 1;\n');
-  // Only the escape-attempts test uses the links, and it runs where symlinks can be made.
-  if (runsOn(["unix"])) {
-    fs.symlinkSync(path.join(base, "outside"), path.join(root, "link"));
-    fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
-  }
-  return { base, root, cleanup };
+  return mcpFixture("atn-mcp-", { "a.txt": "hello\nworld\n", "src/main.js": 'console.log("hi");\nconst x = 1;\n' });
 }
 
 /** An SDK Client connected to the bin over stdio. */

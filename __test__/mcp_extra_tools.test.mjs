@@ -5,10 +5,10 @@
 // policy, the write scope and the sandbox as the built-ins are.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -16,29 +16,12 @@ import { mcpTools, parseArgs } from "../js/cli.cjs";
 import { nativeCatalog, optInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool } from "agent-tools-native";
 import { z } from "zod";
-import { tempDir } from "./helpers.mjs";
+import { BIN, CACHE_TOOLS, mcpFixture, NODE, repo } from "./mcp_helpers.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const BIN = path.join(repo, "js", "cli.cjs");
-/** node, also when the test runner is bun. */
-const NODE = process.versions.bun ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : process.execPath;
 const OPT_IN = ["edit_file", "find_files", "apply_patches"];
-const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
 
-/** A workspace `<base>/ws` with a sibling `<base>/ws_evil` and an `outside` dir (a symlink `link` to it). */
 function fixture() {
-  const { dir: base, cleanup } = tempDir("atn-mcp-extra-");
-  const root = path.join(base, "ws");
-  fs.mkdirSync(path.join(root, "src"), { recursive: true });
-  fs.mkdirSync(path.join(base, "ws_evil"));
-  fs.mkdirSync(path.join(base, "outside"));
-  fs.writeFileSync(path.join(base, "ws_evil", "secret.txt"), "EVIL-SECRET\n");
-  fs.writeFileSync(path.join(base, "outside", "canary.txt"), "CANARY\n");
-  fs.writeFileSync(path.join(root, "a.txt"), "hello\nworld\n");
-  fs.writeFileSync(path.join(root, "src", "config.ts"), "export const retries = 3;\n");
-  fs.symlinkSync(path.join(base, "outside"), path.join(root, "link"));
-  fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
-  return { base, root, cleanup };
+  return mcpFixture("atn-mcp-extra-", { "a.txt": "hello\nworld\n", "src/config.ts": "export const retries = 3;\n" });
 }
 
 async function connect(args) {

@@ -7,7 +7,6 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,14 +14,10 @@ import { hostAllowed, isLoopback, originAllowed, parseListen, tokenMatches } fro
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { createHash } from "node:crypto";
-import { tempDir } from "./helpers.mjs";
+import { BIN, CACHE_TOOLS, mcpFixture, NODE, repo } from "./mcp_helpers.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const BIN = path.join(repo, "js", "cli.cjs");
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
-const NODE = process.versions.bun ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : process.execPath;
 const INSPECTOR = path.join(repo, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
-const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
 const TOKEN = "test-token-0123456789abcdef";
 const INIT = {
   jsonrpc: "2.0",
@@ -31,20 +26,8 @@ const INIT = {
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
 };
 
-/** A workspace `<base>/ws` with a sibling `<base>/ws_evil` and an `outside` dir, both holding secrets. */
 function fixture() {
-  const { dir: base, cleanup } = tempDir("atn-mcphttp-");
-  const root = path.join(base, "ws");
-  fs.mkdirSync(path.join(root, "src"), { recursive: true });
-  fs.mkdirSync(path.join(base, "ws_evil"));
-  fs.mkdirSync(path.join(base, "outside"));
-  fs.writeFileSync(path.join(base, "ws_evil", "secret.txt"), "EVIL-SECRET\n");
-  fs.writeFileSync(path.join(base, "outside", "canary.txt"), "CANARY\n");
-  fs.writeFileSync(path.join(root, "a.txt"), "hello\nworld\n");
-  fs.writeFileSync(path.join(root, "src", "main.js"), 'console.log("hi");\nconst x = 1;\n');
-  fs.symlinkSync(path.join(base, "outside"), path.join(root, "link"));
-  fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
-  return { base, root, cleanup };
+  return mcpFixture("atn-mcphttp-", { "a.txt": "hello\nworld\n", "src/main.js": 'console.log("hi");\nconst x = 1;\n' });
 }
 
 /**

@@ -1,0 +1,37 @@
+// What the MCP suites (mcp, mcp_extra_tools, mcp_http) share: the bin, the node that runs it,
+// and the workspace they attack.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { runsOn, tempDir } from "./helpers.mjs";
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const BIN = path.join(repo, "js", "cli.cjs");
+/** node, also when the test runner is bun. */
+export const NODE = !process.versions.bun ? process.execPath : runsOn(["unix"]) ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : "node";
+export const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
+
+/**
+ * A workspace `<base>/ws` holding `files` (relative path → text), with a sibling `<base>/ws_evil`
+ * and an `outside` dir, both holding secrets; where symlinks can be made, `ws/link` points to
+ * `outside` and `ws/evil-link.txt` to the sibling's secret.
+ */
+export function mcpFixture(prefix, files) {
+  const { dir: base, cleanup } = tempDir(prefix);
+  const root = path.join(base, "ws");
+  fs.mkdirSync(root);
+  fs.mkdirSync(path.join(base, "ws_evil"));
+  fs.mkdirSync(path.join(base, "outside"));
+  fs.writeFileSync(path.join(base, "ws_evil", "secret.txt"), "EVIL-SECRET\n");
+  fs.writeFileSync(path.join(base, "outside", "canary.txt"), "CANARY\n");
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), text);
+  }
+  if (runsOn(["unix"])) {
+    fs.symlinkSync(path.join(base, "outside"), path.join(root, "link"));
+    fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
+  }
+  return { base, root, cleanup };
+}
