@@ -2,14 +2,14 @@
 //! target's directory, which then replaces the target by rename, so a crash leaves the old or
 //! the new content, never a mix, and a failure leaves the target untouched.
 
+use crate::sys::OwnedFd;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Write};
-use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{Mode, OFlags};
+use crate::sys::fs::{Mode, OFlags};
 
 /// Prefix of temporary files; a leftover one (after a crash) is recognisable by it.
 pub const TEMP_PREFIX: &str = ".atn-write-";
@@ -17,11 +17,13 @@ pub const TEMP_PREFIX: &str = ".atn-write-";
 /// Opens the directory that holds `target` (a resolved path) and returns it with the file
 /// name, for [`replace_atomically`] and for checking where the directory really is.
 pub fn open_parent(target: &Path) -> io::Result<(OwnedFd, &OsStr)> {
-    let dir = target.parent().unwrap_or(Path::new("/"));
+    let dir = target
+        .parent()
+        .unwrap_or_else(|| Path::new(std::path::MAIN_SEPARATOR_STR));
     let name = target
         .file_name()
-        .ok_or_else(|| io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()))?;
-    let fd = rustix::fs::open(
+        .ok_or_else(|| io::Error::from_raw_os_error(crate::sys::Errno::ISDIR.raw_os_error()))?;
+    let fd = crate::sys::fs::open(
         dir,
         OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
         Mode::empty(),
@@ -72,8 +74,8 @@ fn fill(file: &mut fs::File, bytes: &[u8], mode: Option<u32>) -> io::Result<()> 
     if let Some(mode) = mode {
         // the permission bits fit every platform's mode type (u16 on macOS)
         #[allow(clippy::unnecessary_cast)]
-        let mode = Mode::from_raw_mode((mode & 0o7777) as rustix::fs::RawMode);
-        rustix::fs::fchmod(&*file, mode)?;
+        let mode = Mode::from_raw_mode((mode & 0o7777) as crate::sys::fs::RawMode);
+        crate::sys::fs::fchmod(&*file, mode)?;
     }
     file.write_all(bytes)
 }
@@ -133,7 +135,7 @@ fn replace_via_named(
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     );
-    let fd = rustix::fs::openat(
+    let fd = crate::sys::fs::openat(
         dir,
         temp_name.as_str(),
         OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
@@ -141,13 +143,44 @@ fn replace_via_named(
     )?;
     let result = (|| {
         fill(&mut fs::File::from(fd), bytes, mode)?;
-        rustix::fs::renameat(dir, temp_name.as_str(), dir, name)?;
+        rename_over(dir, temp_name.as_str(), name)?;
         Ok(())
     })();
     if result.is_err() {
-        let _ = rustix::fs::unlinkat(dir, temp_name.as_str(), rustix::fs::AtFlags::empty());
+        let _ = crate::sys::fs::unlinkat(dir, temp_name.as_str(), crate::sys::fs::AtFlags::empty());
     }
     result
+}
+
+/// Renames `from` over `to` in `dir`.
+#[cfg(unix)]
+fn rename_over(dir: &OwnedFd, from: &str, to: &OsStr) -> io::Result<()> {
+    Ok(crate::sys::fs::renameat(dir, from, dir, to)?)
+}
+
+/// Renames `from` over `to` in `dir`. Another program holding `to` open without delete sharing
+/// (an editor, a virus scanner), or another writer renaming over it at the same moment, makes
+/// the rename fail with a sharing violation or "access denied" while it lasts: retried for up to
+/// about two seconds, then the error.
+#[cfg(windows)]
+fn rename_over(dir: &OwnedFd, from: &str, to: &OsStr) -> io::Result<()> {
+    use std::time::{Duration, Instant};
+    use windows_sys::Win32::Foundation::{ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION};
+    let start = Instant::now();
+    let mut delay = Duration::from_millis(5);
+    loop {
+        match crate::sys::fs::renameat(dir, from, dir, to) {
+            Err(e)
+                if start.elapsed() < Duration::from_secs(2)
+                    && [ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED]
+                        .contains(&(e.raw_os_error() as u32)) =>
+            {
+                std::thread::sleep(delay);
+                delay = (delay * 2).min(Duration::from_millis(100));
+            }
+            done => return Ok(done?),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -162,9 +195,10 @@ mod tests {
         let (fd, name) = open_parent(&target).unwrap();
         replace_atomically(&fd, name, b"new", Some(0o640)).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
-        use std::os::unix::fs::PermissionsExt;
+        #[cfg(unix)]
         assert_eq!(
-            fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+            std::os::unix::fs::PermissionsExt::mode(&fs::metadata(&target).unwrap().permissions())
+                & 0o777,
             0o640
         );
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);

@@ -21,7 +21,22 @@ impl RunContext<'_> {
     /// for `path`) must really lie inside the workspace, else the tool's error
     /// `INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: "<path>"`
     /// (`reason: Sandbox`). An unconfined call (a direct handler call) passes.
+    #[cfg(unix)]
     pub fn confine<Fd: std::os::fd::AsFd>(
+        &self,
+        fd: Fd,
+        path: &str,
+        class: ErrorClass,
+    ) -> Result<(), ToolError> {
+        match &self.confinement {
+            Some(confinement) => confinement.confine(fd, path, class),
+            None => Ok(()),
+        }
+    }
+
+    /// Windows: the same check on an open handle.
+    #[cfg(windows)]
+    pub fn confine<Fd: std::os::windows::io::AsHandle>(
         &self,
         fd: Fd,
         path: &str,
@@ -145,7 +160,11 @@ impl ToolContext {
             None => std::env::vars_os().collect(),
         };
         for (key, value) in overrides {
-            env.retain(|(k, _)| k != key);
+            // On Windows a variable is one whatever the case of its name.
+            env.retain(|(k, _)| {
+                !k.to_str()
+                    .is_some_and(|k| same_variable(k, key, cfg!(windows)))
+            });
             if let Some(value) = value {
                 env.push((key.into(), value.into()));
             }
@@ -257,6 +276,7 @@ mod tests {
         assert_ne!(ctx.platform.as_deref(), Some("macos"));
     }
 
+    #[cfg(unix)] // a symlinked root
     #[test]
     fn the_real_root_is_resolved_once_and_clones_start_afresh() {
         let dir = tempfile::tempdir().unwrap();
@@ -281,5 +301,21 @@ mod tests {
         let mut broken = ctx.clone();
         broken.workspace_root = None;
         assert!(broken.real_root().is_err());
+    }
+
+    #[test]
+    fn overrides_replace_a_variable_whatever_its_case_on_windows() {
+        let mut ctx = ToolContext::allow_all("/ws");
+        ctx.process_env = Some(vec![
+            ("Lc_All".into(), "fr".into()),
+            ("KEEP".into(), "1".into()),
+        ]);
+        let env = ctx.child_env(&[("LC_ALL", Some("C"))]);
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.to_str().unwrap()).collect();
+        if cfg!(windows) {
+            assert_eq!(names, ["KEEP", "LC_ALL"]);
+        } else {
+            assert_eq!(names, ["Lc_All", "KEEP", "LC_ALL"]);
+        }
     }
 }

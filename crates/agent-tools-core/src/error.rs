@@ -195,7 +195,7 @@ impl ToolError {
 
 /// Node's wording for a failed fs call: `ENOTDIR: not a directory, lstat '/ws/a.txt/x'`.
 pub fn node_io_message(err: &io::Error, syscall: &str, path: &str) -> String {
-    match err.raw_os_error().map(rustix::io::Errno::from_raw_os_error) {
+    match err.raw_os_error().map(crate::sys::Errno::from_raw_os_error) {
         Some(errno) => {
             let (code, text) = errno_words(errno);
             format!("{code}: {text}, {syscall} '{path}'")
@@ -205,8 +205,8 @@ pub fn node_io_message(err: &io::Error, syscall: &str, path: &str) -> String {
 }
 
 /// libuv's error names and descriptions for the errors a file tool can meet.
-fn errno_words(errno: rustix::io::Errno) -> (String, String) {
-    use rustix::io::Errno as E;
+fn errno_words(errno: crate::sys::Errno) -> (String, String) {
+    use crate::sys::Errno as E;
     let known: &[(E, &str, &str)] = &[
         (E::NOENT, "ENOENT", "no such file or directory"),
         (E::NOTDIR, "ENOTDIR", "not a directory"),
@@ -248,12 +248,12 @@ mod tests {
 
     #[test]
     fn messages_follow_node() {
-        let err = io::Error::from_raw_os_error(rustix::io::Errno::NOTDIR.raw_os_error());
+        let err = io::Error::from_raw_os_error(crate::sys::Errno::NOTDIR.raw_os_error());
         assert_eq!(
             node_io_message(&err, "lstat", "/ws/a.txt/x"),
             "ENOTDIR: not a directory, lstat '/ws/a.txt/x'"
         );
-        let err = io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error());
+        let err = io::Error::from_raw_os_error(crate::sys::Errno::ISDIR.raw_os_error());
         assert_eq!(
             node_io_message(&err, "open", "/ws/d"),
             "EISDIR: illegal operation on a directory, open '/ws/d'"

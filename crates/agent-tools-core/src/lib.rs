@@ -20,7 +20,11 @@ pub mod process;
 pub mod registry;
 pub mod sandbox;
 pub mod search_cache;
+/// Unix only: Windows has no fork, no `waitid` and no process groups; its runner puts the command
+/// in a Job Object instead (`process`).
+#[cfg(unix)]
 pub mod supervisor;
+pub mod sys;
 pub mod test_hooks;
 pub mod thread_priority;
 pub mod toolkit;
@@ -32,6 +36,7 @@ pub mod tstype;
 #[cfg(feature = "typegen")]
 pub mod typegen;
 pub mod value;
+pub mod windows_path;
 
 pub use context::ToolContext;
 pub use error::{ErrorCode, ToolError};

@@ -15,26 +15,65 @@
 //!   the group; after that the pipes are drained of what is already buffered and closed, so the
 //!   call returns even when an escaped process (a new session) still holds them open.
 //! - Completion without a timeout = both pipes at EOF and the child exited (as upstream).
+//!
+//! Windows has none of poll(2) on pipes, process groups or signals: its runner
+//! (`process/windows.rs`) puts the command in a Job Object and reads with threads; what it shares
+//! with this one is the specification, the output capture and the error wording.
 
 use std::ffi::OsString;
+#[cfg(unix)]
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io;
+#[cfg(unix)]
+use std::io::{Read, Write};
+#[cfg(unix)]
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+#[cfg(unix)]
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(unix)]
+use std::path::PathBuf;
+#[cfg(unix)]
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(unix)]
+use std::time::Instant;
 
+#[cfg(unix)]
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
+#[cfg(unix)]
 use rustix::process::{kill_process_group, Pid, Signal};
 use serde::{Serialize, Serializer};
 
 use super::error::node_io_message;
+#[cfg(unix)]
 use super::exec_sandbox::Spawned;
+#[cfg(unix)]
 use super::supervisor::ExecImage;
 use super::value::utf16_len;
 
-/// How long a timed-out process group gets between `SIGTERM` and `SIGKILL` (upstream's 500 ms).
+#[cfg(windows)]
+pub(crate) mod windows;
+#[cfg(windows)]
+pub use self::windows::run;
+
+/// An open directory handed to the runner (`RunSpec::cwd_dir`): a descriptor on Unix, a handle
+/// on Windows.
+#[cfg(unix)]
+pub type DirRef<'a> = BorrowedFd<'a>;
+#[cfg(windows)]
+pub type DirRef<'a> = std::os::windows::io::BorrowedHandle<'a>;
+
+/// The system call a spawn failure is reported against, in the runtime's words (Bun starts
+/// processes with `posix_spawn` on Unix and libuv's `uv_spawn` on Windows).
+const SPAWN_CALL: &str = if cfg!(windows) {
+    "uv_spawn"
+} else {
+    "posix_spawn"
+};
+
+/// How long a timed-out process group gets between `SIGTERM` and `SIGKILL` (upstream's 500 ms);
+/// on Windows, where the kill comes at once, how long output still buffered is collected after it.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
 
 /// Upstream's default per-stream cap in UTF-16 code units.
@@ -45,14 +84,17 @@ const READ_CHUNK: usize = 64 * 1024;
 
 /// What to run.
 pub struct RunSpec<'a> {
-    /// `argv[0]` is the program (looked up on the child's `PATH` when it has no `/`).
+    /// `argv[0]` is the program (looked up on the child's `PATH` when it has no `/`; on Windows
+    /// no `/` or `\`, with `PATHEXT`).
     pub argv: &'a [String],
     /// The child's working directory; `None` keeps this process's.
     pub cwd: Option<&'a Path>,
     /// `cwd` opened (and checked) by the caller. Where there is no `/proc/self/fd` path to give
     /// as `cwd` (macOS, the `portable-unix` feature), the child changes into it by descriptor
-    /// (`fchdir`), since `cwd` may name another directory by the time the child starts.
-    pub cwd_dir: Option<BorrowedFd<'a>>,
+    /// (`fchdir`), since `cwd` may name another directory by the time the child starts. On
+    /// Windows only held: the caller opened it without delete sharing, so it cannot be renamed
+    /// or removed while the child starts in `cwd`.
+    pub cwd_dir: Option<DirRef<'a>>,
     /// The child's complete environment; `None` inherits this process's.
     pub env: Option<&'a [(OsString, OsString)]>,
     /// Bytes written to the child's stdin, which is then closed; `None` connects `/dev/null`.
@@ -71,8 +113,9 @@ pub struct RunSpec<'a> {
 /// What a finished run produced.
 #[derive(Debug)]
 pub struct RunOutput {
-    /// 124 after a timeout, else the exit status (128 + signal for a signal death).
-    pub exit_code: i32,
+    /// 124 after a timeout, else the exit status (128 + signal for a signal death; on Windows
+    /// `GetExitCodeProcess`'s unsigned value, as Node reports it).
+    pub exit_code: i64,
     pub stdout: CappedText,
     pub stderr: CappedText,
     pub timed_out: bool,
@@ -101,15 +144,16 @@ impl SpawnError {
         match self.error.kind() {
             io::ErrorKind::NotFound => format!("Executable not found in $PATH: \"{program}\""),
             io::ErrorKind::PermissionDenied => {
-                format!("EACCES: permission denied, posix_spawn '{program}'")
+                format!("EACCES: permission denied, {SPAWN_CALL} '{program}'")
             }
             io::ErrorKind::InvalidInput => self.error.to_string(),
-            _ => node_io_message(&self.error, "posix_spawn", program),
+            _ => node_io_message(&self.error, SPAWN_CALL, program),
         }
     }
 }
 
 /// Runs `spec` to completion.
+#[cfg(unix)]
 pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
     let program = spec.argv.first().map(String::as_str).unwrap_or_default();
     let spawn_error = |error| SpawnError {
@@ -202,7 +246,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
     };
     let exit_code = match (timed_out, exit) {
         (true, _) => 124,
-        (false, Some(code)) => code,
+        (false, Some(code)) => code.into(),
         (false, None) => 1,
     };
     Ok(RunOutput {
@@ -216,6 +260,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
 }
 
 /// The command's process tree: how it is signalled and how its exit is seen.
+#[cfg(unix)]
 enum Tree {
     /// A child leading its own process group: signals go to the group, the exit is the child's.
     Group(Pid),
@@ -229,6 +274,7 @@ enum Tree {
     },
 }
 
+#[cfg(unix)]
 impl Tree {
     /// `SIGTERM` to the tree.
     fn terminate(&mut self) {
@@ -298,6 +344,7 @@ impl Tree {
 /// child's directory). Handing std a full path also lets it use `posix_spawn`; for a bare name
 /// with a changed environment it would fork the whole host process instead, several times
 /// slower for a large Node process.
+#[cfg(unix)]
 fn locate_program(program: &str, spec: &RunSpec) -> io::Result<PathBuf> {
     if program.contains('/') {
         return Ok(PathBuf::from(program));
@@ -323,6 +370,7 @@ fn locate_program(program: &str, spec: &RunSpec) -> io::Result<PathBuf> {
 }
 
 /// The exit code, or 128 + signal for a signal death.
+#[cfg(unix)]
 fn exit_code_of(status: ExitStatus) -> Option<i32> {
     status
         .code()
@@ -331,6 +379,7 @@ fn exit_code_of(status: ExitStatus) -> Option<i32> {
 
 /// Where the supervision loop stands with respect to the timeout.
 #[derive(Clone, Copy, PartialEq)]
+#[cfg(unix)]
 enum Phase {
     Running,
     /// `SIGTERM` sent; `SIGKILL` follows at the instant given.
@@ -340,6 +389,7 @@ enum Phase {
 /// Pumps stdin/stdout/stderr until completion or until the kill grace ran out; returns the
 /// captures and whether the timeout fired. On failure the process group is killed, so the caller
 /// can always reap the child.
+#[cfg(unix)]
 fn supervise(
     child: &mut Child,
     tree: &mut Tree,
@@ -358,6 +408,7 @@ fn supervise(
     pumped // `watch` goes last: a waiter thread only ends once the child has exited
 }
 
+#[cfg(unix)]
 fn pump(
     child: &mut Child,
     tree: &mut Tree,
@@ -481,6 +532,7 @@ fn pump(
 }
 
 #[derive(Clone, Copy)]
+#[cfg(unix)]
 enum Role {
     Output(usize),
     Stdin,
@@ -488,6 +540,7 @@ enum Role {
     Cancel,
 }
 
+#[cfg(unix)]
 fn timespec(d: Duration) -> Timespec {
     Timespec {
         tv_sec: d.as_secs() as _,
@@ -497,6 +550,7 @@ fn timespec(d: Duration) -> Timespec {
 
 /// Signals the child's process group. The group id is the child's pid, which stays reserved
 /// until the child is reaped; a group that is already gone (`ESRCH`) is fine.
+#[cfg(unix)]
 fn signal_group(pid: Pid, signal: Signal) {
     if pid.as_raw_nonzero().get() > 1 {
         let _ = kill_process_group(pid, signal);
@@ -504,11 +558,13 @@ fn signal_group(pid: Pid, signal: Signal) {
 }
 
 /// One output pipe and its capture.
+#[cfg(unix)]
 struct OutputPipe {
     pipe: Option<File>,
     capture: CappedText,
 }
 
+#[cfg(unix)]
 impl OutputPipe {
     fn new(pipe: Option<impl Into<OwnedFd>>, cap: usize) -> io::Result<Self> {
         let pipe = pipe.map(|p| File::from(p.into()));
@@ -570,6 +626,7 @@ impl OutputPipe {
 }
 
 /// Becomes readable when the child has exited, without reaping it.
+#[cfg(unix)]
 enum ExitWatch {
     #[cfg(linux_native)]
     Pidfd(std::os::fd::OwnedFd),
@@ -581,6 +638,7 @@ enum ExitWatch {
     },
 }
 
+#[cfg(unix)]
 impl ExitWatch {
     fn new(pid: Pid) -> io::Result<ExitWatch> {
         #[cfg(linux_native)]
@@ -621,6 +679,7 @@ impl ExitWatch {
     }
 }
 
+#[cfg(unix)]
 impl Drop for ExitWatch {
     /// Joins the waiter thread (it ends once the child has exited, which the caller guarantees
     /// by reaping the child first), so its write never meets a closed pipe.
@@ -824,6 +883,7 @@ mod tests {
         assert_eq!(serde_json::to_string(&c).unwrap(), "\"ab\\ud83d\"");
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn exit_codes_and_signals() {
         let out = run(&spec(&argv(&[
@@ -842,6 +902,7 @@ mod tests {
         assert_eq!(out.exit_code, 143);
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn stdin_is_written_or_empty() {
         let args = argv(&["cat"]);
@@ -858,6 +919,7 @@ mod tests {
         assert_eq!(run(&s).unwrap().exit_code, 0);
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn both_pipes_full_do_not_deadlock() {
         let args = argv(&[
@@ -878,9 +940,11 @@ mod tests {
     /// look alive for a moment after the run returned; allow it a second on a loaded machine.
     /// How soon a call must return when it must not wait for a command that would run 30 s or
     /// more: a third of that wait, room for a loaded machine.
+    #[cfg(unix)]
     const PROMPTLY: Duration = Duration::from_secs(10);
 
     /// Whether the group is gone within 20 s (polled every 10 ms; its sleeps would last 30 s).
+    #[cfg(unix)]
     fn group_dies_soon(pgid: i32) -> bool {
         (0..2000).any(|_| {
             let dead = living_group_members(pgid).is_empty();
@@ -891,6 +955,7 @@ mod tests {
         })
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn timeout_kills_the_whole_group_promptly() {
         let args = argv(&["sh", "-c", "echo $$; sleep 30 & sleep 30"]);
@@ -906,6 +971,7 @@ mod tests {
         assert!(group_dies_soon(pgid), "a process of the group survived");
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn cancellation_kills_the_group_at_once() {
         let cancel = std::sync::Arc::new(crate::cancel::Cancellation::new().unwrap());
@@ -927,6 +993,7 @@ mod tests {
         assert!(started.elapsed() < PROMPTLY, "returned promptly");
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn endless_output_does_not_defeat_the_timeout() {
         let args = argv(&["yes"]);
@@ -941,6 +1008,7 @@ mod tests {
         assert!(out.stdout.truncated());
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn pipes_held_outside_the_group_are_abandoned_after_the_grace() {
         let args = argv(&["sh", "-c", "setsid sh -c 'echo $$; exec sleep 30' & wait"]);
@@ -956,6 +1024,7 @@ mod tests {
         assert_eq!((out.exit_code, out.timed_out), (124, true));
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn sigterm_ignoring_child_is_killed_after_the_grace() {
         let args = argv(&[
@@ -984,6 +1053,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn thread_exit_watch_works_too() {
         let args = argv(&["sh", "-c", "echo $$; sleep 30 & sleep 30"]);
@@ -1011,7 +1081,7 @@ mod tests {
 
     /// Without a `/proc/self/fd` path (macOS, `portable-unix`) the child starts in the open
     /// directory it was given, whatever the path names by then (here a symlink to another one).
-    #[cfg(portable)]
+    #[cfg(all(portable, unix))]
     #[test]
     fn the_child_starts_in_the_open_directory_not_where_the_path_leads() {
         let dir = tempfile::tempdir().unwrap();
@@ -1043,6 +1113,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn bare_names_are_found_on_the_child_path() {
         use std::os::unix::fs::PermissionsExt;
@@ -1069,6 +1140,7 @@ mod tests {
         assert!(run(&s).unwrap_err().is_not_found());
     }
 
+    #[cfg(unix)] // sh and POSIX tools; Windows: process/windows.rs
     #[test]
     fn environment_is_exactly_the_given_one() {
         let args = argv(&["sh", "-c", "echo \"$ATN_A|$HOME\""]);
@@ -1085,6 +1157,7 @@ mod tests {
     }
 
     /// Pids of the group's members that are not zombies (a zombie is already dead).
+    #[cfg(unix)]
     fn living_group_members(pgid: i32) -> Vec<i32> {
         let mut alive = Vec::new();
         for entry in std::fs::read_dir("/proc").unwrap().flatten() {

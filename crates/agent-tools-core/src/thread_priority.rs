@@ -8,8 +8,18 @@
 /// scheduler places a waking thread. Under load from other programs such a thread barely runs: use
 /// it only for work that is never waited for (the search cache's housekeeping), or next to a thread
 /// of normal priority doing the same work (the cached walk's helpers). Irreversible: only for
-/// threads that end with their work.
+/// threads that end with their work. On Windows, `THREAD_PRIORITY_IDLE` for the thread: CPU
+/// priority only, like `SCHED_IDLE` (not the background mode, which would also lower its I/O
+/// priority for work a caller may be waiting on).
 pub fn become_idle_priority_thread() {
+    #[cfg(windows)]
+    {
+        use windows_sys::Win32::System::Threading::{
+            GetCurrentThread, SetThreadPriority, THREAD_PRIORITY_IDLE,
+        };
+        // SAFETY: the pseudo handle of the calling thread; a failure changes nothing.
+        unsafe { SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_IDLE) };
+    }
     #[cfg(linux_native)]
     {
         // SAFETY: `sched_param` is a plain C struct of integers (more of them with musl), for
@@ -214,5 +224,43 @@ mod tests {
         }
         assert_eq!(seen.iter().filter(|(t, _)| *t == caller).count(), 1);
         assert_eq!(policy(), before);
+    }
+}
+
+#[cfg(all(test, windows))]
+mod windows_tests {
+    use super::*;
+    use windows_sys::Win32::System::Threading::{
+        GetCurrentThread, GetThreadPriority, THREAD_PRIORITY_IDLE,
+    };
+
+    fn priority() -> i32 {
+        // SAFETY: the pseudo handle of the calling thread.
+        unsafe { GetThreadPriority(GetCurrentThread()) }
+    }
+
+    /// The calling thread works at its own priority, the helpers at idle priority.
+    #[test]
+    fn run_on_threads_uses_the_caller_and_idle_helpers() {
+        let caller = std::thread::current().id();
+        let before = priority();
+        assert_ne!(before, THREAD_PRIORITY_IDLE);
+        let seen = std::sync::Mutex::new(Vec::new());
+        run_on_threads(3, || {
+            seen.lock()
+                .unwrap()
+                .push((std::thread::current().id(), priority()));
+        });
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), 3);
+        for (thread, priority) in &seen {
+            let expected = if *thread == caller {
+                before
+            } else {
+                THREAD_PRIORITY_IDLE
+            };
+            assert_eq!(*priority, expected);
+        }
+        assert_eq!(priority(), before);
     }
 }

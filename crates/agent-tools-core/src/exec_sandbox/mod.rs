@@ -188,6 +188,7 @@ impl ChildRestriction {
     /// feature, where the restriction stays Landlock's) the child starts a session, applies the
     /// restriction to itself between fork and exec and std executes the command: no supervisor,
     /// so what the command leaves running outlives the call, as on macOS.
+    #[cfg(unix)]
     pub fn spawn(
         &self,
         command: &mut std::process::Command,
@@ -231,7 +232,7 @@ impl ChildRestriction {
 
 /// The bound of the descriptors a process can hold (`RLIMIT_NOFILE`), taken before the fork;
 /// at most 2^20.
-#[cfg(portable)]
+#[cfg(all(portable, unix))]
 fn descriptor_limit() -> i32 {
     rustix::process::getrlimit(rustix::process::Resource::Nofile)
         .current
@@ -242,7 +243,7 @@ fn descriptor_limit() -> i32 {
 /// command inherits only its standard streams, as under Linux's supervisor (which has
 /// `close_range`; macOS has not, so each number below `limit` is visited). Close-on-exec rather
 /// than closed, so that std's error pipe still reports a failed exec.
-#[cfg(portable)]
+#[cfg(all(portable, unix))]
 fn inherit_only_standard_streams(limit: i32) {
     for fd in 3..limit {
         // SAFETY: plain integer arguments; EBADF for a number that is not open is expected.
@@ -256,12 +257,14 @@ pub struct PrivateTmp(PathBuf);
 
 impl PrivateTmp {
     fn create(base: &Path) -> std::io::Result<PrivateTmp> {
-        use std::os::unix::fs::DirBuilderExt;
         let path = base.join(format!(
             "agent-tools-exec-{}",
             uuid::Uuid::new_v4().simple()
         ));
-        std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&path)?;
         // Rules are given on the real path (a symlinked /tmp, as on macOS, resolved).
         let real = std::fs::canonicalize(&path).unwrap_or(path);
         Ok(PrivateTmp(real))

@@ -194,12 +194,13 @@ impl WorkspaceCache {
 
 /// The file's bytes if it still has identity `id` (read without following a final symlink).
 fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
-        .open(path)
-        .ok()?;
+    use crate::sys::fs::OFlags;
+    let mut file = crate::sys::with_flags(
+        std::fs::OpenOptions::new().read(true),
+        OFlags::NOFOLLOW | OFlags::NONBLOCK,
+    )
+    .open(path)
+    .ok()?;
     let meta = file.metadata().ok()?;
     if FileId::of(&meta) != id {
         return None;

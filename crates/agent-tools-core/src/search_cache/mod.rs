@@ -36,7 +36,6 @@ mod watch;
 
 use std::any::Any;
 use std::ffi::OsString;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, RwLock};
@@ -74,13 +73,33 @@ pub struct FileId {
 }
 
 impl FileId {
+    #[cfg(unix)]
     pub fn of(meta: &std::fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
         FileId {
             dev: meta.dev(),
             ino: meta.ino(),
             size: meta.size(),
             mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
             ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+        }
+    }
+
+    /// On Windows, which std gives neither a file id nor a change time without an open handle:
+    /// size and last write time, and the last write time again as the change time of the racy
+    /// check. A file put in place by rename with the same size and write time as the one it
+    /// replaces is not seen as changed (`GetFileInformationByHandleEx` with `FileIdInfo` and
+    /// `FileBasicInfo` is the later, exact identity; docs/windows-port.md).
+    #[cfg(windows)]
+    pub fn of(meta: &std::fs::Metadata) -> FileId {
+        let (secs, nanos) = crate::sys::mtime(meta);
+        let mtime_ns = i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        FileId {
+            dev: 0,
+            ino: 0,
+            size: meta.len(),
+            mtime_ns,
+            ctime_ns: mtime_ns,
         }
     }
 
@@ -674,21 +693,20 @@ impl WorkspaceCache {
 /// reading moves it past what is recorded) and its entries. `None` when it is no longer a
 /// directory (a final symlink is followed only for the walk's root).
 fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>> {
-    use rustix::fs::{FileType, Mode, OFlags};
-    use std::os::unix::ffi::OsStringExt;
+    use crate::sys::fs::{FileType, Mode, OFlags};
     let mut flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     if !is_root {
         flags |= OFlags::NOFOLLOW;
     }
-    let fd = match rustix::fs::open(dir, flags, Mode::empty()) {
+    let fd = match crate::sys::fs::open(dir, flags, Mode::empty()) {
         Ok(fd) => fd,
-        Err(rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) if !is_root => return Ok(None),
+        Err(crate::sys::Errno::LOOP | crate::sys::Errno::NOTDIR) if !is_root => return Ok(None),
         Err(e) => return Err(e.into()),
     };
     let file = std::fs::File::from(fd);
     let id = FileId::of(&file.metadata()?);
     // `Dir::new` reads through this descriptor (`Dir::read_from` would open the directory again).
-    let mut dir = rustix::fs::Dir::new(std::os::fd::OwnedFd::from(file))?;
+    let mut dir = crate::sys::fs::Dir::new(crate::sys::OwnedFd::from(file))?;
     let entries = crate::sandbox::read_entries(&mut dir, |_| true)?
         .into_iter()
         .map(|(name, file_type)| {
@@ -697,7 +715,7 @@ fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>>
                 FileType::Directory => EntryKind::Directory,
                 _ => EntryKind::Other,
             };
-            (std::ffi::OsString::from_vec(name), kind)
+            (crate::sys::name_from_vec(name), kind)
         })
         .collect();
     Ok(Some(Listing { id, entries }))

@@ -69,7 +69,7 @@ fn a_cached_file_is_fresh_until_it_changes() {
     let other = dir.path().join("b.txt");
     std::fs::write(&other, "hello world").unwrap();
     std::fs::remove_file(&file).unwrap();
-    std::os::unix::fs::symlink(&other, &file).unwrap();
+    crate::sys::symlink(&other, &file).unwrap();
     assert!(cache.fresh(&file).is_none(), "a symlink is never fresh");
 }
 

@@ -8,7 +8,6 @@
 
 use std::fs;
 use std::io::Read;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use agent_tools_gitapply::{self as gitapply, Effect, Target};
@@ -202,17 +201,18 @@ fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, 
     if meta.len() > SIZE_LIMIT {
         return Err(too_large(meta.len()));
     }
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(abs)
-        .map_err(|e| {
-            if is_not_found(&e) {
-                not_found()
-            } else {
-                ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
-            }
-        })?;
+    let mut file = crate::sys::with_flags(
+        fs::OpenOptions::new().read(true),
+        crate::sys::fs::OFlags::NONBLOCK,
+    )
+    .open(abs)
+    .map_err(|e| {
+        if is_not_found(&e) {
+            not_found()
+        } else {
+            ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
+        }
+    })?;
     rc.confine(&file, file_path, ERROR_CLASS)
         .map_err(|_| sandbox_violation(file_path))?;
     let meta = file.metadata().map_err(|e| {
@@ -230,7 +230,7 @@ fn read_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(Vec<u8>, 
     if bytes.len() as u64 > SIZE_LIMIT {
         return Err(too_large(bytes.len() as u64));
     }
-    Ok((bytes, meta.mode()))
+    Ok((bytes, crate::sys::raw_mode(&meta)))
 }
 
 /// The directory holding the file (through symlinks, like write_file), checked for a confined
@@ -239,7 +239,7 @@ fn target_dir(
     rc: &RunContext,
     file_path: &str,
     abs: &str,
-) -> Result<(std::os::fd::OwnedFd, std::ffi::OsString), ToolError> {
+) -> Result<(crate::sys::OwnedFd, std::ffi::OsString), ToolError> {
     let io_error = |e: std::io::Error| {
         ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
     };
@@ -269,12 +269,14 @@ fn write_target(
 
 fn delete_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(), ToolError> {
     let (dir, name) = target_dir(rc, file_path, abs)?;
-    rustix::fs::unlinkat(&dir, name.as_os_str(), rustix::fs::AtFlags::empty()).map_err(|e| {
-        ERROR_CLASS.bare(
-            ErrorCode::Internal,
-            node_io_message(&e.into(), "unlink", file_path),
-        )
-    })
+    crate::sys::fs::unlinkat(&dir, name.as_os_str(), crate::sys::fs::AtFlags::empty()).map_err(
+        |e| {
+            ERROR_CLASS.bare(
+                ErrorCode::Internal,
+                node_io_message(&e.into(), "unlink", file_path),
+            )
+        },
+    )
 }
 
 #[cfg(test)]

@@ -5,15 +5,14 @@
 //! included, passes the sandbox, and every file is read and written through its directory's
 //! descriptor, checked once opened.
 
+use crate::sys::OwnedFd;
 use std::ffi::OsString;
 use std::fs;
 use std::io::Read;
-use std::os::fd::OwnedFd;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{openat, unlinkat, AtFlags, Mode, OFlags};
-use rustix::io::Errno;
+use crate::sys::fs::{openat, unlinkat, AtFlags, Mode, OFlags};
+use crate::sys::Errno;
 use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
@@ -552,7 +551,7 @@ fn read_existing(rc: &RunContext, abs: &str, path: &str) -> Result<Existing, Too
     }
     Ok((
         Some(place),
-        Some((bytes, meta.permissions().mode() & 0o7777)),
+        Some((bytes, crate::sys::permission_bits(&meta))),
     ))
 }
 

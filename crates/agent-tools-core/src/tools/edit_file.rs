@@ -11,7 +11,6 @@
 
 use std::fs;
 use std::ops::Range;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -789,17 +788,18 @@ pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> 
             ERROR_CLASS.internal(node_io_message(&e, "open", path))
         }
     })?;
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
-        .open(&target)
-        .map_err(|e| {
-            if is_not_found(&e) {
-                ERROR_CLASS.coded(ErrorCode::NotFound, format!("path not found: {path}"))
-            } else {
-                ERROR_CLASS.internal(node_io_message(&e, "open", path))
-            }
-        })?;
+    let mut file = crate::sys::with_flags(
+        fs::OpenOptions::new().read(true),
+        crate::sys::fs::OFlags::NOFOLLOW | crate::sys::fs::OFlags::NONBLOCK,
+    )
+    .open(&target)
+    .map_err(|e| {
+        if is_not_found(&e) {
+            ERROR_CLASS.coded(ErrorCode::NotFound, format!("path not found: {path}"))
+        } else {
+            ERROR_CLASS.internal(node_io_message(&e, "open", path))
+        }
+    })?;
     let meta = file
         .metadata()
         .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "fstat", path)))?;
@@ -807,13 +807,13 @@ pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> 
         return Err(ERROR_CLASS.coded(ErrorCode::NotFile, format!("path is not a file: {path}")));
     }
     rc.confine(&file, path, ERROR_CLASS)?;
-    if meta.size() > SIZE_LIMIT {
+    if meta.len() > SIZE_LIMIT {
         return Err(ERROR_CLASS.coded(
             ErrorCode::FileTooLarge,
             format!("file is larger than 10 MiB: {path}"),
         ));
     }
-    let bytes = read_sized(&mut file, meta.size())
+    let bytes = read_sized(&mut file, meta.len())
         .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "read", path)))?;
     let Ok(whole) = std::str::from_utf8(&bytes) else {
         return Err(ERROR_CLASS.coded(
@@ -871,7 +871,7 @@ pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> 
         let mut content = String::with_capacity(bom.len() + planned.text.len());
         content.push_str(bom);
         content.push_str(&planned.text);
-        let mode = meta.permissions().mode() & 0o7777;
+        let mode = crate::sys::permission_bits(&meta);
         replace_atomically(&dir, name, content.as_bytes(), Some(mode))
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", path)))?;
         if let Some(reads) = &rc.ctx.reads {

@@ -9,7 +9,10 @@
 //! command (`crate::exec_sandbox`; docs/tools/exec_command.md, "OS sandbox").
 
 use std::ffi::OsString;
+#[cfg(unix)]
 use std::os::fd::{AsFd, OwnedFd};
+#[cfg(windows)]
+use std::os::windows::io::AsHandle;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -295,7 +298,10 @@ pub(crate) fn execute(
     let finished = process::run(&RunSpec {
         argv: &argv,
         cwd: Some(&spawn_cwd),
+        #[cfg(unix)]
         cwd_dir: confined.as_ref().map(|(dir, _)| dir.as_fd()),
+        #[cfg(windows)]
+        cwd_dir: confined.as_ref().map(|(dir, _)| dir.as_handle()),
         env: env.as_deref(),
         stdin: request.stdin.as_deref().map(str::as_bytes),
         timeout: Some(request.timeout),
@@ -311,7 +317,7 @@ pub(crate) fn execute(
     Ok(ExecCommandOutput {
         cwd: request.cwd.clone(),
         command: request.command.clone(),
-        exit_code: finished.exit_code.into(),
+        exit_code: finished.exit_code,
         stdout_truncated: finished.stdout.truncated(),
         stderr_truncated: finished.stderr.truncated(),
         stdout: finished.stdout,
@@ -347,6 +353,7 @@ fn refused(refusal: Refusal) -> ToolError {
 
 /// Opens `cwd`, checks that the directory really lies inside the workspace and returns the open
 /// directory with the path the child should start in (the open directory itself on Linux).
+#[cfg(unix)]
 fn confined_dir(confinement: &Confinement, cwd: &str) -> Result<(OwnedFd, PathBuf), ToolError> {
     use rustix::fs::{Mode, OFlags};
     let flags = OFlags::DIRECTORY | OFlags::CLOEXEC;
@@ -362,6 +369,32 @@ fn confined_dir(confinement: &Confinement, cwd: &str) -> Result<(OwnedFd, PathBu
         PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()))
     };
     #[cfg(portable)]
+    let path = crate::sandbox::fd_path(&dir).ok_or_else(|| not_a_directory(cwd))?;
+    Ok((dir, path))
+}
+
+/// Windows: opens `cwd` (a directory handle, `FILE_FLAG_BACKUP_SEMANTICS`) without delete
+/// sharing, so that while it is held the directory can be neither renamed nor removed, nor (on
+/// NTFS) can a directory above it be renamed; checks that it really lies inside the workspace; the
+/// child starts in the directory's real path, which the held handle keeps naming it.
+#[cfg(windows)]
+fn confined_dir(
+    confinement: &Confinement,
+    cwd: &str,
+) -> Result<(std::fs::File, PathBuf), ToolError> {
+    use std::os::windows::fs::OpenOptionsExt;
+    const FILE_SHARE_READ: u32 = 1;
+    const FILE_SHARE_WRITE: u32 = 2;
+    const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+    let dir = std::fs::OpenOptions::new()
+        .read(true)
+        .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE)
+        .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
+        .open(cwd)
+        .ok()
+        .filter(|dir| dir.metadata().is_ok_and(|m| m.is_dir()))
+        .ok_or_else(|| not_a_directory(cwd))?;
+    confinement.confine(&dir, cwd, ERROR_CLASS)?;
     let path = crate::sandbox::fd_path(&dir).ok_or_else(|| not_a_directory(cwd))?;
     Ok((dir, path))
 }
@@ -402,7 +435,11 @@ fn resolve_direct(rc: &RunContext, name: &str, cwd: &str, platform: &str) -> Opt
     let win32 = platform == "win32";
     let usable = |candidate: &str| is_runnable_file(candidate, win32);
     if name.contains('/') || name.contains('\\') {
-        let candidate = if name.starts_with('/') {
+        let candidate = if cfg!(windows) {
+            // `Path::join` replaces `cwd` with an absolute `name`, keeps only its drive for a
+            // rooted one (`\x`), as `path.win32.resolve` does.
+            host_absolute(&Path::new(cwd).join(name).to_string_lossy())
+        } else if name.starts_with('/') {
             name.to_string()
         } else {
             paths::resolve(cwd, name)
@@ -411,15 +448,21 @@ fn resolve_direct(rc: &RunContext, name: &str, cwd: &str, platform: &str) -> Opt
     }
     let path_var = rc.ctx.host_var("PATH").unwrap_or_default();
     let path_var = path_var.to_string_lossy();
+    // Node's `path.delimiter`: the host's, whatever `platform` says.
+    let delimiter = if cfg!(windows) { ';' } else { ':' };
     let extensions = if win32 {
         windows_extensions(rc.ctx.host_var("PATHEXT"))
     } else {
         Vec::new()
     };
     let upper_name = name.to_uppercase();
-    for dir in path_var.split(':').map(js_trim).filter(|d| !d.is_empty()) {
+    for dir in path_var
+        .split(delimiter)
+        .map(js_trim)
+        .filter(|d| !d.is_empty())
+    {
         // `path.join(dir, name)`; a relative PATH entry counts from this process's directory.
-        let join = |file: &str| paths::absolute(&format!("{dir}/{file}"));
+        let join = |file: &str| host_absolute(&format!("{dir}/{file}"));
         let mut candidates = Vec::new();
         if !win32 || extensions.iter().any(|ext| upper_name.ends_with(ext)) {
             candidates.push(join(name));
@@ -455,10 +498,29 @@ fn windows_extensions(pathext: Option<OsString>) -> Vec<String> {
 }
 
 /// A regular file (symlinks followed) that may be executed (the execute check is skipped for
-/// `win32`, as upstream does).
+/// `win32`, as upstream does, and on a Windows host, which has no execute permission).
 fn is_runnable_file(path: &str, win32: bool) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
-        && (win32 || rustix::fs::access(path, rustix::fs::Access::EXEC_OK).is_ok())
+    #[cfg(unix)]
+    let executable = || rustix::fs::access(path, rustix::fs::Access::EXEC_OK).is_ok();
+    #[cfg(windows)]
+    let executable = || true;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file()) && (win32 || executable())
+}
+
+/// `path.resolve` of the host for a path joined with `/`: the POSIX rule (`paths::absolute`)
+/// on Unix; on Windows std's (`GetFullPathNameW`: drive-relative and rooted paths, `.`/`..`,
+/// `\` as the separator), which is what `path.win32.resolve` gives for these joins.
+fn host_absolute(path: &str) -> String {
+    #[cfg(windows)]
+    {
+        std::path::absolute(path)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| path.to_string())
+    }
+    #[cfg(not(windows))]
+    {
+        paths::absolute(path)
+    }
 }
 
 #[cfg(test)]
@@ -471,6 +533,7 @@ mod tests {
     };
     use crate::context::ToolContext;
     use serde_json::{json, Value};
+    #[cfg(unix)]
     use std::os::unix::fs::PermissionsExt;
 
     struct Ws {
@@ -481,6 +544,10 @@ mod tests {
 
     fn ws() -> Ws {
         let dir = tempfile::tempdir().unwrap();
+        // Windows: no `\\?\` form (what `canonicalize` gives), which cmd.exe refuses as `cwd`.
+        #[cfg(windows)]
+        let root = dir.path().join("ws");
+        #[cfg(unix)]
         let root = dir.path().canonicalize().unwrap().join("ws");
         std::fs::create_dir_all(root.join("src")).unwrap();
         let root = root.to_string_lossy().into_owned();
@@ -505,6 +572,7 @@ mod tests {
         call(ctx, input).unwrap_err().message
     }
 
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
     #[test]
     fn output_has_the_contract_shape() {
         let w = ws();
@@ -620,6 +688,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
     #[test]
     fn fractions_are_accepted() {
         let w = ws();
@@ -653,6 +722,7 @@ mod tests {
         assert_eq!(shell_wrapped(&tokens, "freebsd"), tokens);
     }
 
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
     #[test]
     fn missing_and_unrunnable_programs() {
         let w = ws();
@@ -705,6 +775,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     fn which(name: &str) -> Option<String> {
         let ctx = ToolContext::allow_all("/");
         let rc = RunContext {
@@ -714,6 +785,7 @@ mod tests {
         resolve_direct(&rc, name, "/", "linux")
     }
 
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
     #[test]
     fn direct_mode_uses_the_host_path_and_pathext() {
         let w = ws();
@@ -756,6 +828,7 @@ mod tests {
         assert_eq!(windows_extensions(None), [".COM", ".EXE", ".BAT", ".CMD"]);
     }
 
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
     #[test]
     fn confined_cwd_runs_in_the_checked_directory() {
         let w = ws();
@@ -820,7 +893,12 @@ mod tests {
         // namespace (a container's) has id 0 here, which rustix's Pid cannot hold.
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
         let after_name = &stat[stat.rfind(')').unwrap() + 1..];
-        let host: i64 = after_name.split_whitespace().nth(3).unwrap().parse().unwrap();
+        let host: i64 = after_name
+            .split_whitespace()
+            .nth(3)
+            .unwrap()
+            .parse()
+            .unwrap();
         // awk's own session and terminal (fields 6 and 7 of its stat; its name has no space)
         let input = json!({"cwd": w.root, "command": ["awk", "{print $6, $7}", "/proc/self/stat"]});
         let plain = call(&w.ctx, input.clone()).unwrap();
@@ -890,6 +968,7 @@ mod tests {
         assert!(outside.join("y.txt").exists());
     }
 
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
     #[test]
     fn the_sandbox_option_is_validated_and_absent_when_off() {
         let w = ws();
@@ -928,6 +1007,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
     #[test]
     fn the_host_environment_is_passed_on() {
         let w = ws();
@@ -942,5 +1022,180 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out["stdout"], "yes\n");
+    }
+
+    /// Windows: the runtime's rules for `win32` on a Windows host (PATHEXT, PowerShell), the
+    /// Job Object's timeout, the OS sandbox's absence. The programs are this test binary in a
+    /// helper role (crate::process's test helper) and batch files.
+    #[cfg(windows)]
+    mod windows_tests {
+        use super::*;
+        use crate::process::windows::test_helper;
+
+        fn win_ws() -> Ws {
+            let mut w = ws();
+            w.ctx.platform = Some("win32".into());
+            w
+        }
+
+        /// `Path` (Windows' spelling) set to `path`, the helper's role, no other variable but
+        /// the system's own (cmd.exe needs `SystemRoot`).
+        fn env_with(path: &str, pathext: Option<&str>, role: &str) -> Vec<(String, String)> {
+            let mut env: Vec<(String, String)> = std::env::vars()
+                .filter(|(k, _)| {
+                    !k.eq_ignore_ascii_case("PATH") && !k.eq_ignore_ascii_case("PATHEXT")
+                })
+                .collect();
+            env.push(("Path".into(), path.into()));
+            if let Some(pathext) = pathext {
+                env.push(("PATHEXT".into(), pathext.into()));
+            }
+            env.push(test_helper::role_var(role));
+            env
+        }
+
+        #[test]
+        fn direct_mode_resolves_through_pathext() {
+            let mut w = win_ws();
+            let bin = format!("{}\\bin", w.root);
+            std::fs::create_dir(&bin).unwrap();
+            std::fs::write(format!("{bin}\\tool.cmd"), "@echo cmd %1\r\n").unwrap();
+            std::fs::write(format!("{bin}\\plain"), "not a program").unwrap();
+            std::fs::write(format!("{bin}\\tool.ps1"), "echo ps1").unwrap();
+            test_helper::install_as(Path::new(&bin), "tool.exe");
+            w.ctx.process_env = Some(env_with(
+                &format!(" ;{bin} "),
+                Some(" .cmd ; ;.exe"),
+                "argv",
+            ));
+            let input =
+                |command: Value| json!({"cwd": w.root, "command": command, "shell_mode": "direct"});
+            let out = call(&w.ctx, input(json!(["tool", "x"]))).unwrap();
+            assert_eq!(
+                (out["exit_code"].as_i64(), out["stdout"].as_str()),
+                (Some(0), Some("cmd x\r\n"))
+            );
+            assert_eq!(out["command"], json!(["tool", "x"]));
+            // Extension order is PATHEXT's; a name with a listed extension is tried as given.
+            w.ctx.process_env = Some(env_with(&bin, Some(".EXE;.CMD"), "argv"));
+            let out = call(&w.ctx, input(json!(["tool", "x"]))).unwrap();
+            assert_eq!(out["stdout"], "[\"x\"]\n");
+            let out = call(&w.ctx, input(json!(["TOOL.CMD", "y"]))).unwrap();
+            assert_eq!(out["stdout"], "cmd y\r\n");
+            // No execute check, but a regular file: a directory is not a program.
+            let rc = RunContext {
+                ctx: &w.ctx,
+                confinement: None,
+            };
+            assert_eq!(
+                resolve_direct(&rc, "bin\\plain", &w.root, "win32"),
+                Some(format!("{bin}\\plain"))
+            );
+            assert_eq!(
+                message(&w.ctx, input(json!(["./bin"]))),
+                "COMMAND_NOT_FOUND: command not found: ./bin"
+            );
+            // `.PS1` is not in PATHEXT: the name as given is not tried.
+            assert_eq!(
+                message(&w.ctx, input(json!(["tool.ps1"]))),
+                "COMMAND_NOT_FOUND: command not found: tool.ps1"
+            );
+            // A relative path counts from `cwd`, with either separator.
+            let out = call(&w.ctx, input(json!(["bin/tool.cmd", "z"]))).unwrap();
+            assert_eq!(out["stdout"], "cmd z\r\n");
+        }
+
+        /// Default mode on win32 runs `pwsh.exe -NoLogo -NoProfile -Command "& 't1' …"`; the
+        /// command line std builds for it parses back to exactly those arguments (seen by a
+        /// stand-in `pwsh.exe` that prints them).
+        #[test]
+        fn default_mode_wraps_in_powershell() {
+            let mut w = win_ws();
+            let input = json!({"cwd": w.root, "command": ["echo", "it's", "a b", "\"q\"", "$x"]});
+            w.ctx.process_env = Some(env_with(&format!("{}\\none", w.root), None, "argv"));
+            assert_eq!(
+                message(&w.ctx, input.clone()),
+                "INTERNAL: Executable not found in $PATH: \"pwsh.exe\""
+            );
+            let bin = format!("{}\\pwsh", w.root);
+            std::fs::create_dir(&bin).unwrap();
+            test_helper::install_as(Path::new(&bin), "pwsh.exe");
+            w.ctx.process_env = Some(env_with(&bin, None, "argv"));
+            let out = call(&w.ctx, input).unwrap();
+            let args: Vec<String> = serde_json::from_str(out["stdout"].as_str().unwrap()).unwrap();
+            assert_eq!(
+                args,
+                [
+                    "-NoLogo",
+                    "-NoProfile",
+                    "-Command",
+                    "& 'echo' 'it''s' 'a b' '\"q\"' '$x'"
+                ]
+            );
+        }
+
+        #[test]
+        fn timeouts_report_124_and_end_the_tree() {
+            let mut w = win_ws();
+            w.ctx.process_env = Some(env_with("", None, "tree"));
+            let exe = test_helper::exe().to_string_lossy().into_owned();
+            let mut timed_out = None;
+            for timeout_ms in [2000, 8000, 20000] {
+                let out = call(
+                    &w.ctx,
+                    json!({"cwd": w.root, "command": [exe], "shell_mode": "direct", "timeout_ms": timeout_ms}),
+                )
+                .unwrap();
+                let pids: Vec<u32> = out["stdout"]
+                    .as_str()
+                    .unwrap()
+                    .lines()
+                    .filter_map(|l| l.trim().parse().ok())
+                    .collect();
+                if pids.len() < 2 && timeout_ms < 20000 {
+                    continue;
+                }
+                timed_out = Some((out, pids));
+                break;
+            }
+            let (out, pids) = timed_out.unwrap();
+            assert_eq!(
+                (out["timed_out"].as_bool(), out["exit_code"].as_i64()),
+                (Some(true), Some(124)),
+                "{out}"
+            );
+            assert_eq!(pids.len(), 2, "{out}");
+            for pid in pids {
+                assert!(
+                    test_helper::process_ends_soon(pid),
+                    "process {pid} survived"
+                );
+            }
+        }
+
+        #[test]
+        fn there_is_no_os_sandbox() {
+            let w = win_ws();
+            let exe = test_helper::exe().to_string_lossy().into_owned();
+            let mut ctx = sandboxed(&w, "workspace-write", json!({"sandbox": "auto"}));
+            ctx.process_env = Some(env_with("", None, "exit"));
+            let input = json!({"cwd": w.root, "command": [exe], "shell_mode": "direct"});
+            let out = call(&ctx, input.clone()).unwrap();
+            assert_eq!(out["exit_code"], 3);
+            assert_eq!(
+                out["sandbox"],
+                json!({"kind": "none", "reason": "no OS sandbox for commands on windows"})
+            );
+            let mut ctx = sandboxed(&w, "workspace-write", json!({"sandbox": "required"}));
+            ctx.process_env = Some(env_with("", None, "exit"));
+            let err = call(&ctx, input).unwrap_err();
+            assert_eq!(
+                (err.code, err.message),
+                (
+                    ErrorCode::SandboxUnavailable,
+                    "SANDBOX_UNAVAILABLE: the OS sandbox cannot be enforced here: no OS sandbox for commands on windows".to_string()
+                )
+            );
+        }
     }
 }

@@ -3,14 +3,12 @@
 //! directories regexp_search never enters are skipped, hidden entries only on request, symlinks
 //! never followed nor listed.
 
-use std::ffi::OsStr;
-use std::os::fd::OwnedFd;
-use std::os::unix::ffi::OsStrExt;
+use crate::sys::OwnedFd;
 use std::path::{Path, PathBuf};
 
+use crate::sys::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
@@ -139,7 +137,7 @@ pub fn find(rc: &RunContext, input: FindFilesInput) -> Result<String, ToolError>
     } = input;
     let workspace = workspace_root(rc, ERROR_CLASS)?;
     super::args::require_root_directory(&root_path, ERROR_CLASS)?;
-    let root_dir = rustix::fs::open(
+    let root_dir = crate::sys::fs::open(
         root_path.as_str(),
         OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
         Mode::empty(),
@@ -244,13 +242,15 @@ impl Walk<'_> {
                 stack.pop();
                 continue;
             };
-            let name = OsStr::from_bytes(&name);
+            let name = crate::sys::name_from_bytes(&name);
             let path = frame.path.join(name);
             let is_dir = file_type == FileType::Directory;
             let ignored = match matched(&stack, &path, is_dir) {
                 Match::Ignore(_) => true,
                 Match::Whitelist(_) => false,
-                Match::None => !self.include_hidden && name.as_bytes().starts_with(b"."),
+                Match::None => {
+                    !self.include_hidden && crate::sys::name_bytes(name).starts_with(b".")
+                }
             };
             if ignored
                 || (is_dir
@@ -302,7 +302,8 @@ impl Walk<'_> {
                         continue;
                     }
                     let Ok(dir) = frame.stream.fd() else { continue };
-                    let Ok(st) = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) else {
+                    let Ok(st) = crate::sys::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+                    else {
                         continue;
                     };
                     // replaced since the listing: only regular files are listed
@@ -353,7 +354,7 @@ impl Walk<'_> {
     /// when it is missing, unreadable, or (confined) outside the workspace.
     fn ignore_file(&self, dir: &OwnedFd, path: &Path, name: &str) -> Gitignore {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let Ok(fd) = rustix::fs::openat(dir, name, flags, Mode::empty()) else {
+        let Ok(fd) = crate::sys::fs::openat(dir, name, flags, Mode::empty()) else {
             return Gitignore::empty();
         };
         if self.confinement.is_some_and(|c| !c.contains_fd(&fd)) {
@@ -368,14 +369,14 @@ impl Walk<'_> {
     /// file names: it is the repository's metadata, often outside the workspace, and only
     /// decides which workspace files are left out.
     fn git_exclude(&self, dir: &OwnedFd, path: &Path) -> Gitignore {
-        let Ok(git) = rustix::fs::statat(dir, ".git", AtFlags::empty()) else {
+        let Ok(git) = crate::sys::fs::statat(dir, ".git", AtFlags::empty()) else {
             return Gitignore::empty();
         };
         if FileType::from_raw_mode(git.st_mode) != FileType::RegularFile {
             return self.ignore_file(dir, path, ".git/info/exclude");
         }
         let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let Ok(fd) = rustix::fs::openat(dir, ".git", flags, Mode::empty()) else {
+        let Ok(fd) = crate::sys::fs::openat(dir, ".git", flags, Mode::empty()) else {
             return Gitignore::empty();
         };
         if self.confinement.is_some_and(|c| !c.contains_fd(&fd)) {
@@ -558,9 +559,8 @@ mod tests {
         let root = ctx.workspace_root.clone().unwrap();
         let outside = tempfile::tempdir().unwrap();
         fs::write(outside.path().join("secret.rs"), "x").unwrap();
-        std::os::unix::fs::symlink(outside.path(), format!("{root}/out")).unwrap();
-        std::os::unix::fs::symlink(outside.path().join("secret.rs"), format!("{root}/s.rs"))
-            .unwrap();
+        crate::sys::symlink(outside.path(), format!("{root}/out")).unwrap();
+        crate::sys::symlink(outside.path().join("secret.rs"), format!("{root}/s.rs")).unwrap();
         fs::write(format!("{root}/mine.rs"), "x").unwrap();
         let out = find(&ctx, json!({"pattern": "*.rs"})).unwrap();
         assert_eq!(paths(&out), ["mine.rs"]);
@@ -570,7 +570,6 @@ mod tests {
     /// counts the same: (path under the root, size, mtime) of the files it yields, and how many
     /// entries it yields in all.
     fn by_path(root: &str, include_hidden: bool) -> (Vec<(String, u64, f64)>, usize) {
-        use std::os::unix::fs::MetadataExt;
         let mut files = Vec::new();
         let mut visited = 0;
         let walker = ignore::WalkBuilder::new(root)
@@ -597,11 +596,10 @@ mod tests {
             if entry.file_type().is_some_and(|t| t.is_file()) {
                 let meta = entry.metadata().unwrap();
                 let rel = entry.path().strip_prefix(root).unwrap();
-                files.push((
-                    rel.to_str().unwrap().to_string(),
-                    meta.size(),
-                    meta.mtime() as f64 * 1000.0 + (meta.mtime_nsec() / 1_000_000) as f64,
-                ));
+                files.push((rel.to_str().unwrap().to_string(), meta.len(), {
+                    let (secs, nanos) = crate::sys::mtime(&meta);
+                    secs as f64 * 1000.0 + (nanos / 1_000_000) as f64
+                }));
             }
         }
         files.sort_by(|a, b| a.0.cmp(&b.0));
@@ -610,7 +608,7 @@ mod tests {
 
     fn by_descriptor(root: &str, include_hidden: bool) -> (Vec<(String, u64, f64)>, usize) {
         let dir =
-            rustix::fs::open(root, OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
+            crate::sys::fs::open(root, OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
         let mut walk = Walk {
             glob: Glob::new("**"),
             by_name: false,
@@ -701,8 +699,8 @@ mod tests {
             b"before.txt\n\xff\nafter.txt\n",
         )
         .unwrap();
-        std::os::unix::fs::symlink("src", format!("{root}/srclink")).unwrap();
-        std::os::unix::fs::symlink("a.rs", format!("{root}/a-link.rs")).unwrap();
+        crate::sys::symlink("src", format!("{root}/srclink")).unwrap();
+        crate::sys::symlink("a.rs", format!("{root}/a-link.rs")).unwrap();
         for hidden in [false, true] {
             let (expected, visited) = by_path(&root, hidden);
             // the fixture meets each rule: whitelists (also of a hidden name), nested and
@@ -760,7 +758,7 @@ mod tests {
         fs::write(format!("{root}/sub/mine.rs"), "x").unwrap();
         fs::write(other.path().join("SECRETNAME.rs"), "x").unwrap();
         let other_path = other.path().to_str().unwrap().to_string();
-        let dir = rustix::fs::open(
+        let dir = crate::sys::fs::open(
             root.as_str(),
             OFlags::DIRECTORY | OFlags::RDONLY,
             Mode::empty(),

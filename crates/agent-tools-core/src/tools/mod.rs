@@ -33,6 +33,7 @@ pub(crate) fn temp_workspace() -> (tempfile::TempDir, super::context::ToolContex
     let root = dir
         .path()
         .canonicalize()
+        .map(crate::sys::plain_path)
         .expect("a real path")
         .to_string_lossy()
         .into_owned();

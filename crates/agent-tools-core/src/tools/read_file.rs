@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::fs;
 use std::io::Read;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -163,10 +162,13 @@ pub fn read(
         truncated,
         next_start_line: truncated.then_some(end as u64 + 1),
         meta: ReadFileMeta {
-            byte_length: meta.size(),
+            byte_length: meta.len(),
             line_count: line_count as u64,
             returned_line_count: end.saturating_sub(start_line - 1) as u64,
-            mtime_ms: meta.mtime() as f64 * 1000.0 + meta.mtime_nsec() as f64 / 1e6,
+            mtime_ms: {
+                let (secs, nanos) = crate::sys::mtime(&meta);
+                secs as f64 * 1000.0 + nanos as f64 / 1e6
+            },
         },
     };
     to_json(&output, ERROR_CLASS).map(Some)
@@ -222,19 +224,20 @@ fn read_checked(
     if !link_meta.file_type().is_file() {
         return Err(not_a_file());
     }
-    let mut file = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
-        .open(path)
-        .map_err(|e| {
-            if is_not_found(&e) {
-                ERROR_CLASS.coded(ErrorCode::NotFound, format!("path not found: {path}"))
-            } else if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
-                not_a_file()
-            } else {
-                ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "open", path))
-            }
-        })?;
+    let mut file = crate::sys::with_flags(
+        fs::OpenOptions::new().read(true),
+        crate::sys::fs::OFlags::NOFOLLOW | crate::sys::fs::OFlags::NONBLOCK,
+    )
+    .open(path)
+    .map_err(|e| {
+        if is_not_found(&e) {
+            ERROR_CLASS.coded(ErrorCode::NotFound, format!("path not found: {path}"))
+        } else if e.raw_os_error() == Some(crate::sys::Errno::LOOP.raw_os_error()) {
+            not_a_file()
+        } else {
+            ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "open", path))
+        }
+    })?;
     let meta = file
         .metadata()
         .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "fstat", path)))?;
@@ -242,16 +245,16 @@ fn read_checked(
         return Err(not_a_file());
     }
     rc.confine(&file, path, ERROR_CLASS)?;
-    if meta.size() > SIZE_LIMIT {
+    if meta.len() > SIZE_LIMIT {
         return Err(ERROR_CLASS.coded(
             ErrorCode::SizeLimitExceeded,
             format!("file size exceeds 1 MiB limit: {path}"),
         ));
     }
-    if inline_limit.is_some_and(|limit| meta.size() > limit) {
+    if inline_limit.is_some_and(|limit| meta.len() > limit) {
         return Ok(None);
     }
-    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT), meta.size())
+    let bytes = read_sized(&mut (&mut file).take(SIZE_LIMIT), meta.len())
         .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, node_io_message(&e, "read", path)))?;
     let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
     if sniff.contains(&0) {
@@ -467,7 +470,7 @@ mod tests {
             format!("NOT_FILE: path is not a file: {root}")
         );
         let target = w.write("t.txt", b"x");
-        std::os::unix::fs::symlink(&target, format!("{root}/link.txt")).unwrap();
+        crate::sys::symlink(&target, format!("{root}/link.txt")).unwrap();
         assert_eq!(
             w.read(&format!("{root}/link.txt"), json!({}))
                 .unwrap_err()

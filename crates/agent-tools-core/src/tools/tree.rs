@@ -2,10 +2,10 @@
 //! relative to its parent without following symlinks, so a directory swapped for a symlink
 //! during the walk cannot lead it outside the tree.
 
+use crate::sys::{BorrowedFd, OwnedFd};
 use std::ffi::OsStr;
-use std::os::fd::{BorrowedFd, OwnedFd};
 
-use rustix::fs::{Dir, FileType};
+use crate::sys::fs::{Dir, FileType};
 use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
@@ -357,7 +357,7 @@ impl Walk<'_> {
         }
         // The stream reads through the descriptor itself (no reopen of `.`); children are opened
         // relative to it once all entries are read.
-        let io_fail = |e: rustix::io::Errno| {
+        let io_fail = |e: crate::sys::Errno| {
             ERROR_CLASS.coded(
                 ErrorCode::Internal,
                 node_io_message(&e.into(), "scandir", abs),
@@ -419,7 +419,7 @@ impl Walk<'_> {
 
     /// The kept entries of one directory: name and kind, filtered as upstream does.
     fn read_entries(&self, stream: &mut Dir, abs: &str) -> Result<Vec<(String, Kind)>, ToolError> {
-        let io_fail = |e: rustix::io::Errno| {
+        let io_fail = |e: crate::sys::Errno| {
             ERROR_CLASS.coded(
                 ErrorCode::Internal,
                 node_io_message(&e.into(), "scandir", abs),
@@ -491,8 +491,8 @@ mod tests {
         ] {
             fs::write(format!("{root}/{f}"), "x").unwrap();
         }
-        std::os::unix::fs::symlink("/etc", format!("{root}/etc-link")).unwrap();
-        std::os::unix::fs::symlink(format!("{root}/missing"), format!("{root}/dangling")).unwrap();
+        crate::sys::symlink("/etc", format!("{root}/etc-link")).unwrap();
+        crate::sys::symlink(format!("{root}/missing"), format!("{root}/dangling")).unwrap();
         #[cfg(target_os = "linux")]
         rustix::fs::mknodat(
             rustix::fs::CWD,

@@ -3,7 +3,6 @@
 //! new content, never a mix. The existing file's mode is kept.
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -89,7 +88,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
         None => fs::create_dir_all(parent),
     }
     .map_err(|e| {
-        if e.raw_os_error() == Some(rustix::io::Errno::XDEV.raw_os_error()) {
+        if e.raw_os_error() == Some(crate::sys::Errno::XDEV.raw_os_error()) {
             ERROR_CLASS.outside_workspace(path)
         } else {
             internal(&e, "mkdir", &parent.to_string_lossy())
@@ -100,7 +99,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
     let target = real_path(Path::new(path)).map_err(|e| internal(&e, "open", path))?;
     if target.is_dir() {
         return Err(internal(
-            &std::io::Error::from_raw_os_error(rustix::io::Errno::ISDIR.raw_os_error()),
+            &std::io::Error::from_raw_os_error(crate::sys::Errno::ISDIR.raw_os_error()),
             "open",
             path,
         ));
@@ -117,7 +116,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
     let mode = fs::metadata(&target)
         .ok()
         .filter(|m| m.is_file())
-        .map(|m| m.permissions().mode() & 0o7777);
+        .map(|m| crate::sys::permission_bits(&m));
     replace_atomically(&dir, file_name, content.as_bytes(), mode)
         .map_err(|e| internal(&e, "open", path))?;
     if let Some(reads) = &rc.ctx.reads {
@@ -139,6 +138,8 @@ mod tests {
     use super::*;
     use crate::context::ToolContext;
     use serde_json::{json, Value};
+    #[cfg(unix)]
+    use std::os::unix::fs::PermissionsExt;
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
         super::super::temp_workspace()
@@ -204,6 +205,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // Unix permission bits
     #[test]
     fn keeps_mode_and_writes_through_symlinks() {
         let (_d, ctx) = setup();
@@ -216,7 +218,7 @@ mod tests {
             fs::metadata(&p).unwrap().permissions().mode() & 0o777,
             0o750
         );
-        std::os::unix::fs::symlink("script.sh", format!("{root}/link")).unwrap();
+        crate::sys::symlink("script.sh", format!("{root}/link")).unwrap();
         let out = write(&ctx, &format!("{root}/link"), "via link".into()).unwrap();
         assert_eq!(out["created"], true, "a symlink counts as not existing");
         assert!(fs::symlink_metadata(format!("{root}/link"))
@@ -225,7 +227,7 @@ mod tests {
             .is_symlink());
         assert_eq!(fs::read_to_string(&p).unwrap(), "via link");
         fs::create_dir(format!("{root}/d")).unwrap();
-        std::os::unix::fs::symlink("d", format!("{root}/dlink")).unwrap();
+        crate::sys::symlink("d", format!("{root}/dlink")).unwrap();
         assert_eq!(
             write(&ctx, &format!("{root}/dlink"), "x".into())
                 .unwrap_err()

@@ -2,6 +2,7 @@ use super::*;
 use crate::context::ToolContext;
 use crate::sandbox::Confinement;
 use serde_json::{json, Value};
+#[cfg(unix)]
 use std::os::unix::fs::PermissionsExt;
 
 struct Ws {
@@ -15,6 +16,7 @@ fn ws() -> Ws {
     let root = dir
         .path()
         .canonicalize()
+        .map(crate::sys::plain_path)
         .unwrap()
         .to_string_lossy()
         .into_owned();
@@ -160,6 +162,7 @@ fn size_limit_is_ten_mebibytes() {
     );
 }
 
+#[cfg(unix)] // Unix permission bits
 #[test]
 fn mode_symlinks_bom_and_deletion() {
     let w = ws();
@@ -180,7 +183,7 @@ fn mode_symlinks_bom_and_deletion() {
 
     // through a symlink that stays inside the workspace, the link's target is patched
     let target = w.file("real.ts", b"old\n");
-    std::os::unix::fs::symlink("../real.ts", format!("{}/src/link.ts", w.root)).unwrap();
+    crate::sys::symlink("../real.ts", format!("{}/src/link.ts", w.root)).unwrap();
     let link_patch = "--- a/src/link.ts\n+++ b/src/link.ts\n@@ -1 +1 @@\n-old\n+new\n";
     let link = format!("{}/src/link.ts", w.root);
     assert_eq!(w.apply(&link, link_patch.into()).unwrap()["changed"], true);
@@ -215,8 +218,8 @@ fn a_failure_leaves_the_file_byte_for_byte() {
     assert_eq!(fs::read(&p).unwrap(), original);
     let after = fs::metadata(&p).unwrap();
     assert_eq!(
-        (before.ino(), before.mtime_nsec()),
-        (after.ino(), after.mtime_nsec())
+        crate::search_cache::FileId::of(&before),
+        crate::search_cache::FileId::of(&after)
     );
     assert_eq!(w.entries("src"), 1);
 }

@@ -253,8 +253,8 @@ fn reads_go_through_the_checked_directory() {
     let (_d, ctx, root) = setup();
     let outside = tempfile::tempdir().unwrap();
     fs::write(outside.path().join("a.txt"), "one\ntwo\nCANARY\n").unwrap();
-    std::os::unix::fs::symlink(outside.path(), format!("{root}/out")).unwrap();
-    std::os::unix::fs::symlink("a.txt", format!("{root}/alink")).unwrap();
+    crate::sys::symlink(outside.path(), format!("{root}/out")).unwrap();
+    crate::sys::symlink("a.txt", format!("{root}/alink")).unwrap();
     let rc = RunContext {
         ctx: &ctx,
         confinement: Some(Confinement::new(&root).unwrap()),

@@ -32,7 +32,6 @@
 use std::fs;
 use std::io::Read;
 use std::ops::ControlFlow;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -609,16 +608,17 @@ pub fn use_mimalloc_for_tree_sitter() {
 
 /// The directory about to be searched must really be inside the workspace.
 fn check_root_confined(confinement: &Confinement, root_path: &str) -> Result<(), ToolError> {
-    let dir = fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::DIRECTORY.bits() as i32)
-        .open(root_path)
-        .map_err(|_| {
-            ERROR_CLASS.coded(
-                ErrorCode::NotFound,
-                format!("root_path does not exist: {root_path}"),
-            )
-        })?;
+    let dir = crate::sys::with_flags(
+        fs::OpenOptions::new().read(true),
+        crate::sys::fs::OFlags::DIRECTORY,
+    )
+    .open(root_path)
+    .map_err(|_| {
+        ERROR_CLASS.coded(
+            ErrorCode::NotFound,
+            format!("root_path does not exist: {root_path}"),
+        )
+    })?;
     confinement.confine(&dir, root_path, ERROR_CLASS)
 }
 

@@ -326,12 +326,11 @@ impl Search {
                 return Some((self.searchable(content)?, Some(entry.id)));
             }
         }
-        let opened = fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(
-                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC).bits() as i32,
-            )
-            .open(&candidate.path);
+        let opened = crate::sys::with_flags(
+            fs::OpenOptions::new().read(true),
+            crate::sys::fs::OFlags::NOFOLLOW | crate::sys::fs::OFlags::CLOEXEC,
+        )
+        .open(&candidate.path);
         let mut file = opened.ok()?;
         // The walk goes by path, so a directory swapped for a symlink while it runs can list
         // files outside: what was opened is checked, and a file outside is skipped without a

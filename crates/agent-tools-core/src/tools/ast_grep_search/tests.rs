@@ -104,6 +104,7 @@ impl Workspace {
         let root = dir
             .path()
             .canonicalize()
+            .map(crate::sys::plain_path)
             .unwrap()
             .to_string_lossy()
             .into_owned();
@@ -628,12 +629,12 @@ fn files_chosen_like_sg_scan() {
         ("src/uni.ts", "const u = \"é\"; const v = 2;\n"),
     ]);
     ws.write("src/bad.ts", b"const bad = \"\xff\";\n");
-    std::os::unix::fs::symlink(
+    crate::sys::symlink(
         format!("{}/src/s.ts", ws.root),
         format!("{}/link.ts", ws.root),
     )
     .unwrap();
-    std::os::unix::fs::symlink(format!("{}/src", ws.root), format!("{}/srclink", ws.root)).unwrap();
+    crate::sys::symlink(format!("{}/src", ws.root), format!("{}/srclink", ws.root)).unwrap();
     let all = ws.found(ts_const(json!({})));
     // Outside a git repository .gitignore does not apply (ripgrep's rule); hidden directories
     // are skipped but a hidden file of the language's type is not; node_modules is only
@@ -758,10 +759,14 @@ fn invalid_glob_is_internal() {
 #[test]
 fn confinement_rechecks_the_root_and_the_files() {
     let outer = tempfile::tempdir().unwrap();
-    let outside = outer.path().canonicalize().unwrap();
+    let outside = outer
+        .path()
+        .canonicalize()
+        .map(crate::sys::plain_path)
+        .unwrap();
     fs::write(outside.join("secret.ts"), "const secret = 1;\n").unwrap();
     let ws = Workspace::contract();
-    std::os::unix::fs::symlink(&outside, format!("{}/out", ws.root)).unwrap();
+    crate::sys::symlink(&outside, format!("{}/out", ws.root)).unwrap();
     let confinement = Confinement::new(&ws.root).unwrap();
     let (code, message) = error(ws.search_with(
         ts_const(json!({"root_path": format!("{}/out", ws.root)})),

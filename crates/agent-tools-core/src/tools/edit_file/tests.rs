@@ -1,6 +1,8 @@
 use super::*;
 use crate::context::{ReadLedger, ToolContext};
 use serde_json::{json, Value};
+#[cfg(unix)]
+use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
 fn ok(text: &str, old: &str, new: &str) -> Plan {
@@ -207,6 +209,7 @@ fn edit(ctx: &ToolContext, path: &str, options: Value) -> Result<Value, ToolErro
     run(&rc, &[path.into(), ArgValue::from(&options)]).map(|s| serde_json::from_str(&s).unwrap())
 }
 
+#[cfg(unix)] // Unix permission bits
 #[test]
 fn run_keeps_bom_crlf_final_newline_and_mode() {
     let (_d, ctx) = super::super::temp_workspace();

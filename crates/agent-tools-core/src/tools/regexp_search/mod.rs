@@ -14,7 +14,7 @@ mod walk;
 
 use std::time::{Duration, Instant};
 
-use rustix::fs::{Mode, OFlags};
+use crate::sys::fs::{Mode, OFlags};
 use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
@@ -167,7 +167,7 @@ pub fn search_input(
     // The directory actually opened (a symlinked root is followed, as upstream's `stat` does)
     // must be inside the workspace; files are opened beneath it without following symlinks.
     let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
-    let root_dir = rustix::fs::open(root_path, flags, Mode::empty()).map_err(|e| {
+    let root_dir = crate::sys::fs::open(root_path, flags, Mode::empty()).map_err(|e| {
         ERROR_CLASS.coded(
             ErrorCode::Internal,
             node_io_message(&e.into(), "scandir", root_path),

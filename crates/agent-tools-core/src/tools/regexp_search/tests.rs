@@ -3,14 +3,18 @@
 use super::*;
 use crate::context::ToolContext;
 use crate::sandbox::Confinement;
+use crate::sys::symlink;
 use serde_json::{json, Value};
 use std::fs;
-use std::os::unix::fs::symlink;
 
 /// Upstream's verified fixture (root `/ws` there).
 fn fixture() -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
-    let base = dir.path().canonicalize().unwrap();
+    let base = dir
+        .path()
+        .canonicalize()
+        .map(crate::sys::plain_path)
+        .unwrap();
     let root = base.join("ws");
     let put = |rel: &str, data: &[u8]| {
         let path = root.join(rel);
@@ -557,6 +561,7 @@ fn size_limit_and_binary_warnings() {
     let root = dir
         .path()
         .canonicalize()
+        .map(crate::sys::plain_path)
         .unwrap()
         .to_string_lossy()
         .into_owned();
@@ -586,6 +591,7 @@ fn upstream_pinned_examples() {
     let root = dir
         .path()
         .canonicalize()
+        .map(crate::sys::plain_path)
         .unwrap()
         .to_string_lossy()
         .into_owned();
@@ -618,7 +624,7 @@ fn upstream_pinned_examples() {
 fn timeout_and_walk_failures() {
     let (_d, root) = fixture();
     let regex = JsRegex::new("TODO", "").unwrap();
-    let root_dir: std::os::fd::OwnedFd = fs::File::open(&root).unwrap().into();
+    let root_dir: crate::sys::OwnedFd = fs::File::open(&root).unwrap().into();
     let spec = |deadline| SearchSpec {
         regex: &regex,
         prefilter: None,
@@ -651,7 +657,11 @@ fn timeout_and_walk_failures() {
 #[test]
 fn a_listing_of_another_directory_never_names_its_entries() {
     let dir = tempfile::tempdir().unwrap();
-    let base = dir.path().canonicalize().unwrap();
+    let base = dir
+        .path()
+        .canonicalize()
+        .map(crate::sys::plain_path)
+        .unwrap();
     let (checked, other) = (base.join("ws/swap"), base.join("outside"));
     for (d, text) in [(&checked, "TODO checked"), (&other, "TODO other")] {
         fs::create_dir_all(d.join("sub")).unwrap();
@@ -663,7 +673,7 @@ fn a_listing_of_another_directory_never_names_its_entries() {
     fs::write(other.join("SECRETNAME-dir/f.ts"), "TODO").unwrap();
     fs::write(other.join("sub/SECRETNAME.ts"), "TODO").unwrap();
     let regex = JsRegex::new("TODO", "").unwrap();
-    let root_dir: std::os::fd::OwnedFd = fs::File::open(&checked).unwrap().into();
+    let root_dir: crate::sys::OwnedFd = fs::File::open(&checked).unwrap().into();
     let spec = SearchSpec {
         regex: &regex,
         prefilter: None,
@@ -785,6 +795,7 @@ fn parallel_walk_equals_sequential_reference() {
     let root = dir
         .path()
         .canonicalize()
+        .map(crate::sys::plain_path)
         .unwrap()
         .to_string_lossy()
         .into_owned();

@@ -11,17 +11,17 @@
 //! replayed walk would stop is known (the *cutoff*); files and directories after it in walk
 //! order cannot change the result and are skipped. The cutoff only moves earlier.
 
+use crate::sys::{AsFd, OwnedFd};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 
+use crate::sys::fs::{Mode, OFlags};
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
-use rustix::fs::{Mode, OFlags};
 
 use super::matcher::JsRegex;
 use super::scan::{search_text, Hit};
@@ -698,9 +698,9 @@ impl Visitor<'_> {
                 }
             }
         }
-        let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        let fd = match crate::sys::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
-            Err(rustix::io::Errno::LOOP) => return Ok(None),
+            Err(crate::sys::Errno::LOOP) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
         match self.spec.confinement {
@@ -730,14 +730,18 @@ mod tests {
     #[test]
     fn files_are_opened_only_beneath_the_root_without_symlinks() {
         let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
+        let base = dir
+            .path()
+            .canonicalize()
+            .map(crate::sys::plain_path)
+            .unwrap();
         let root = base.join("ws");
         std::fs::create_dir_all(root.join("src")).unwrap();
         std::fs::create_dir_all(base.join("outside")).unwrap();
         std::fs::write(root.join("src/a.txt"), "a").unwrap();
         std::fs::write(base.join("outside/secret.txt"), "s").unwrap();
-        std::os::unix::fs::symlink(base.join("outside"), root.join("swapped")).unwrap();
-        std::os::unix::fs::symlink("src", root.join("inner")).unwrap();
+        crate::sys::symlink(base.join("outside"), root.join("swapped")).unwrap();
+        crate::sys::symlink("src", root.join("inner")).unwrap();
         let root_str = root.to_string_lossy().into_owned();
         let root_dir: OwnedFd = std::fs::File::open(&root).unwrap().into();
         let regex = JsRegex::new("x", "").unwrap();

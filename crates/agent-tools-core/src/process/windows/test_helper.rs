@@ -1,0 +1,120 @@
+//! Tests only: the Windows tests' child program is this test binary itself, started with
+//! `ATN_PROCESS_HELPER=<role>` in its environment. A C runtime initializer (`.CRT$XCU`, run
+//! before `main`) sees the variable, plays the role and exits, so libtest never starts and the
+//! child's output and arguments are exactly the role's. Windows ships no `sh`, `sleep` or `cat`,
+//! and wine has no PowerShell; this gives the tests the same programs on Windows and under wine.
+//!
+//! Roles: `argv` prints its arguments (after the program) as a JSON array; `cat` copies stdin
+//! to stdout; `exit` prints `out`/`err` and exits with code 3; `sleep` prints its pid and sleeps
+//! 30 s; `tree` starts a `sleep` child (sharing its output), prints its own pid and sleeps 30 s;
+//! `endless` writes `y\n` for ever.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const ROLE_VAR: &str = "ATN_PROCESS_HELPER";
+
+#[used]
+#[link_section = ".CRT$XCU"]
+static RUN_AS_HELPER: extern "C" fn() = run_as_helper;
+
+extern "C" fn run_as_helper() {
+    let Some(role) = std::env::var_os(ROLE_VAR) else {
+        return;
+    };
+    let mut out = std::io::stdout().lock();
+    let code = match role.to_str().unwrap_or_default() {
+        "argv" => {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            let _ = writeln!(out, "{}", serde_json::to_string(&args).unwrap_or_default());
+            0
+        }
+        "cat" => {
+            let mut input = Vec::new();
+            let _ = std::io::stdin().read_to_end(&mut input);
+            let _ = out.write_all(&input);
+            0
+        }
+        "exit" => {
+            let _ = write!(out, "out");
+            let _ = write!(std::io::stderr(), "err");
+            3
+        }
+        "sleep" => {
+            let _ = writeln!(out, "{}", std::process::id());
+            let _ = out.flush();
+            std::thread::sleep(Duration::from_secs(30));
+            0
+        }
+        "tree" => {
+            let started = std::env::current_exe().and_then(|exe| {
+                std::process::Command::new(exe)
+                    .env(ROLE_VAR, "sleep")
+                    .stdin(std::process::Stdio::null())
+                    .spawn()
+            });
+            if started.is_err() {
+                std::process::exit(98);
+            }
+            let _ = writeln!(out, "{}", std::process::id());
+            let _ = out.flush();
+            std::thread::sleep(Duration::from_secs(30));
+            0
+        }
+        "endless" => loop {
+            if out.write_all(&b"y\n".repeat(4096)).is_err() {
+                break 0;
+            }
+        },
+        _ => 99,
+    };
+    let _ = out.flush();
+    drop(out);
+    std::process::exit(code);
+}
+
+/// This test binary.
+pub fn exe() -> PathBuf {
+    std::env::current_exe().expect("the test binary's path")
+}
+
+/// This process's environment plus the role: a complete environment for `RunSpec::env`.
+pub fn env(role: &str) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> =
+        std::env::vars_os().filter(|(k, _)| k != ROLE_VAR).collect();
+    env.push((ROLE_VAR.into(), role.into()));
+    env
+}
+
+/// The role's variable, for a context's `process_env`.
+pub fn role_var(role: &str) -> (String, String) {
+    (ROLE_VAR.to_string(), role.to_string())
+}
+
+/// A copy of this test binary named `name` in `dir` (a hard link where the file system allows).
+pub fn install_as(dir: &std::path::Path, name: &str) -> PathBuf {
+    let target = dir.join(name);
+    if std::fs::hard_link(exe(), &target).is_err() {
+        std::fs::copy(exe(), &target).expect("a copy of the test binary");
+    }
+    target
+}
+
+/// Whether the process `pid` has ended within 20 s (or no longer exists).
+pub fn process_ends_soon(pid: u32) -> bool {
+    use windows_sys::Win32::Foundation::{CloseHandle, WAIT_OBJECT_0};
+    use windows_sys::Win32::System::Threading::{OpenProcess, WaitForSingleObject};
+    const SYNCHRONIZE: u32 = 0x0010_0000;
+    // SAFETY: plain arguments; the handle is closed below.
+    let process = unsafe { OpenProcess(SYNCHRONIZE, 0, pid) };
+    if process.is_null() {
+        return true; // gone (and its id not reused by a process we may open)
+    }
+    // SAFETY: the handle is open until closed right after.
+    let ended = unsafe { WaitForSingleObject(process, 20_000) } == WAIT_OBJECT_0;
+    // SAFETY: as above.
+    unsafe { CloseHandle(process) };
+    ended
+}

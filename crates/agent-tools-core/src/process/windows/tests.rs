@@ -1,0 +1,276 @@
+//! The Windows runner's tests. The child program is this test binary in a helper role
+//! (`test_helper`), and `cmd.exe` for batch files.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use super::test_helper::{self, process_ends_soon};
+use super::*;
+use crate::process::DEFAULT_MAX_OUTPUT_UNITS;
+
+/// How soon a call must return when it must not wait for a command that would run 30 s: a
+/// third of that, room for a loaded machine (and wine).
+const PROMPTLY: Duration = Duration::from_secs(10);
+
+fn helper_argv(extra: &[&str]) -> Vec<String> {
+    std::iter::once(test_helper::exe().to_string_lossy().into_owned())
+        .chain(extra.iter().map(|s| s.to_string()))
+        .collect()
+}
+
+fn spec<'a>(argv: &'a [String], env: &'a [(OsString, OsString)]) -> RunSpec<'a> {
+    RunSpec {
+        argv,
+        cwd: None,
+        cwd_dir: None,
+        env: Some(env),
+        stdin: None,
+        timeout: Some(Duration::from_secs(20)),
+        max_output_units: DEFAULT_MAX_OUTPUT_UNITS,
+        cancel: None,
+        restriction: None,
+    }
+}
+
+/// The pids a `sleep`/`tree` helper printed.
+fn pids(text: &str) -> Vec<u32> {
+    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+#[test]
+fn exit_codes_and_both_streams() {
+    let (argv, env) = (helper_argv(&[]), test_helper::env("exit"));
+    let out = run(&spec(&argv, &env)).unwrap();
+    assert_eq!(
+        (out.exit_code, out.stdout.text(), out.stderr.text()),
+        (3, "out", "err")
+    );
+    assert!(!out.timed_out && !out.cancelled);
+    // An exit code above i32::MAX comes back unsigned, as Node reports it.
+    let argv: Vec<String> = ["cmd.exe", "/d", "/c", "exit 3221225477"]
+        .map(String::from)
+        .to_vec();
+    let env: Vec<_> = std::env::vars_os().collect();
+    assert_eq!(run(&spec(&argv, &env)).unwrap().exit_code, 3_221_225_477);
+}
+
+#[test]
+fn arguments_arrive_as_given() {
+    let args = ["a b", "it's", "\"quoted\"", "back\\slash\\", "", "é"];
+    let (argv, env) = (helper_argv(&args), test_helper::env("argv"));
+    let out = run(&spec(&argv, &env)).unwrap();
+    let seen: Vec<String> = serde_json::from_str(out.stdout.text().trim()).unwrap();
+    assert_eq!(seen, args);
+}
+
+#[test]
+fn stdin_is_written_or_empty() {
+    let (argv, env) = (helper_argv(&[]), test_helper::env("cat"));
+    let mut s = spec(&argv, &env);
+    s.stdin = Some("abcé\n".as_bytes());
+    assert_eq!(run(&s).unwrap().stdout.text(), "abcé\n");
+    let out = run(&spec(&argv, &env)).unwrap();
+    assert_eq!((out.exit_code, out.stdout.text()), (0, ""));
+    // A child that never reads its input does not block or break the run.
+    let env = test_helper::env("exit");
+    let big = vec![b'x'; 4 << 20];
+    let mut s = spec(&argv, &env);
+    s.stdin = Some(&big);
+    assert_eq!(run(&s).unwrap().exit_code, 3);
+}
+
+/// The whole tree dies at the timeout, including a process the command started: no survivor.
+#[test]
+fn timeout_kills_the_whole_tree() {
+    let (argv, env) = (helper_argv(&[]), test_helper::env("tree"));
+    let mut s = spec(&argv, &env);
+    // Both pids must be printed before the timeout: on a loaded machine, again with a longer one.
+    for timeout_ms in [2000, 8000, 20000] {
+        s.timeout = Some(Duration::from_millis(timeout_ms));
+        let started = Instant::now();
+        let out = run(&s).unwrap();
+        let took = started.elapsed();
+        let printed = pids(out.stdout.text());
+        if printed.len() < 2 && timeout_ms < 20000 {
+            continue;
+        }
+        assert_eq!(printed.len(), 2, "{out:?}");
+        assert!(took < s.timeout.unwrap() + PROMPTLY, "{took:?}");
+        assert_eq!((out.exit_code, out.timed_out), (124, true));
+        for pid in printed {
+            assert!(process_ends_soon(pid), "process {pid} survived the timeout");
+        }
+        break;
+    }
+}
+
+/// What a command leaves running when it exits ends with the call.
+#[test]
+fn the_call_end_kills_what_the_command_left_behind() {
+    let env = test_helper::env("sleep");
+    // cmd starts the helper without waiting (`start /b`) and exits; the helper keeps the output
+    // pipes, so the run ends at the timeout. Its pid is read from the output.
+    let exe = test_helper::exe();
+    let argv: Vec<String> = [
+        "cmd.exe".to_string(),
+        "/d".into(),
+        "/c".into(),
+        format!("start \"\" /b \"{}\"", exe.display()),
+    ]
+    .to_vec();
+    let mut s = spec(&argv, &env);
+    for timeout_ms in [2000, 8000, 20000] {
+        s.timeout = Some(Duration::from_millis(timeout_ms));
+        let out = run(&s).unwrap();
+        let printed = pids(out.stdout.text());
+        if printed.is_empty() && timeout_ms < 20000 {
+            continue;
+        }
+        assert_eq!(printed.len(), 1, "{out:?}");
+        assert!(
+            process_ends_soon(printed[0]),
+            "the background process survived"
+        );
+        break;
+    }
+}
+
+#[test]
+fn cancellation_kills_the_tree_at_once() {
+    let cancel = std::sync::Arc::new(crate::cancel::Cancellation::new().unwrap());
+    let (argv, env) = (helper_argv(&[]), test_helper::env("tree"));
+    let mut s = spec(&argv, &env);
+    s.timeout = Some(Duration::from_secs(60));
+    let trigger = cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        trigger.cancel();
+    });
+    s.cancel = Some(&cancel);
+    let started = Instant::now();
+    let out = run(&s).unwrap();
+    canceller.join().unwrap();
+    assert!(out.cancelled && !out.timed_out, "{out:?}");
+    assert!(started.elapsed() < PROMPTLY, "returned promptly");
+    for pid in pids(out.stdout.text()) {
+        assert!(
+            process_ends_soon(pid),
+            "process {pid} survived the cancellation"
+        );
+    }
+}
+
+#[test]
+fn endless_output_does_not_defeat_the_timeout() {
+    let (argv, env) = (helper_argv(&[]), test_helper::env("endless"));
+    let mut s = spec(&argv, &env);
+    s.timeout = Some(Duration::from_millis(500));
+    s.max_output_units = 1000;
+    let started = Instant::now();
+    let out = run(&s).unwrap();
+    assert!(started.elapsed() < PROMPTLY);
+    assert_eq!((out.exit_code, out.timed_out), (124, true));
+    assert_eq!(out.stdout.text(), "y\n".repeat(500));
+    assert!(out.stdout.truncated());
+}
+
+#[test]
+fn bare_names_resolve_through_path_and_pathext() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("first"), dir.path().join("second"));
+    std::fs::create_dir(&first).unwrap();
+    std::fs::create_dir(&second).unwrap();
+    std::fs::write(first.join("atn-tool.cmd"), "@echo cmd %1\r\n").unwrap();
+    std::fs::write(second.join("atn-tool.bat"), "@echo bat %1\r\n").unwrap();
+    test_helper::install_as(&second, "atn-tool.exe");
+    let path = format!(" ; {} ;{}", first.display(), second.display());
+    let env_with = |pathext: Option<&str>| {
+        let mut env: Vec<(OsString, OsString)> = test_helper::env("argv")
+            .into_iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("PATH") && !k.eq_ignore_ascii_case("PATHEXT"))
+            .collect();
+        // Windows spells it `Path`; the lookup ignores case.
+        env.push(("Path".into(), path.clone().into()));
+        if let Some(pathext) = pathext {
+            env.push(("PATHEXT".into(), pathext.into()));
+        }
+        env
+    };
+    let argv = ["atn-tool", "x"].map(String::from).to_vec();
+    // Directory by directory, then extension by extension: the first directory's .cmd wins.
+    let env = env_with(Some(".EXE;.CMD"));
+    let out = run(&spec(&argv, &env)).unwrap();
+    assert_eq!((out.exit_code, out.stdout.text()), (0, "cmd x\r\n"));
+    // Without .CMD the second directory's .exe (this test binary, printing its arguments).
+    let env = env_with(Some(" .exe ; ;.bat"));
+    assert_eq!(run(&spec(&argv, &env)).unwrap().stdout.text(), "[\"x\"]\n");
+    // Unset: .COM;.EXE;.BAT;.CMD.
+    let env = env_with(None);
+    assert_eq!(run(&spec(&argv, &env)).unwrap().stdout.text(), "cmd x\r\n");
+    // A name with a listed extension is tried as given first.
+    let argv = ["atn-tool.bat", "y"].map(String::from).to_vec();
+    let env = env_with(Some(".CMD;.BAT"));
+    assert_eq!(run(&spec(&argv, &env)).unwrap().stdout.text(), "bat y\r\n");
+    // Not found: the runtime's wording.
+    let argv = ["atn-missing-tool".to_string()];
+    let err = run(&spec(&argv, &env)).unwrap_err();
+    assert!(err.is_not_found());
+    assert_eq!(
+        err.message(),
+        "Executable not found in $PATH: \"atn-missing-tool\""
+    );
+}
+
+#[test]
+fn candidates_follow_pathext_order() {
+    let exts = path_extensions(Some(" .exe ; ;.Cmd".into()));
+    assert_eq!(exts, [".EXE", ".CMD"]);
+    assert_eq!(
+        path_extensions(Some("".into())),
+        [".COM", ".EXE", ".BAT", ".CMD"]
+    );
+    assert_eq!(path_extensions(None), [".COM", ".EXE", ".BAT", ".CMD"]);
+    let list = |name: &str| -> Vec<PathBuf> {
+        candidates(name, ["C:\\a", "b"].into_iter(), &exts).collect()
+    };
+    assert_eq!(
+        list("git"),
+        [
+            "C:\\a\\git.EXE",
+            "C:\\a\\git.CMD",
+            "b\\git.EXE",
+            "b\\git.CMD"
+        ]
+        .map(PathBuf::from)
+    );
+    assert_eq!(
+        list("git.exe"),
+        [
+            "C:\\a\\git.exe",
+            "C:\\a\\git.exe.EXE",
+            "C:\\a\\git.exe.CMD",
+            "b\\git.exe",
+            "b\\git.exe.EXE",
+            "b\\git.exe.CMD"
+        ]
+        .map(PathBuf::from)
+    );
+}
+
+#[test]
+fn relative_program_paths_count_from_the_child_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("bin")).unwrap();
+    std::fs::write(dir.path().join("bin").join("t.cmd"), "@cd\r\n").unwrap();
+    let argv = ["bin\\t.cmd".to_string()];
+    let env: Vec<_> = std::env::vars_os().collect();
+    let mut s = spec(&argv, &env);
+    s.cwd = Some(dir.path());
+    let out = run(&s).unwrap();
+    assert_eq!(out.exit_code, 0, "{out:?}");
+    let printed = PathBuf::from(out.stdout.text().trim_end());
+    assert_eq!(
+        printed.canonicalize().unwrap(),
+        dir.path().canonicalize().unwrap()
+    );
+}

@@ -1,0 +1,502 @@
+//! The Windows stand-in for the descriptor API the filesystem side uses (see [`super`]).
+//!
+//! Path based, checked on the handle: `openat(dir, name)` opens `name` below the final path of
+//! `dir` (`GetFinalPathNameByHandleW`) with `FILE_FLAG_OPEN_REPARSE_POINT`, so a reparse point is
+//! itself what is opened and its attributes are read from that handle, never what it points to.
+//! The window between computing the path and opening it is closed for directories by opening
+//! them without `FILE_SHARE_DELETE`: while a walk holds a directory, Windows refuses to rename or
+//! delete it, so its path keeps naming it. Tools re-check every opened handle's final path
+//! against the root ([`crate::sandbox::Confinement`]), which also expands 8.3 short names. A walk
+//! relative to handles with `NtCreateFile` (`OBJECT_ATTRIBUTES.RootDirectory`) is the later step
+//! docs/windows-port.md describes.
+
+use std::ffi::OsString;
+use std::fs::{File, Metadata, OpenOptions};
+use std::io;
+use std::ops::{BitOr, BitOrAssign};
+use std::os::windows::ffi::OsStringExt;
+use std::os::windows::fs::{MetadataExt, OpenOptionsExt};
+use std::os::windows::io::{AsHandle, AsRawHandle};
+use std::path::{Path, PathBuf};
+
+use windows_sys::Win32::Foundation as win;
+use windows_sys::Win32::Storage::FileSystem as winfs;
+
+pub use std::os::windows::io::{BorrowedHandle as BorrowedFd, OwnedHandle as OwnedFd};
+
+/// `AsFd` of Unix: anything that lends a handle.
+pub trait AsFd {
+    fn as_fd(&self) -> BorrowedFd<'_>;
+}
+
+impl<T: AsHandle + ?Sized> AsFd for T {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.as_handle()
+    }
+}
+
+/// A Win32 error code under the errno names the code matches on. Several Win32 codes mean one
+/// errno (`ERROR_FILE_NOT_FOUND` and `ERROR_PATH_NOT_FOUND` are both `NOENT`): [`Errno::from_io_error`]
+/// maps them to the one the constant holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Errno(i32);
+
+impl Errno {
+    pub const NOENT: Errno = Errno(win::ERROR_FILE_NOT_FOUND as i32);
+    pub const NOTDIR: Errno = Errno(win::ERROR_DIRECTORY as i32);
+    pub const ISDIR: Errno = Errno(win::ERROR_DIRECTORY_NOT_SUPPORTED as i32);
+    pub const LOOP: Errno = Errno(win::ERROR_CANT_RESOLVE_FILENAME as i32);
+    pub const EXIST: Errno = Errno(win::ERROR_ALREADY_EXISTS as i32);
+    pub const XDEV: Errno = Errno(win::ERROR_NOT_SAME_DEVICE as i32);
+    pub const NAMETOOLONG: Errno = Errno(win::ERROR_FILENAME_EXCED_RANGE as i32);
+    pub const INVAL: Errno = Errno(win::ERROR_INVALID_PARAMETER as i32);
+    pub const BADF: Errno = Errno(win::ERROR_INVALID_HANDLE as i32);
+    pub const NOTEMPTY: Errno = Errno(win::ERROR_DIR_NOT_EMPTY as i32);
+    pub const IO: Errno = Errno(win::ERROR_GEN_FAILURE as i32);
+    // libuv's mapping (what Node reports on Windows): "access denied" is EPERM, a sharing
+    // violation EBUSY.
+    pub const PERM: Errno = Errno(win::ERROR_ACCESS_DENIED as i32);
+    pub const ACCESS: Errno = Errno(win::ERROR_CANT_ACCESS_FILE as i32);
+    pub const BUSY: Errno = Errno(win::ERROR_SHARING_VIOLATION as i32);
+    pub const NOSPC: Errno = Errno(win::ERROR_DISK_FULL as i32);
+    pub const ROFS: Errno = Errno(win::ERROR_WRITE_PROTECT as i32);
+    pub const MFILE: Errno = Errno(win::ERROR_TOO_MANY_OPEN_FILES as i32);
+    // No Win32 code means these: values no Win32 error has, so they never match one.
+    pub const NFILE: Errno = Errno(-23);
+    pub const NXIO: Errno = Errno(-6);
+    pub const TXTBSY: Errno = Errno(-26);
+
+    pub fn raw_os_error(self) -> i32 {
+        self.0
+    }
+
+    pub fn from_raw_os_error(raw: i32) -> Errno {
+        Errno(match raw as u32 {
+            win::ERROR_PATH_NOT_FOUND => win::ERROR_FILE_NOT_FOUND as i32,
+            win::ERROR_FILE_EXISTS => win::ERROR_ALREADY_EXISTS as i32,
+            win::ERROR_LOCK_VIOLATION => win::ERROR_SHARING_VIOLATION as i32,
+            win::ERROR_HANDLE_DISK_FULL => win::ERROR_DISK_FULL as i32,
+            win::ERROR_NOACCESS => win::ERROR_CANT_ACCESS_FILE as i32,
+            _ => raw,
+        })
+    }
+
+    pub fn from_io_error(e: &io::Error) -> Option<Errno> {
+        e.raw_os_error().map(Errno::from_raw_os_error)
+    }
+
+    fn of(e: io::Error) -> Errno {
+        Errno::from_io_error(&e).unwrap_or(Errno::IO)
+    }
+}
+
+impl From<Errno> for io::Error {
+    fn from(e: Errno) -> io::Error {
+        io::Error::from_raw_os_error(e.0)
+    }
+}
+
+impl std::fmt::Display for Errno {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        io::Error::from_raw_os_error(self.0).fmt(f)
+    }
+}
+
+impl std::error::Error for Errno {}
+
+pub type Result<T> = std::result::Result<T, Errno>;
+
+const S_IFMT: u32 = 0o170000;
+const S_IFREG: u32 = 0o100000;
+const S_IFDIR: u32 = 0o040000;
+const S_IFLNK: u32 = 0o120000;
+
+fn is_reparse_point(meta: &Metadata) -> bool {
+    meta.file_attributes() & winfs::FILE_ATTRIBUTE_REPARSE_POINT != 0
+}
+
+/// The `st_mode` type bits of a file: any reparse point is a symlink.
+pub(super) fn type_bits(meta: &Metadata) -> u32 {
+    if is_reparse_point(meta) {
+        S_IFLNK
+    } else if meta.is_dir() {
+        S_IFDIR
+    } else {
+        S_IFREG
+    }
+}
+
+/// A `FILETIME` (100 ns ticks since 1601) as seconds and nanoseconds since the Unix epoch.
+pub(super) fn filetime_to_unix(ticks: u64) -> (i64, i64) {
+    const EPOCH_DIFFERENCE_TICKS: i64 = 116_444_736_000_000_000;
+    let since_epoch = ticks as i64 - EPOCH_DIFFERENCE_TICKS;
+    (
+        since_epoch.div_euclid(10_000_000),
+        since_epoch.rem_euclid(10_000_000) * 100,
+    )
+}
+
+/// The path Windows holds for an open handle (`GetFinalPathNameByHandleW`, normalized, with its
+/// drive letter), without the `\\?\` prefix (`\\?\UNC\` becomes `\\`). Short (8.3) names are
+/// expanded and the casing is the one on disk.
+pub fn final_path(handle: BorrowedFd<'_>) -> io::Result<PathBuf> {
+    let mut buf: Vec<u16> = vec![0; 512];
+    loop {
+        // SAFETY: `handle` is a valid open handle for the call's duration and `buf` holds
+        // `buf.len()` writable UTF-16 units.
+        let len = unsafe {
+            winfs::GetFinalPathNameByHandleW(
+                handle.as_raw_handle(),
+                buf.as_mut_ptr(),
+                buf.len() as u32,
+                winfs::FILE_NAME_NORMALIZED | winfs::VOLUME_NAME_DOS,
+            )
+        } as usize;
+        if len == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if len < buf.len() {
+            let path = OsString::from_wide(&buf[..len]);
+            let text = path.to_string_lossy();
+            let stripped = crate::windows_path::strip_verbatim(&text);
+            if stripped.len() != text.len() {
+                return Ok(PathBuf::from(stripped.into_owned()));
+            }
+            return Ok(PathBuf::from(path));
+        }
+        // too small: `len` is the size needed, with the terminating NUL
+        buf.resize(len + 1, 0);
+    }
+}
+
+/// [`super::with_flags`] on Windows.
+pub(super) fn custom_flags(options: &mut OpenOptions, flags: fs::OFlags) -> &mut OpenOptions {
+    let mut custom = 0;
+    if flags.contains(fs::OFlags::NOFOLLOW) {
+        custom |= winfs::FILE_FLAG_OPEN_REPARSE_POINT;
+    }
+    if flags.contains(fs::OFlags::DIRECTORY) {
+        custom |= winfs::FILE_FLAG_BACKUP_SEMANTICS;
+    }
+    options.custom_flags(custom)
+}
+
+/// `open(2)` flags, as far as they mean something here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OFlagsBits(u32);
+
+pub mod fs {
+    //! `rustix::fs`'s names, on Windows.
+    use super::*;
+
+    pub type OFlags = OFlagsBits;
+
+    impl OFlagsBits {
+        pub const RDONLY: OFlags = OFlagsBits(0);
+        pub const WRONLY: OFlags = OFlagsBits(1);
+        pub const RDWR: OFlags = OFlagsBits(2);
+        pub const CREATE: OFlags = OFlagsBits(4);
+        pub const EXCL: OFlags = OFlagsBits(8);
+        pub const TRUNC: OFlags = OFlagsBits(16);
+        pub const DIRECTORY: OFlags = OFlagsBits(32);
+        pub const NOFOLLOW: OFlags = OFlagsBits(64);
+        /// Handles are not inherited unless asked: nothing to do.
+        pub const CLOEXEC: OFlags = OFlagsBits(0);
+        /// Windows has no FIFOs for an open to block on: nothing to do.
+        pub const NONBLOCK: OFlags = OFlagsBits(0);
+
+        pub const fn empty() -> OFlags {
+            OFlagsBits(0)
+        }
+
+        pub const fn bits(self) -> u32 {
+            self.0
+        }
+
+        pub const fn contains(self, other: OFlags) -> bool {
+            self.0 & other.0 == other.0
+        }
+    }
+
+    impl BitOr for OFlagsBits {
+        type Output = OFlagsBits;
+        fn bitor(self, other: OFlagsBits) -> OFlagsBits {
+            OFlagsBits(self.0 | other.0)
+        }
+    }
+
+    impl BitOrAssign for OFlagsBits {
+        fn bitor_assign(&mut self, other: OFlagsBits) {
+            self.0 |= other.0;
+        }
+    }
+
+    pub type RawMode = u32;
+
+    /// Permission bits; only "no write bit at all" means something (the read-only attribute).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Mode(RawMode);
+
+    impl Mode {
+        pub const fn empty() -> Mode {
+            Mode(0)
+        }
+        pub const fn from_raw_mode(mode: RawMode) -> Mode {
+            Mode(mode)
+        }
+        pub const fn as_raw_mode(self) -> RawMode {
+            self.0
+        }
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct AtFlags(u32);
+
+    impl AtFlags {
+        pub const SYMLINK_NOFOLLOW: AtFlags = AtFlags(1);
+        pub const REMOVEDIR: AtFlags = AtFlags(2);
+        pub const SYMLINK_FOLLOW: AtFlags = AtFlags(4);
+        pub const fn empty() -> AtFlags {
+            AtFlags(0)
+        }
+        pub const fn contains(self, other: AtFlags) -> bool {
+            self.0 & other.0 == other.0
+        }
+    }
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum FileType {
+        RegularFile,
+        Directory,
+        Symlink,
+        Fifo,
+        Socket,
+        CharacterDevice,
+        BlockDevice,
+        Unknown,
+    }
+
+    impl FileType {
+        pub const fn from_raw_mode(mode: RawMode) -> FileType {
+            match mode & S_IFMT {
+                S_IFREG => FileType::RegularFile,
+                S_IFDIR => FileType::Directory,
+                S_IFLNK => FileType::Symlink,
+                _ => FileType::Unknown,
+            }
+        }
+
+        pub const fn as_raw_mode(self) -> RawMode {
+            match self {
+                FileType::RegularFile => S_IFREG,
+                FileType::Directory => S_IFDIR,
+                FileType::Symlink => S_IFLNK,
+                _ => 0,
+            }
+        }
+
+        fn of(meta: &Metadata) -> FileType {
+            FileType::from_raw_mode(type_bits(meta))
+        }
+    }
+
+    /// What `stat` gives, as far as the tools read it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Stat {
+        pub st_mode: RawMode,
+        pub st_size: i64,
+        pub st_mtime: i64,
+        pub st_mtime_nsec: i64,
+    }
+
+    impl Stat {
+        fn of(meta: &Metadata) -> Stat {
+            let (st_mtime, st_mtime_nsec) = filetime_to_unix(meta.last_write_time());
+            Stat {
+                st_mode: crate::sys::raw_mode(meta),
+                st_size: meta.file_size() as i64,
+                st_mtime,
+                st_mtime_nsec,
+            }
+        }
+    }
+
+    /// `open(2)`: see the module's documentation for what `O_NOFOLLOW` and `O_DIRECTORY` do here.
+    pub fn open<P: AsRef<Path>>(path: P, flags: OFlags, _mode: Mode) -> Result<OwnedFd> {
+        let path = path.as_ref();
+        let mut options = OpenOptions::new();
+        match flags.0 & 3 {
+            1 => options.write(true),
+            2 => options.read(true).write(true),
+            _ => options.read(true),
+        };
+        if flags.contains(OFlags::CREATE) {
+            if flags.contains(OFlags::EXCL) {
+                options.create_new(true);
+            } else {
+                options.create(true);
+            }
+        }
+        if flags.contains(OFlags::TRUNC) {
+            options.truncate(true);
+        }
+        // BACKUP_SEMANTICS: directories can be opened; OPEN_REPARSE_POINT: the link itself
+        options
+            .custom_flags(winfs::FILE_FLAG_BACKUP_SEMANTICS | winfs::FILE_FLAG_OPEN_REPARSE_POINT);
+        if flags.contains(OFlags::DIRECTORY) {
+            // pinned: nobody renames or deletes it while it is held (see the module's docs)
+            options.share_mode(winfs::FILE_SHARE_READ | winfs::FILE_SHARE_WRITE);
+        }
+        let file = options.open(path).map_err(Errno::of)?;
+        let meta = file.metadata().map_err(Errno::of)?;
+        let file = if is_reparse_point(&meta) {
+            if flags.contains(OFlags::NOFOLLOW) {
+                return Err(Errno::LOOP);
+            }
+            // follow it: open again without OPEN_REPARSE_POINT
+            drop(file);
+            options.custom_flags(winfs::FILE_FLAG_BACKUP_SEMANTICS);
+            let file = options.open(path).map_err(Errno::of)?;
+            let meta = file.metadata().map_err(Errno::of)?;
+            check_kind(flags, &meta)?;
+            file
+        } else {
+            check_kind(flags, &meta)?;
+            file
+        };
+        Ok(file.into())
+    }
+
+    fn check_kind(flags: OFlags, meta: &Metadata) -> Result<()> {
+        if flags.contains(OFlags::DIRECTORY) && !meta.is_dir() {
+            return Err(Errno::NOTDIR);
+        }
+        if flags.0 & 3 != 0 && meta.is_dir() {
+            return Err(Errno::ISDIR);
+        }
+        Ok(())
+    }
+
+    /// The path of `name` below the directory `dir`.
+    fn below<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P) -> Result<PathBuf> {
+        let base = final_path(dir.as_fd()).map_err(Errno::of)?;
+        Ok(base.join(name.as_ref()))
+    }
+
+    pub fn openat<Fd: AsFd, P: AsRef<Path>>(
+        dir: Fd,
+        name: P,
+        flags: OFlags,
+        mode: Mode,
+    ) -> Result<OwnedFd> {
+        open(below(dir, name)?, flags, mode)
+    }
+
+    pub fn fstat<Fd: AsFd>(fd: Fd) -> Result<Stat> {
+        let file = File::from(fd.as_fd().try_clone_to_owned().map_err(Errno::of)?);
+        Ok(Stat::of(&file.metadata().map_err(Errno::of)?))
+    }
+
+    pub fn statat<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P, flags: AtFlags) -> Result<Stat> {
+        let path = below(dir, name)?;
+        let meta = if flags.contains(AtFlags::SYMLINK_NOFOLLOW) {
+            std::fs::symlink_metadata(path)
+        } else {
+            std::fs::metadata(path)
+        };
+        Ok(Stat::of(&meta.map_err(Errno::of)?))
+    }
+
+    pub fn mkdirat<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P, _mode: Mode) -> Result<()> {
+        std::fs::create_dir(below(dir, name)?).map_err(Errno::of)
+    }
+
+    pub fn unlinkat<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P, flags: AtFlags) -> Result<()> {
+        let path = below(dir, name)?;
+        if flags.contains(AtFlags::REMOVEDIR) {
+            std::fs::remove_dir(path)
+        } else {
+            std::fs::remove_file(path)
+        }
+        .map_err(Errno::of)
+    }
+
+    /// `renameat(2)`: `std::fs::rename`, which replaces an existing target atomically (POSIX
+    /// semantics on Windows 10 1709 and later, `MoveFileExW` before).
+    pub fn renameat<Fd: AsFd, Fd2: AsFd, P: AsRef<Path>, Q: AsRef<Path>>(
+        old_dir: Fd,
+        old: P,
+        new_dir: Fd2,
+        new: Q,
+    ) -> Result<()> {
+        std::fs::rename(below(old_dir, old)?, below(new_dir, new)?).map_err(Errno::of)
+    }
+
+    /// `fchmod(2)`: only the read-only attribute (set when `mode` has no write bit).
+    pub fn fchmod<Fd: AsFd>(fd: Fd, mode: Mode) -> Result<()> {
+        let file = File::from(fd.as_fd().try_clone_to_owned().map_err(Errno::of)?);
+        let mut permissions = file.metadata().map_err(Errno::of)?.permissions();
+        permissions.set_readonly(mode.0 & 0o222 == 0);
+        file.set_permissions(permissions).map_err(Errno::of)
+    }
+
+    /// A directory listing read through the directory's handle (pinned, see the module's docs):
+    /// the names as UTF-8 (lossy for the rare name that is not Unicode) and their types, a
+    /// reparse point of any kind being a symlink.
+    pub struct Dir {
+        fd: OwnedFd,
+        entries: std::vec::IntoIter<DirEntry>,
+    }
+
+    pub struct DirEntry {
+        name: Vec<u8>,
+        file_type: FileType,
+    }
+
+    impl DirEntry {
+        /// The name's bytes (UTF-8).
+        pub fn file_name(&self) -> &[u8] {
+            &self.name
+        }
+
+        pub fn file_type(&self) -> FileType {
+            self.file_type
+        }
+    }
+
+    impl Dir {
+        pub fn new(fd: OwnedFd) -> Result<Dir> {
+            let path = final_path(fd.as_fd()).map_err(Errno::of)?;
+            let mut entries = Vec::new();
+            for entry in std::fs::read_dir(&path).map_err(Errno::of)? {
+                let entry = entry.map_err(Errno::of)?;
+                // FindNextFileW's data: no further call per entry
+                let file_type = match entry.metadata() {
+                    Ok(meta) => FileType::of(&meta),
+                    Err(_) => FileType::Unknown,
+                };
+                entries.push(DirEntry {
+                    name: entry
+                        .file_name()
+                        .to_string_lossy()
+                        .into_owned()
+                        .into_bytes(),
+                    file_type,
+                });
+            }
+            Ok(Dir {
+                fd,
+                entries: entries.into_iter(),
+            })
+        }
+
+        #[allow(clippy::should_implement_trait)]
+        pub fn read(&mut self) -> Option<Result<DirEntry>> {
+            self.entries.next().map(Ok)
+        }
+
+        pub fn fd(&self) -> Result<BorrowedFd<'_>> {
+            Ok(self.fd.as_fd())
+        }
+    }
+}
