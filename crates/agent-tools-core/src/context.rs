@@ -21,22 +21,7 @@ impl RunContext<'_> {
     /// for `path`) must really lie inside the workspace, else the tool's error
     /// `INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: "<path>"`
     /// (`reason: Sandbox`). An unconfined call (a direct handler call) passes.
-    #[cfg(unix)]
-    pub fn confine<Fd: std::os::fd::AsFd>(
-        &self,
-        fd: Fd,
-        path: &str,
-        class: ErrorClass,
-    ) -> Result<(), ToolError> {
-        match &self.confinement {
-            Some(confinement) => confinement.confine(fd, path, class),
-            None => Ok(()),
-        }
-    }
-
-    /// Windows: the same check on an open handle.
-    #[cfg(windows)]
-    pub fn confine<Fd: std::os::windows::io::AsHandle>(
+    pub fn confine<Fd: crate::sys::AsFd>(
         &self,
         fd: Fd,
         path: &str,

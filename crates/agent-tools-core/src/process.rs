@@ -59,10 +59,7 @@ pub use self::windows::run;
 
 /// An open directory handed to the runner (`RunSpec::cwd_dir`): a descriptor on Unix, a handle
 /// on Windows.
-#[cfg(unix)]
-pub type DirRef<'a> = BorrowedFd<'a>;
-#[cfg(windows)]
-pub type DirRef<'a> = std::os::windows::io::BorrowedHandle<'a>;
+pub type DirRef<'a> = crate::sys::BorrowedFd<'a>;
 
 /// The system call a spawn failure is reported against, in the runtime's words (Bun starts
 /// processes with `posix_spawn` on Unix and libuv's `uv_spawn` on Windows).

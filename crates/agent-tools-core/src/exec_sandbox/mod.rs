@@ -167,6 +167,7 @@ pub enum Refusal {
 
 /// The prepared restriction of one call (built before the spawn; applying it allocates nothing).
 #[derive(Clone)]
+#[cfg_attr(windows, allow(dead_code))] // never built on Windows (no OS sandbox there)
 pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
 
 /// A started command.
@@ -261,6 +262,8 @@ impl PrivateTmp {
             "agent-tools-exec-{}",
             uuid::Uuid::new_v4().simple()
         ));
+        // No mode on Windows: the directory inherits its parent's ACL.
+        #[cfg_attr(not(unix), allow(unused_mut))]
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
@@ -418,6 +421,7 @@ mod platform {
     pub struct Restriction;
 
     impl Restriction {
+        #[cfg_attr(windows, allow(dead_code))]
         pub fn apply(&self) -> io::Result<()> {
             Err(io::Error::from(io::ErrorKind::Unsupported))
         }

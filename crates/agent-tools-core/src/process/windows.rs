@@ -1,9 +1,14 @@
 //! The process runner on Windows (docs/windows-port.md, "Process runner").
 //!
-//! - The child is created suspended (`CREATE_SUSPENDED`, with `CREATE_NEW_PROCESS_GROUP` and
-//!   `CREATE_NO_WINDOW`), assigned to a fresh **Job Object** with
-//!   `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`, and only then resumed: every process it starts is in
-//!   the job from its first instruction (the job allows no breakaway), so nothing escapes a kill.
+//! - The child is created suspended (`CREATE_SUSPENDED`), assigned to a fresh **Job Object**
+//!   with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`, and only then resumed: every process it starts is
+//!   in the job from its first instruction (the job allows no breakaway), so nothing escapes a
+//!   kill. It gets a process group of its own (`CREATE_NEW_PROCESS_GROUP`: the host's console
+//!   Ctrl+C does not reach it, as the Unix runner's own process group keeps the terminal's
+//!   `SIGINT` away) and shares the host's console, as with `Bun.spawn`'s defaults. Not
+//!   `CREATE_NO_WINDOW`: under wine it lets the command's own children inherit the output pipes
+//!   even when they were given other handles, which holds the call until its timeout (a host
+//!   without a console, a GUI, may therefore show a console window per command).
 //! - Timeout: `TerminateJobObject` at once, the whole tree, no grace (agent-tools-ts runs
 //!   `taskkill /T /F` there); output already buffered is still collected for up to
 //!   [`KILL_GRACE`], then the pipes are abandoned. The result says `timed_out: true`,
@@ -37,7 +42,7 @@ use windows_sys::Win32::System::JobObjects::{
 };
 use windows_sys::Win32::System::Threading::{
     GetExitCodeProcess, OpenThread, ResumeThread, WaitForMultipleObjects, WaitForSingleObject,
-    CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW, CREATE_SUSPENDED, INFINITE, THREAD_SUSPEND_RESUME,
+    CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, INFINITE, THREAD_SUSPEND_RESUME,
 };
 
 use super::{CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
@@ -70,7 +75,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW);
+        .creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
     if let Some(cwd) = spec.cwd {
         command.current_dir(cwd);
     }
@@ -388,10 +393,11 @@ fn locate_program(program: &str, spec: &RunSpec) -> io::Result<PathBuf> {
         .split(';')
         .map(str::trim)
         .filter(|dir| !dir.is_empty());
-    candidates(program, dirs, &extensions)
+    let found = candidates(program, dirs, &extensions)
+        .into_iter()
         .map(|candidate| base.join(candidate))
-        .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| m.is_file()))
-        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+        .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| m.is_file()));
+    found.ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
 }
 
 /// `PATHEXT`'s entries (trimmed, non-empty, upper-cased) or Windows' default list.
@@ -415,20 +421,24 @@ pub(crate) fn path_extensions(pathext: Option<OsString>) -> Vec<String> {
 
 /// The files tried for `name`, in order, in each of `dirs`.
 fn candidates<'a>(
-    name: &'a str,
-    dirs: impl Iterator<Item = &'a str> + 'a,
-    extensions: &'a [String],
-) -> impl Iterator<Item = PathBuf> + 'a {
+    name: &str,
+    dirs: impl Iterator<Item = &'a str>,
+    extensions: &[String],
+) -> Vec<PathBuf> {
     let upper = name.to_uppercase();
     let bare_first = extensions.iter().any(|ext| upper.ends_with(ext.as_str()));
-    dirs.flat_map(move |dir| {
-        let dir = Path::new(dir);
-        bare_first.then(|| dir.join(name)).into_iter().chain(
+    let mut files = Vec::new();
+    for dir in dirs.map(Path::new) {
+        if bare_first {
+            files.push(dir.join(name));
+        }
+        files.extend(
             extensions
                 .iter()
-                .map(move |ext| dir.join(format!("{name}{ext}"))),
-        )
-    })
+                .map(|ext| dir.join(format!("{name}{ext}"))),
+        );
+    }
+    files
 }
 
 #[cfg(test)]

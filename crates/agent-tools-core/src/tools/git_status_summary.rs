@@ -333,6 +333,7 @@ mod tests {
     use super::*;
     use crate::context::ToolContext;
     use serde_json::{json, Value};
+    #[cfg(unix)]
     use std::process::Command;
 
     #[test]
@@ -370,12 +371,14 @@ mod tests {
         assert!(!is_drive_path("1:/x"));
     }
 
+    #[cfg(unix)]
     struct Repo {
         _dir: tempfile::TempDir,
         root: String,
         ctx: ToolContext,
     }
 
+    #[cfg(unix)]
     fn sh(cwd: &str, script: &str) {
         let ok = Command::new("sh")
             .args(["-c", script])
@@ -386,6 +389,7 @@ mod tests {
         assert!(ok, "{script}");
     }
 
+    #[cfg(unix)]
     fn repo() -> Repo {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap().join("ws");
@@ -412,6 +416,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     fn call(ctx: &ToolContext, args: &[ArgValue]) -> Result<Value, ToolError> {
         let rc = RunContext {
             ctx,
@@ -420,6 +425,7 @@ mod tests {
         run(&rc, args).map(|json| serde_json::from_str(&json).unwrap())
     }
 
+    #[cfg(unix)] // repositories are set up with `sh` scripts; Windows: windows_tests
     #[test]
     fn unborn_then_committed_repository() {
         let r = repo();
@@ -451,6 +457,7 @@ mod tests {
             .starts_with("## HEAD (no branch)"));
     }
 
+    #[cfg(unix)] // repositories are set up with `sh` scripts; Windows: windows_tests
     #[test]
     fn errors_follow_the_contract() {
         let r = repo();
@@ -501,6 +508,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)] // repositories are set up with `sh` scripts; Windows: windows_tests
     #[test]
     fn git_runs_in_the_c_locale() {
         let r = repo();
@@ -536,11 +544,13 @@ mod tests {
 
     /// A repository configured (by whoever could write it) to run `evil.sh`, which appends to a
     /// marker file outside the workspace.
+    #[cfg(unix)]
     struct Trap {
         repo: Repo,
         marker: std::path::PathBuf,
     }
 
+    #[cfg(unix)]
     impl Trap {
         fn ran(&self) -> bool {
             std::fs::read_to_string(&self.marker).is_ok_and(|m| !m.is_empty())
@@ -581,6 +591,7 @@ mod tests {
 
     /// `setup` runs in the repository with `$EVIL` naming the program; the tracked file `a.txt`
     /// is then touched, so that git must look at it again.
+    #[cfg(unix)]
     fn trap(setup: &str) -> Trap {
         let repo = repo();
         let outside = std::path::Path::new(&repo.root)
@@ -605,6 +616,7 @@ mod tests {
         Trap { repo, marker }
     }
 
+    #[cfg(unix)]
     const VECTORS: [(&str, &str); 6] = [
         ("fsmonitor", "git config core.fsmonitor \"$EVIL\""),
         (
@@ -629,6 +641,7 @@ mod tests {
         ),
     ];
 
+    #[cfg(unix)] // repositories are set up with `sh` scripts; Windows: windows_tests
     #[test]
     fn no_program_the_repository_configures_runs() {
         for (name, setup) in VECTORS {
@@ -660,6 +673,63 @@ mod tests {
                 t.status(false, true);
                 assert!(!t.ran(), "{name}: the OS sandbox let the program run");
             }
+        }
+    }
+
+    /// Windows: `git` is found through `PATHEXT` (here a stand-in `git.exe`, the test binary
+    /// in its `git` role, which answers like git for the three calls and prints the settings it
+    /// was given), and its output makes the summary.
+    #[cfg(windows)]
+    mod windows_tests {
+        use super::*;
+        use crate::process::windows::test_helper;
+
+        #[test]
+        fn git_exe_is_found_through_pathext() {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path().join("ws");
+            let bin = dir.path().join("bin");
+            std::fs::create_dir_all(root.join("src")).unwrap();
+            std::fs::create_dir(&bin).unwrap();
+            test_helper::install_as(&bin, "git.exe");
+            let root = root.to_string_lossy().into_owned();
+            let mut ctx = ToolContext::allow_all(&root);
+            assert_eq!(ctx.platform.as_deref(), Some("win32"));
+            let mut env: Vec<(String, String)> = std::env::vars()
+                .filter(|(k, _)| {
+                    !k.eq_ignore_ascii_case("PATH") && !k.eq_ignore_ascii_case("PATHEXT")
+                })
+                .collect();
+            env.push(("Path".into(), bin.to_string_lossy().into_owned()));
+            env.push(("LC_ALL".into(), "fr_FR.UTF-8".into()));
+            env.push(test_helper::role_var("git"));
+            ctx.process_env = Some(env);
+            let rc = RunContext {
+                ctx: &ctx,
+                confinement: None,
+            };
+            let out: Value =
+                serde_json::from_str(&run(&rc, &[ArgValue::from("src")]).unwrap()).unwrap();
+            let src = format!("{root}\\src").replace('\\', "/");
+            assert_eq!(
+                out,
+                json!({
+                    "repository_root": src,
+                    "branch": "main",
+                    "raw": "## main\n M a.txt\nLC_ALL=C GIT_CONFIG_COUNT=6\n"
+                })
+            );
+            // No git on the path: exec_command's error, wrapped.
+            let mut ctx = ctx.clone();
+            ctx.process_env = Some(vec![("Path".into(), root.clone())]);
+            let rc = RunContext {
+                ctx: &ctx,
+                confinement: None,
+            };
+            assert_eq!(
+                run(&rc, &[]).unwrap_err().message,
+                "INTERNAL: COMMAND_NOT_FOUND: command not found: git"
+            );
         }
     }
 }

@@ -4,10 +4,13 @@
 //! child's output and arguments are exactly the role's. Windows ships no `sh`, `sleep` or `cat`,
 //! and wine has no PowerShell; this gives the tests the same programs on Windows and under wine.
 //!
-//! Roles: `argv` prints its arguments (after the program) as a JSON array; `cat` copies stdin
-//! to stdout; `exit` prints `out`/`err` and exits with code 3; `sleep` prints its pid and sleeps
-//! 30 s; `tree` starts a `sleep` child (sharing its output), prints its own pid and sleeps 30 s;
-//! `endless` writes `y\n` for ever.
+//! Roles: `argv` prints its arguments (after the program) as a JSON array; `cwd` its working
+//! directory; `cat` copies stdin
+//! to stdout; `exit` prints `out`/`err` and exits with code 3; `ntstatus` exits with
+//! 0xC0000005 (an access violation's code); `sleep` prints its pid and sleeps 30 s; `tree` starts
+//! a `sleep` child (sharing its output), prints its own pid and sleeps 30 s; `detach` starts a
+//! `sleep` child that does not get its output handles, prints the child's pid and exits;
+//! `git` plays git for git_status_summary; `endless` writes `y\n` for ever.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -31,6 +34,11 @@ extern "C" fn run_as_helper() {
             let _ = writeln!(out, "{}", serde_json::to_string(&args).unwrap_or_default());
             0
         }
+        "cwd" => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let _ = writeln!(out, "{}", cwd.display());
+            0
+        }
         "cat" => {
             let mut input = Vec::new();
             let _ = std::io::stdin().read_to_end(&mut input);
@@ -42,6 +50,8 @@ extern "C" fn run_as_helper() {
             let _ = write!(std::io::stderr(), "err");
             3
         }
+        // ExitProcess(0xC0000005)
+        "ntstatus" => 0xC000_0005_u32 as i32,
         "sleep" => {
             let _ = writeln!(out, "{}", std::process::id());
             let _ = out.flush();
@@ -62,6 +72,58 @@ extern "C" fn run_as_helper() {
             let _ = out.flush();
             std::thread::sleep(Duration::from_secs(30));
             0
+        }
+        "detach" => {
+            use std::os::windows::io::AsRawHandle;
+            use windows_sys::Win32::Foundation::{SetHandleInformation, HANDLE_FLAG_INHERIT};
+            // Our output handles stay ours (std would let the child inherit them).
+            for handle in [
+                std::io::stdout().as_raw_handle(),
+                std::io::stderr().as_raw_handle(),
+            ] {
+                // SAFETY: this process's own standard handles, open for its lifetime.
+                unsafe { SetHandleInformation(handle, HANDLE_FLAG_INHERIT, 0) };
+            }
+            let started = std::env::current_exe().and_then(|exe| {
+                std::process::Command::new(exe)
+                    .env(ROLE_VAR, "sleep")
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+            });
+            match started {
+                Ok(child) => {
+                    let _ = writeln!(out, "{}", child.id());
+                    0
+                }
+                Err(_) => 98,
+            }
+        }
+        // Enough of git for git_status_summary: `config` finds nothing, `rev-parse` prints
+        // the directory as git does (forward slashes), `status` a porcelain listing and the
+        // settings it ran with.
+        "git" => {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            let var = |name: &str| std::env::var(name).unwrap_or_default();
+            if args.iter().any(|a| a == "config") {
+                1
+            } else if args.iter().any(|a| a == "rev-parse") {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let _ = writeln!(out, "{}", cwd.to_string_lossy().replace('\\', "/"));
+                0
+            } else if args.iter().any(|a| a == "status") {
+                let _ = write!(out, "## main\n M a.txt\n");
+                let _ = writeln!(
+                    out,
+                    "LC_ALL={} GIT_CONFIG_COUNT={}",
+                    var("LC_ALL"),
+                    var("GIT_CONFIG_COUNT")
+                );
+                0
+            } else {
+                2
+            }
         }
         "endless" => loop {
             if out.write_all(&b"y\n".repeat(4096)).is_err() {
