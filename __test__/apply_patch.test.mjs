@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, rejection, failureResult, assertToolError } from "./helpers.mjs";
+import { workspace, rejection, failureResult, assertToolError, onlyOn, NEEDS } from "./helpers.mjs";
 
 const TARGET = "src/main.ts";
 const HEADERS = "--- a/src/main.ts\n+++ b/src/main.ts\n";
@@ -138,7 +138,7 @@ describe("apply_patch: upstream's examples, now applied (docs/compat.md)", () =>
     }
   });
 
-  test("a symlink to a file outside the workspace is refused by the sandbox (docs/compat.md)", async () => {
+  test("a symlink to a file outside the workspace is refused by the sandbox (docs/compat.md)", onlyOn(["unix"], NEEDS.symlinks), async () => {
     const fx = fixture();
     try {
       fs.symlinkSync(path.join(fx.outside, "canary.txt"), path.join(fx.root, "flink"));
@@ -344,7 +344,7 @@ describe("apply_patch: git apply semantics", () => {
 });
 
 describe("apply_patch: atomic replacement", () => {
-  test("the mode is kept, the file is replaced by rename, no temporary file is left", async () => {
+  test("the mode is kept, the file is replaced by rename, no temporary file is left", onlyOn(["unix"], NEEDS.modes), async () => {
     const fx = fixture();
     try {
       fs.chmodSync(fx.file, 0o750);
@@ -379,7 +379,7 @@ describe("apply_patch: atomic replacement", () => {
     }
   });
 
-  test("through a symlink inside the workspace the link's target is patched, the link stays", async () => {
+  test("through a symlink inside the workspace the link's target is patched, the link stays", onlyOn(["unix"], NEEDS.symlinks), async () => {
     const fx = fixture();
     try {
       fs.symlinkSync("main.ts", path.join(fx.root, "src/link.ts"));

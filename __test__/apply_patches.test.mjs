@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
-import { tempDir, ALLOW_ALL, rejection } from "./helpers.mjs";
+import { tempDir, ALLOW_ALL, rejection, onlyOn, NEEDS } from "./helpers.mjs";
 
 function setup({ policy = ALLOW_ALL, writeScope } = {}) {
   const { dir, cleanup } = tempDir();
@@ -115,7 +115,7 @@ describe("apply_patches", () => {
 // A directory inside the workspace swapped for a symlink to a directory outside (and back, over
 // and over) while apply_patches runs: whatever the timing, no outside content may land in the
 // workspace (through a read of the swapped path) and nothing outside may change.
-describe("apply_patches: check-then-use race", () => {
+describe("apply_patches: check-then-use race", onlyOn(["unix"], NEEDS.symlinks), () => {
   const OUTSIDE_TEXT = "head\nbody\nCANARY\n";
   const INSIDE_TEXT = "head\nbody\nDECOY\n";
   const ROUNDS = 300;

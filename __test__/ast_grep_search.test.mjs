@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { createToolContext, createAgentToolkit, ToolCatalog } from "agent-tools-native";
+import { onlyOn, NEEDS } from "./helpers.mjs";
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -372,7 +373,7 @@ describe("matching", () => {
       assert.deepStrictEqual(where(await search(ws, { language: "ts", rule: { pattern: "foo($A)" } })), ["p.html@1:18"]);
     }));
 
-  test("which files are searched: sg scan's defaults", () =>
+  test("which files are searched: sg scan's defaults", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace({
       "src/s.ts": "const s = 1;\n",
       "src/t.tsx": "const t = 1;\n",
@@ -400,7 +401,7 @@ describe("matching", () => {
 // ---- sandbox and environment ---------------------------------------------------------------------
 
 describe("sandbox and environment", () => {
-  test("root_path outside the workspace is denied, also behind a symlink or next to cwd (docs/compat.md)", () =>
+  test("root_path outside the workspace is denied, also behind a symlink or next to cwd (docs/compat.md)", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(CONTRACT_FILES, async (ws) => {
       const outside = path.join(ws.base, "outside");
       fs.mkdirSync(outside);

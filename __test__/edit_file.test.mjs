@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { createAgentToolkit, createToolContext, defineTool, ToolCatalog, asTools } from "agent-tools-native";
-import { tempDir, ALLOW_ALL, rejection, failureResult, sandboxDenied, assertToolError } from "./helpers.mjs";
+import { tempDir, ALLOW_ALL, rejection, failureResult, sandboxDenied, assertToolError, onlyOn, NEEDS } from "./helpers.mjs";
 
 const BUILT_INS = [
   "git_status_summary", "apply_patch", "write_file", "exec_command", "tree", "read_file", "task_create_many", "task_list",
@@ -114,7 +114,7 @@ describe("the opt-in", () => {
 });
 
 describe("the sandbox", () => {
-  test("paths outside the workspace, by .. or by a symlink, are refused", async () => {
+  test("paths outside the workspace, by .. or by a symlink, are refused", onlyOn(["unix"], NEEDS.symlinks), async () => {
     await withEdit(async ({ root, outside, toolkit }) => {
       fs.symlinkSync(path.join(outside, "canary.txt"), path.join(root, "link.txt"));
       for (const p of ["../outside/canary.txt", "link.txt", path.join(outside, "canary.txt")]) {
@@ -190,7 +190,7 @@ describe("matching and writing", () => {
     });
   });
 
-  test("BOM, CRLF, no final newline and permissions are kept; dry_run writes nothing", async () => {
+  test("BOM, CRLF, no final newline and permissions are kept; dry_run writes nothing", onlyOn(["unix"], NEEDS.modes), async () => {
     await withEdit(async ({ root, toolkit, put, read }) => {
       put("b.cs", "\ufeffclass A\r\n{\r\n    int x;\r\n}");
       fs.chmodSync(path.join(root, "b.cs"), 0o754);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, tempDir, rejection, PROMPTLY_MS } from "./helpers.mjs";
+import { workspace, tempDir, rejection, PROMPTLY_MS, onlyOn, NEEDS } from "./helpers.mjs";
 
 const OUTPUT_KEYS = [
   "cwd", "command", "exit_code", "stdout", "stderr", "stdout_truncated", "stderr_truncated", "timed_out", "duration_ms",
@@ -101,7 +101,7 @@ function livingGroupMembers(pgid) {
   return alive;
 }
 
-describe("exec_command: output", () => {
+describe("exec_command: output", onlyOn(["unix"], NEEDS.sh), () => {
   test("verified example: no shell on Linux, output in upstream's key order", async () => {
     await withWorkspace(async (ws) => {
       for (const out of await viaBoth(ws, { cwd: ".", command: ["echo", "hi there", "$HOME"] })) {
@@ -204,7 +204,7 @@ describe("exec_command: output", () => {
   });
 });
 
-describe("exec_command: output caps (UTF-16 code units)", () => {
+describe("exec_command: output caps (UTF-16 code units)", onlyOn(["unix"], NEEDS.sh), () => {
   test("5000 units on each stream with a cap of 1000: both cut and truncated", async () => {
     await withWorkspace(async (ws) => {
       const script = "printf %5000s | tr ' ' x; printf %5000s | tr ' ' y >&2";
@@ -280,7 +280,7 @@ describe("exec_command: timeout", () => {
     });
   });
 
-  test("output written before the kill is kept", { timeout: 120_000 }, async () => {
+  test("output written before the kill is kept", { ...onlyOn(["unix"], NEEDS.sh), timeout: 120_000 }, async () => {
     await withWorkspace(async (ws) => {
       // On a loaded machine the kill can come before the shell has run its echo: then the same
       // call again with a longer timeout (nothing written is only accepted on the way there).
@@ -295,7 +295,7 @@ describe("exec_command: timeout", () => {
     });
   });
 
-  test("the whole process group is killed and the call returns promptly (docs/compat.md)", { timeout: 120_000 }, async () => {
+  test("the whole process group is killed and the call returns promptly (docs/compat.md)", { ...onlyOn(["linux"], NEEDS.processGroup), timeout: 120_000 }, async () => {
     await withWorkspace(async (ws) => {
       // The shell prints its group first; a kill before it did (a loaded machine) started no
       // children: then the same call again with a longer timeout.
@@ -324,7 +324,7 @@ describe("exec_command: timeout", () => {
     });
   });
 
-  test("children of the killed child no longer hold the call past the timeout", async () => {
+  test("children of the killed child no longer hold the call past the timeout", onlyOn(["unix"], NEEDS.sh), async () => {
     await withWorkspace(async (ws) => {
       const started = Date.now();
       const out = await viaWrapper(ws, { cwd: ".", command: ["sh", "-c", "sleep 30; echo done"], timeout_ms: 200 });
@@ -336,7 +336,7 @@ describe("exec_command: timeout", () => {
   });
 });
 
-describe("exec_command: concurrency", () => {
+describe("exec_command: concurrency", onlyOn(["unix"], NEEDS.sh), () => {
   test("200 concurrent calls through invoke all complete", async () => {
     await withWorkspace(async (ws) => {
       const calls = Array.from({ length: 200 }, (_, i) =>
@@ -352,7 +352,7 @@ describe("exec_command: concurrency", () => {
 });
 
 describe("exec_command: command resolution", () => {
-  test("a missing program: INTERNAL in default mode, COMMAND_NOT_FOUND in direct mode", async () => {
+  test("a missing program: INTERNAL in default mode, COMMAND_NOT_FOUND in direct mode", onlyOn(["linux"], "expects the default mode of Linux, which starts the program without a shell"), async () => {
     await withWorkspace(async (ws) => {
       await assertError(ws, { cwd: ".", command: ["definitely-not-a-cmd"] }, "INTERNAL",
         'INTERNAL: Executable not found in $PATH: "definitely-not-a-cmd"');
@@ -361,7 +361,7 @@ describe("exec_command: command resolution", () => {
     });
   });
 
-  test("relative scripts: executable runs in both modes, non-executable fails per mode", async () => {
+  test("relative scripts: executable runs in both modes, non-executable fails per mode", onlyOn(["unix"], "runs #!/bin/sh scripts and checks their execute bit"), async () => {
     await withWorkspace(async (ws) => {
       writeScript(ws, "script.sh", '#!/bin/sh\necho script "$1"\n', 0o755);
       writeScript(ws, "noexec.sh", "#!/bin/sh\necho no\n", 0o644);
@@ -380,7 +380,7 @@ describe("exec_command: command resolution", () => {
     });
   });
 
-  test("direct mode searches process.env.PATH in order and requires an executable regular file", async () => {
+  test("direct mode searches process.env.PATH in order and requires an executable regular file", onlyOn(["unix"], "runs #!/bin/sh scripts and checks their execute bit"), async () => {
     await withWorkspace(async (ws) => {
       const first = path.join(ws.root, "first");
       const second = path.join(ws.root, "second");
@@ -400,7 +400,7 @@ describe("exec_command: command resolution", () => {
     });
   });
 
-  test("darwin wraps the tokens in `zsh -lc` with single quotes", async () => {
+  test("darwin wraps the tokens in `zsh -lc` with single quotes", onlyOn(["unix"], "stands a #!/bin/sh script in for zsh"), async () => {
     await withWorkspace(async (ws) => {
       const bin = path.join(ws.base, "fakebin");
       fs.mkdirSync(bin);
@@ -421,7 +421,7 @@ describe("exec_command: command resolution", () => {
     });
   });
 
-  test("win32 wraps the tokens in `pwsh.exe -Command &` and direct mode uses PATHEXT without an execute check", async () => {
+  test("win32 wraps the tokens in `pwsh.exe -Command &` and direct mode uses PATHEXT without an execute check", onlyOn(["unix"], "stands a #!/bin/sh script in for pwsh.exe and expects the POSIX spawn error"), async () => {
     await withWorkspace(async (ws) => {
       const bin = path.join(ws.base, "fakebin");
       fs.mkdirSync(bin);
@@ -470,7 +470,7 @@ describe("exec_command: validation (order and exact messages)", () => {
     });
   });
 
-  test("nullish options take the defaults", async () => {
+  test("nullish options take the defaults", onlyOn(["unix"], NEEDS.sh), async () => {
     await withWorkspace(async (ws) => {
       const [out] = await viaBoth(ws, { cwd: ".", command: ["true"], shell_mode: null, timeout_ms: null, max_output_chars: null });
       assert.equal(out.exit_code, 0);
@@ -479,7 +479,7 @@ describe("exec_command: validation (order and exact messages)", () => {
     });
   });
 
-  test("a cwd that is a file, missing or blank-named: NOT_DIRECTORY with the absolute path", async () => {
+  test("a cwd that is a file, missing or blank-named: NOT_DIRECTORY with the absolute path", onlyOn(["unix"], "names a directory \"  \", which Windows does not allow"), async () => {
     await withWorkspace(async (ws) => {
       fs.writeFileSync(path.join(ws.root, "f.txt"), "x");
       for (const cwd of ["f.txt", "nope", "  "]) {
@@ -510,7 +510,7 @@ describe("exec_command: sandbox", () => {
     });
   });
 
-  test("a symlinked cwd leading outside is denied (docs/compat.md) but the raw handler follows it", async () => {
+  test("a symlinked cwd leading outside is denied (docs/compat.md) but the raw handler follows it", onlyOn(["unix"], NEEDS.symlinks), async () => {
     await withWorkspace(async (ws) => {
       fs.symlinkSync(ws.outside, path.join(ws.root, "outlink"));
       const wrapped = await ws.toolkit.tools.exec_command({ cwd: "outlink", command: ["pwd"] });
@@ -522,7 +522,7 @@ describe("exec_command: sandbox", () => {
     });
   });
 
-  test("a symlinked cwd inside the workspace is allowed", async () => {
+  test("a symlinked cwd inside the workspace is allowed", onlyOn(["unix"], NEEDS.symlinks), async () => {
     await withWorkspace(async (ws) => {
       fs.symlinkSync("src", path.join(ws.root, "srclink"));
       for (const out of await viaBoth(ws, { cwd: "srclink", command: ["pwd", "-P"] })) {
@@ -534,7 +534,7 @@ describe("exec_command: sandbox", () => {
 });
 
 describe("exec_command: raw handler", () => {
-  test("runs without sandbox checks, with the cwd as given", async () => {
+  test("runs without sandbox checks, with the cwd as given", onlyOn(["unix"], NEEDS.sh), async () => {
     const { dir, cleanup } = tempDir();
     try {
       const ws = workspace();

@@ -6,13 +6,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { workspace } from "./helpers.mjs";
+import { workspace, onlyOn, NEEDS } from "./helpers.mjs";
 import { runWorkload, leftovers, openFds } from "./hygiene.mjs";
 
 const CALLS = 1000;
 
 // A fixed amount of work (about 4 s on an idle 2-core machine); the timeout only catches a hang.
-test(`${CALLS} exec_command calls leave no process, zombie or descriptor behind`, { timeout: 600_000 }, async () => {
+test(`${CALLS} exec_command calls leave no process, zombie or descriptor behind`, { ...onlyOn(["linux"], NEEDS.processGroup), timeout: 600_000 }, async () => {
   const ws = workspace();
   // A `sleep` duration no other process uses: the marker the /proc scan looks for.
   const marker = `30.${process.pid}${Date.now() % 100000}`;

@@ -14,7 +14,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { createToolContext, createAgentToolkit, runToolLoop } from "agent-tools-native";
-import { tempDir, ALLOW_ALL, PROMPTLY_MS, waitUntil } from "./helpers.mjs";
+import { tempDir, ALLOW_ALL, PROMPTLY_MS, waitUntil, onlyOn, NEEDS } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const native = createRequire(import.meta.url)("../binding.js");
@@ -117,7 +117,7 @@ function verdicts(stdout) {
 
 const all = (names, verdict) => Object.fromEntries(names.map((name) => [name, verdict]));
 
-describe("exec_command OS sandbox", { skip: !linux && "the Landlock sandbox is Linux's" }, () => {
+describe("exec_command OS sandbox", onlyOn(["linux"], NEEDS.landlock), () => {
   let ws;
   before(() => {
     ws = setup();
@@ -585,7 +585,7 @@ except OSError as e:
   });
 });
 
-describe("a kernel without Landlock (test hook, in a child process)", { skip: !linux && "Linux only" }, () => {
+describe("a kernel without Landlock (test hook, in a child process)", onlyOn(["linux"], "switches Landlock off through a test hook"), () => {
   let report;
   let child;
   before(async () => {

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, rejection } from "./helpers.mjs";
+import { workspace, rejection, onlyOn } from "./helpers.mjs";
 
 // git must not find a repository above the temporary directories (the child gets process.env).
 let savedCeiling;
@@ -256,7 +256,7 @@ describe("git_status_summary: errors", () => {
     });
   });
 
-  test("git runs with LC_ALL=C and without LANGUAGE (docs/compat.md)", async () => {
+  test("git runs with LC_ALL=C and without LANGUAGE (docs/compat.md)", onlyOn(["unix"], "runs #!/bin/sh scripts as a stand-in git"), async () => {
     await withRepo(async (ws) => {
       // A stand-in git that answers in German unless the C locale is forced.
       const bin = path.join(ws.base, "fakebin");
@@ -277,7 +277,7 @@ describe("git_status_summary: errors", () => {
     });
   });
 
-  test("a failing status run uses its own INTERNAL prefix; blank stderr leaves the prefix alone", async () => {
+  test("a failing status run uses its own INTERNAL prefix; blank stderr leaves the prefix alone", onlyOn(["unix"], "runs #!/bin/sh scripts as a stand-in git"), async () => {
     await withRepo(async (ws) => {
       const bin = path.join(ws.base, "fakebin");
       fs.mkdirSync(bin);

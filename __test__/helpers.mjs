@@ -106,3 +106,38 @@ export async function waitUntil(check, what, { ms = 30_000, every = 20 } = {}) {
     await new Promise((r) => setTimeout(r, every));
   }
 }
+
+const reportedSkips = new Set();
+
+/**
+ * Platform guards. `onlyOn(platforms, reason)` gives the options of a `test` or `describe` call
+ * that runs only where `process.platform` is one of `platforms` ("unix" stands for every
+ * platform but win32) and is otherwise skipped with `reason`, which says what the test needs:
+ * `test("…", onlyOn(["linux"], "reads /proc"), fn)`, or merged with other options:
+ * `{ ...onlyOn(["unix"], NEEDS.sh), timeout: 60_000 }`. Node prints the reason with the
+ * skip; Bun does not, so it is written to stderr there, once per reason.
+ */
+export function onlyOn(platforms, reason) {
+  if (runsOn(platforms)) return {};
+  const skip = `${reason} (runs on ${platforms.join(", ")}; this is ${process.platform})`;
+  if (process.versions.bun && !reportedSkips.has(skip)) {
+    reportedSkips.add(skip);
+    process.stderr.write(`skipped: ${skip}\n`);
+  }
+  return { skip };
+}
+
+/** Whether this host is one of `platforms` (as for `onlyOn`). */
+export function runsOn(platforms) {
+  return platforms.some((p) => p === process.platform || (p === "unix" && process.platform !== "win32"));
+}
+
+/** The common reasons, so the same need reads the same everywhere. */
+export const NEEDS = {
+  landlock: "expects Landlock",
+  processGroup: "reads /proc to see which processes of a killed process group still live",
+  sh: "runs POSIX shell commands (sh, printf, sleep, …)",
+  modes: "checks POSIX permission bits (chmod)",
+  symlinks: "creates symbolic links (Windows allows them only with Developer Mode or a privilege, and they are reparse points there)",
+  fifo: "creates a FIFO",
+};

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFile, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { workspace } from "./helpers.mjs";
+import { workspace, onlyOn, NEEDS } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -71,7 +71,7 @@ function mixedCall(ws, i, tasks) {
 
 // Both tests do a fixed amount of work (2 s and 3 s on an idle 2-core machine); the timeouts only
 // catch a hang.
-test("1 000 concurrent invokes of every read tool all complete with correct results", { timeout: 300_000 }, async () => {
+test("1 000 concurrent invokes of every read tool all complete with correct results", { ...onlyOn(["unix"], NEEDS.sh), timeout: 300_000 }, async () => {
   const ws = loadFixture();
   const unhandled = [];
   const onUnhandled = (reason) => unhandled.push(reason);

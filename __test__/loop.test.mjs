@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { z } from "zod";
 import { createAgentToolkit, defineTool, doneTool, runToolLoop, streamToolLoop } from "agent-tools-native";
-import { workspace, PROMPTLY_MS, waitUntil } from "./helpers.mjs";
+import { workspace, PROMPTLY_MS, waitUntil, onlyOn, NEEDS } from "./helpers.mjs";
 
 const text = (t) => ({ type: "text", text: t });
 const use = (id, name, input) => ({ type: "tool_use", id, name, input });
@@ -331,7 +331,7 @@ describe("events", () => {
   });
 });
 
-describe("abort and processes", () => {
+describe("abort and processes", onlyOn(["linux"], NEEDS.processGroup), () => {
   /** Processes of a group that are still alive (zombies left to an init that does not reap are dead). */
   function livingGroupMembers(pgid) {
     const alive = [];

@@ -17,14 +17,14 @@ import { TopLevelIdScanner } from "../js/mcp_stdio.cjs";
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool, ToolCatalog } from "agent-tools-native";
 import { z } from "zod";
-import { tempDir, PROMPTLY_MS } from "./helpers.mjs";
+import { tempDir, PROMPTLY_MS, onlyOn, runsOn, NEEDS } from "./helpers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(repo, "js", "cli.cjs");
 const USER_TOOLS = path.join(repo, "__test__", "mcp_user_tools.mjs");
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
 /** node, also when the test runner is bun. */
-const NODE = process.versions.bun ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : process.execPath;
+const NODE = !process.versions.bun ? process.execPath : runsOn(["unix"]) ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : "node";
 const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
 
 /** A workspace `<base>/ws` with a sibling `<base>/ws_evil` and an `outside` dir, both holding secrets. */
@@ -38,8 +38,11 @@ function fixture() {
   fs.writeFileSync(path.join(base, "outside", "canary.txt"), "CANARY\n");
   fs.writeFileSync(path.join(root, "a.txt"), "hello\nworld\n");
   fs.writeFileSync(path.join(root, "src", "main.js"), 'console.log("hi");\nconst x = 1;\n');
-  fs.symlinkSync(path.join(base, "outside"), path.join(root, "link"));
-  fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
+  // Only the escape-attempts test uses the links, and it runs where symlinks can be made.
+  if (runsOn(["unix"])) {
+    fs.symlinkSync(path.join(base, "outside"), path.join(root, "link"));
+    fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
+  }
   return { base, root, cleanup };
 }
 
@@ -130,7 +133,7 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.equal(tools.find((t) => t.name === "tool_output_cache").annotations.readOnlyHint, true);
   });
 
-  test("every built-in tool is called; structured content matches its output schema, which has teeth", async () => {
+  test("every built-in tool is called; structured content matches its output schema, which has teeth", onlyOn(["unix"], NEEDS.sh), async () => {
     const { tools } = await mcp.client.listTools();
     const ajv = new AjvJsonSchemaValidator();
     const called = new Set();
@@ -184,7 +187,7 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.equal(okOf(await mcp.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).path, "a.txt");
   });
 
-  test("escape attempts are denied by the sandbox: .., absolute paths, symlinks out, the root's prefix sibling", async () => {
+  test("escape attempts are denied by the sandbox: .., absolute paths, symlinks out, the root's prefix sibling", onlyOn(["unix"], NEEDS.symlinks), async () => {
     const attempts = [
       ["read_file", { path: "../ws_evil/secret.txt" }],
       ["read_file", { path: path.join(fx.base, "ws_evil", "secret.txt") }],
@@ -208,7 +211,7 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.ok(!fs.existsSync(path.join(fx.base, "ws_evil", "planted.txt")));
   });
 
-  test("a large output goes to the tool-output cache: a first page and a ref_id to page and grep", async () => {
+  test("a large output goes to the tool-output cache: a first page and a ref_id to page and grep", onlyOn(["unix"], NEEDS.sh), async () => {
     const result = await mcp.client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["seq", "1", "3000"] } });
     assert.ok(!result.isError);
     assert.ok(result.content[0].text.length < 4000 + 1000, "the client gets a page, not the output");
@@ -234,7 +237,7 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.doesNotMatch(big.content[0].text, /ref_id "out-/);
   });
 
-  test("notifications/cancelled kills the exec_command's whole process group", { timeout: 120_000 }, async () => {
+  test("notifications/cancelled kills the exec_command's whole process group", { ...onlyOn(["linux"], NEEDS.processGroup), timeout: 120_000 }, async () => {
     const pidFile = path.join(fx.root, "pids.txt");
     const controller = new AbortController();
     const call = mcp.client.callTool(
@@ -253,7 +256,7 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.equal(okOf(await mcp.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).path, "a.txt");
   });
 
-  test("a progressToken gets progress notifications while a call runs", { timeout: 60_000 }, async () => {
+  test("a progressToken gets progress notifications while a call runs", { ...onlyOn(["unix"], NEEDS.sh), timeout: 60_000 }, async () => {
     const seen = [];
     const result = await mcp.client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "2"] } }, undefined, {
       onprogress: (p) => seen.push(p),
@@ -401,7 +404,7 @@ describe("MCP server: options", () => {
     assert.match(stderr, /MCP server on stdio/);
   });
 
-  test("stdin closing during a running exec_command: the command is killed and the server exits 0", { timeout: 120_000 }, async () => {
+  test("stdin closing during a running exec_command: the command is killed and the server exits 0", { ...onlyOn(["linux"], NEEDS.processGroup), timeout: 120_000 }, async () => {
     const child = spawn(NODE, [BIN, "mcp", "--root", fx.root], { stdio: ["pipe", "pipe", "ignore"] });
     const send = (msg) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...msg })}\n`);
     send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
@@ -928,7 +931,7 @@ describe("CLI", () => {
     }
   });
 
-  test("--exec-sandbox required confines exec_command to the write scope (Landlock)", { timeout: 120_000 }, () => {
+  test("--exec-sandbox required confines exec_command to the write scope (Landlock)", { ...onlyOn(["linux"], NEEDS.landlock), timeout: 120_000 }, () => {
     const outside = path.join(fx.base, "cli-sandbox-canary.txt");
     const script = `echo in > inside.txt; echo out > ${JSON.stringify(outside)}; true`;
     const run = cli("call", "exec_command", JSON.stringify({ cwd: ".", command: ["sh", "-c", script] }), "--exec-sandbox", "required", "--network", "deny");
@@ -944,7 +947,7 @@ describe("CLI", () => {
 });
 
 describe("MCP server: a model that may only write files cannot run programs through git", () => {
-  test("git_status_summary with --deny exec_command: fsmonitor and filters the model configured never run", async () => {
+  test("git_status_summary with --deny exec_command: fsmonitor and filters the model configured never run", onlyOn(["unix"], "configures #!/bin/sh scripts as git's fsmonitor and filters"), async () => {
     const { dir: base, cleanup } = tempDir("atn-mcp-git-");
     const root = path.join(base, "ws");
     fs.mkdirSync(root);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolCatalog } from "agent-tools-native";
-import { withWorkspace, rejection, failureResult, sandboxDenied, assertToolError as assertSharedToolError } from "./helpers.mjs";
+import { withWorkspace, rejection, failureResult, sandboxDenied, assertToolError as assertSharedToolError, onlyOn, NEEDS } from "./helpers.mjs";
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -188,7 +188,7 @@ describe("read_file: decoding and line windows", () => {
       assert.equal(data.content.length, MIB);
     }));
 
-  test("symlinked intermediate directory inside the workspace is followed", () =>
+  test("symlinked intermediate directory inside the workspace is followed", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       ws.put("real/f.txt", "via link");
       fs.symlinkSync("real", ws.abs("dirlink"));
@@ -329,7 +329,7 @@ describe("read_file: errors", () => {
       }
     }));
 
-  test("symlink as the final component (to a file inside) → NOT_FILE", () =>
+  test("symlink as the final component (to a file inside) → NOT_FILE", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       ws.put("target.txt", "secret");
       fs.symlinkSync("target.txt", ws.abs("link.txt"));
@@ -338,7 +338,7 @@ describe("read_file: errors", () => {
       assertToolError(await rejection(ToolCatalog.read_file.handler(ws.context, ws.abs("link.txt"))), "NOT_FILE", message);
     }));
 
-  test("symlink to a directory inside → NOT_FILE", () =>
+  test("symlink to a directory inside → NOT_FILE", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       fs.mkdirSync(ws.abs("d"));
       fs.symlinkSync("d", ws.abs("dlink"));
@@ -400,7 +400,7 @@ describe("read_file: errors", () => {
 // ---- sandbox, policy and the raw handler -------------------------------------------------------
 
 describe("read_file: sandbox and raw handler", () => {
-  test("a symlink to a directory outside is denied (deliberate deviation: upstream reads /etc/hostname)", () =>
+  test("a symlink to a directory outside is denied (deliberate deviation: upstream reads /etc/hostname)", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       fs.symlinkSync("/etc", ws.abs("etclink"));
       const message = '[Sandbox Violation] Attempted to access path outside of workspace: "etclink/hostname"';
@@ -411,7 +411,7 @@ describe("read_file: sandbox and raw handler", () => {
       assert.equal(err.message, message);
     }));
 
-  test("a symlinked directory pointing outside with a missing file is denied too", () =>
+  test("a symlinked directory pointing outside with a missing file is denied too", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       const outside = ws.outsideDir();
       fs.writeFileSync(path.join(outside, "secret.txt"), "SECRET");

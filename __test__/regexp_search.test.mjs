@@ -6,7 +6,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, rejection } from "./helpers.mjs";
+import { workspace, rejection, onlyOn, NEEDS } from "./helpers.mjs";
+
+/** Upstream's verified fixture holds symlinks. */
+const UPSTREAM_FIXTURE = onlyOn(["unix"], NEEDS.symlinks);
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -84,7 +87,7 @@ const sandboxMessage = (p) => `[Sandbox Violation] Attempted to access path outs
 // ---- upstream's verified examples ------------------------------------------------------------
 
 describe("regexp_search: verified examples", () => {
-  test("default search: 18 items in collation order, counters and warnings", () =>
+  test("default search: 18 items in collation order, counters and warnings", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = await search(ws, { pattern: "TODO" });
       assert.deepStrictEqual(Object.keys(out), ["query", "root_path", "took_ms", "truncated", "scanned_files", "items", "warnings"]);
@@ -105,7 +108,7 @@ describe("regexp_search: verified examples", () => {
       assert.equal(out.items[8].line_text, "TODO", "the BOM is removed");
     }));
 
-  test("include globs are Bun.Glob patterns relative to root_path, files only", () =>
+  test("include globs are Bun.Glob patterns relative to root_path, files only", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       let out = await search(ws, { pattern: "TODO", include: ["*.ts"] });
       assert.equal(out.scanned_files, 0);
@@ -118,7 +121,7 @@ describe("regexp_search: verified examples", () => {
       assert.equal(out.root_path, "src");
     }));
 
-  test("exclude globs are relative to root_path and prune directories", () =>
+  test("exclude globs are relative to root_path and prune directories", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       let out = await search(ws, { pattern: "TODO", root_path: "src", exclude: ["sub"] });
       assert.deepStrictEqual(located(out), ["src/a.ts 1:1", "src/a.ts 2:5", "src/build 1:1"]);
@@ -128,7 +131,7 @@ describe("regexp_search: verified examples", () => {
       assert.equal(out.root_path, "src/sub", "backslashes are separators");
     }));
 
-  test("max_results truncates at the walk position and counts files up to it", () =>
+  test("max_results truncates at the walk position and counts files up to it", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = await search(ws, { pattern: "TODO", root_path: "src", max_results: 3 });
       assert.deepStrictEqual(located(out), ["src/a.ts 1:1", "src/a.ts 2:5", "src/build 1:1"]);
@@ -142,7 +145,7 @@ describe("regexp_search: verified examples", () => {
       assert.deepStrictEqual(first.warnings, [], "bad.txt lies after the stop");
     }));
 
-  test("empty matches: ^ and x* on lone-CR / CRLF lines, including the empty last line", () =>
+  test("empty matches: ^ and x* on lone-CR / CRLF lines, including the empty last line", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       let out = await search(ws, { pattern: "^", root_path: "src/sub" });
       assert.deepStrictEqual(located(out), ["src/sub/b.ts 1:1", "src/sub/b.ts 2:1", "src/sub/b.ts 3:1", "src/sub/b.ts 4:1"]);
@@ -157,7 +160,7 @@ describe("regexp_search: verified examples", () => {
       assert.equal(out.items[5].match, "x");
     }));
 
-  test("JavaScript regex features: lookbehind, named groups and backreferences, flags", () =>
+  test("JavaScript regex features: lookbehind, named groups and backreferences, flags", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       let out = await search(ws, { pattern: "(?<=foo )TODO" });
       assert.deepStrictEqual(located(out), ["src/a.ts 2:5"]);
@@ -171,13 +174,13 @@ describe("regexp_search: verified examples", () => {
       assert.equal(out.query.flags, "gimsu", "flags are reported as given");
     }));
 
-  test("root_path errors quote the absolute normalised path", () =>
+  test("root_path errors quote the absolute normalised path", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertSearchError(ws, { pattern: "x", root_path: "a.txt" }, "NOT_DIRECTORY", `NOT_DIRECTORY: root_path is not a directory: ${ws.root}/a.txt`);
       await assertSearchError(ws, { pattern: "x", root_path: "nope" }, "NOT_FOUND", `NOT_FOUND: root_path does not exist: ${ws.root}/nope`);
     }));
 
-  test("root_path '..' is denied by the wrapper and a plain Error through invoke", () =>
+  test("root_path '..' is denied by the wrapper and a plain Error through invoke", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       assert.deepStrictEqual(await ws.toolkit.tools.regexp_search({ pattern: "x", root_path: ".." }), sandboxDenied(sandboxMessage("..")));
       const err = await rejection(ws.toolkit.invoke("regexp_search", { pattern: "x", root_path: ".." }));
@@ -186,7 +189,7 @@ describe("regexp_search: verified examples", () => {
       assert.equal(err.code, undefined);
     }));
 
-  test("improved: root_path is checked even when cwd is present (docs/compat.md)", () =>
+  test("improved: root_path is checked even when cwd is present (docs/compat.md)", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const input = { pattern: "CANARY", cwd: "src", root_path: "../.." };
       assert.deepStrictEqual(await ws.toolkit.tools.regexp_search(input), sandboxDenied(sandboxMessage("../..")));
@@ -210,7 +213,7 @@ describe("regexp_search: walk rules", () => {
     }
   });
 
-  test("exclude beats include and also matches rel + '/'", () =>
+  test("exclude beats include and also matches rel + '/'", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       let out = await search(ws, { pattern: "TODO", include: ["**/*.ts"], exclude: ["src/**"] });
       assert.deepStrictEqual(located(out), [".hidden/h.ts 1:1"]);
@@ -220,14 +223,14 @@ describe("regexp_search: walk rules", () => {
       assert.deepStrictEqual(located(out), [".hidden/h.ts 1:1", "src/a.ts 1:1", "src/a.ts 2:5", "src/build 1:1", "src/sub/b.ts 1:1", "src/sub/b.ts 3:1"]);
     }));
 
-  test("symlinks below the root are skipped; a symlinked root inside the workspace is followed", () =>
+  test("symlinks below the root are skipped; a symlinked root inside the workspace is followed", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = await search(ws, { pattern: "TODO", root_path: "srclink" });
       assert.equal(out.root_path, "srclink");
       assert.deepStrictEqual(located(out), ["srclink/a.ts 1:1", "srclink/a.ts 2:5", "srclink/build 1:1", "srclink/sub/b.ts 1:1", "srclink/sub/b.ts 3:1"]);
     }));
 
-  test("improved: a root symlinked outside the workspace is denied (docs/compat.md)", () =>
+  test("improved: a root symlinked outside the workspace is denied (docs/compat.md)", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       fs.symlinkSync(ws.outside, path.join(ws.root, "out"));
       assert.deepStrictEqual(await ws.toolkit.tools.regexp_search({ pattern: "CANARY", root_path: "out" }), sandboxDenied(sandboxMessage("out")));
@@ -235,7 +238,7 @@ describe("regexp_search: walk rules", () => {
       assert.equal(err.message, sandboxMessage("out"));
     }));
 
-  test("a directory symlink pointing outside, below the root, is never followed", () =>
+  test("a directory symlink pointing outside, below the root, is never followed", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       fs.symlinkSync(ws.outside, path.join(ws.root, "src", "escape"));
       const out = await search(ws, { pattern: "CANARY" });
@@ -323,11 +326,11 @@ describe("regexp_search: validation", () => {
     [{ pattern: "x", exclude: ["}{"] }, "INVALID_ARGUMENT", "exclude pattern has unbalanced braces"],
   ];
   for (const [input, code, text] of cases) {
-    test(`${JSON.stringify(input)} → ${code}: ${text}`, () =>
+    test(`${JSON.stringify(input)} → ${code}: ${text}`, UPSTREAM_FIXTURE, () =>
       withFixture((ws) => assertSearchError(ws, input, code, `${code}: ${text}`)));
   }
 
-  test("defaults: null is accepted for max_results, timeout_ms, max_file_size_bytes; limits inclusive", () =>
+  test("defaults: null is accepted for max_results, timeout_ms, max_file_size_bytes; limits inclusive", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       let out = await search(ws, { pattern: "TODO", max_results: null, timeout_ms: null, max_file_size_bytes: null });
       assert.equal(out.items.length, 18);
@@ -338,7 +341,7 @@ describe("regexp_search: validation", () => {
       assert.equal(out.truncated, false);
     }));
 
-  test("raw handler: missing/null root_path means the workspace root; bad input is rejected", () =>
+  test("raw handler: missing/null root_path means the workspace root; bad input is rejected", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const handler = ToolCatalog.regexp_search.handler;
       for (const input of [{ pattern: "foo TODO" }, { pattern: "foo TODO", root_path: null }]) {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { ALLOW_ALL, tempDir, workspace } from "./helpers.mjs";
+import { ALLOW_ALL, tempDir, workspace, onlyOn, NEEDS } from "./helpers.mjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 
 const native = createRequire(import.meta.url)("../binding.js");
@@ -130,7 +130,7 @@ describe("one native entry for every call (callTool)", () => {
     }
   });
 
-  test("a context kept between calls resolves its root afresh for each call", async () => {
+  test("a context kept between calls resolves its root afresh for each call", onlyOn(["unix"], NEEDS.symlinks), async () => {
     const { dir, cleanup } = tempDir();
     try {
       for (const name of ["one", "two"]) {

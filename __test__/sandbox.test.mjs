@@ -23,7 +23,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { createToolContext, createAgentToolkit } from "agent-tools-native";
-import { tempDir, ALLOW_ALL } from "./helpers.mjs";
+import { tempDir, ALLOW_ALL, onlyOn } from "./helpers.mjs";
 
 let attacks = 0;
 after(() => console.log(`sandbox: ${attacks} attacks, 0 escapes`));
@@ -417,7 +417,7 @@ const GLOB_FIELDS = [
   { tool: "tree", field: "exclude", errorClass: "TreeError", build: (g) => [[".", { entry_kind: "all", exclude: [g] }], { path: ".", entry_kind: "all", exclude: [g] }] },
 ];
 
-describe("sandbox matrix: every tool × every path field × every attack, both doors", () => {
+describe("sandbox matrix: every tool × every path field × every attack, both doors", onlyOn(["unix"], "builds its attack fixture with symbolic links (some into /proc) and a directory named \"C:\", which Windows cannot hold"), () => {
   // A fixed table of attacks per field (up to 2 s a field on an idle 2-core machine); the
   // timeouts only catch a hang, and no single attack may take 10 s.
   for (const row of FIELDS) {
@@ -496,7 +496,7 @@ describe("sandbox matrix: every tool × every path field × every attack, both d
   });
 });
 
-describe("hard links", () => {
+describe("hard links", onlyOn(["unix"], "builds its attack fixture with symbolic links (some into /proc) and a directory named \"C:\", which Windows cannot hold"), () => {
   // A hard link is a second name of the same inode: nothing tells it from a regular file, so a
   // hard link that already exists inside the workspace to a file outside can be READ through
   // (read_file, the search tools, exec_command). That is the sandbox's documented limit; only
@@ -550,7 +550,7 @@ describe("hard links", () => {
   });
 });
 
-describe("symlinks inside the workspace", () => {
+describe("symlinks inside the workspace", onlyOn(["unix"], "builds its attack fixture with symbolic links (some into /proc) and a directory named \"C:\", which Windows cannot hold"), () => {
   test("symlinks that stay inside the workspace keep working", async () => {
     const ws = fixture();
     try {
@@ -575,7 +575,7 @@ describe("symlinks inside the workspace", () => {
 /** A toolkit with the opt-in apply_patches over the workspace's context. */
 const patches = (ws) => createAgentToolkit(ws.context, { extraTools: ["apply_patches"] });
 
-describe("check-then-use race", () => {
+describe("check-then-use race", onlyOn(["unix"], "builds its attack fixture with symbolic links (some into /proc) and a directory named \"C:\", which Windows cannot hold"), () => {
   test("a directory swapped for a symlink between check and use never leaks, for any tool", { timeout: 60_000 }, async () => {
     const ws = fixture();
     try {

@@ -6,7 +6,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { ToolCatalog } from "agent-tools-native";
-import { withWorkspace, rejection, failureResult, assertToolError as assertSharedToolError } from "./helpers.mjs";
+import { withWorkspace, rejection, failureResult, assertToolError as assertSharedToolError, onlyOn, NEEDS } from "./helpers.mjs";
+
+/** Upstream's verified fixture holds a symlink to /etc and a FIFO. */
+const UPSTREAM_FIXTURE = onlyOn(["unix"], `${NEEDS.symlinks}; ${NEEDS.fifo}`);
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -110,37 +113,37 @@ const SRC_ALL_DEPTH_5 = output(
 // ---- traversal -------------------------------------------------------------------------------
 
 describe("tree: verified fixture", () => {
-  test("tree(\".\") with defaults: directories only, depth 3, hidden/default-excluded/non-dirs absent", () =>
+  test("tree(\".\") with defaults: directories only, depth 3, hidden/default-excluded/non-dirs absent", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", undefined, TREE_DOT);
       await assertTree(ws, "", undefined, TREE_DOT);
       await assertTree(ws, ws.root, undefined, TREE_DOT);
     }));
 
-  test("explicit defaults and null options equal the defaults", () =>
+  test("explicit defaults and null options equal the defaults", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { entry_kind: "directory", max_depth: 3, max_entries: 100, include_hidden: false, exclude: [] }, TREE_DOT);
       await assertTree(ws, ".", { entry_kind: null, max_depth: null, max_entries: null, include_hidden: null }, TREE_DOT);
       await assertTree(ws, ".", {}, TREE_DOT);
     }));
 
-  test("entry_kind all, max_depth 1: exact child order (dirs, files, symlinks; UTF-16 order) and counts", () =>
+  test("entry_kind all, max_depth 1: exact child order (dirs, files, symlinks; UTF-16 order) and counts", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { entry_kind: "all", max_depth: 1 }, ALL_DEPTH_1);
     }));
 
-  test("include_hidden shows .hidden and .env; build (a file) and node_modules stay excluded by name", () =>
+  test("include_hidden shows .hidden and .env; build (a file) and node_modules stay excluded by name", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { entry_kind: "all", max_depth: 1, include_hidden: true }, ALL_DEPTH_1_HIDDEN);
     }));
 
-  test("tree(\"src\", all, depth 5): depths relative to src, paths relative to the workspace", () =>
+  test("tree(\"src\", all, depth 5): depths relative to src, paths relative to the workspace", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, "src", { entry_kind: "all", max_depth: 5 }, SRC_ALL_DEPTH_5);
       await assertTree(ws, "./src/", { entry_kind: "all", max_depth: 5 }, SRC_ALL_DEPTH_5);
     }));
 
-  test("a nested root is named after its last segment", () =>
+  test("a nested root is named after its last segment", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, "src/logs", { entry_kind: "all" }, output(
         D("src/logs", 0, kids(D("src/logs/deep", 1, kids(D("src/logs/deep/deeper", 2, kids(D("src/logs/deep/deeper/deepest", 3, T))))), F("src/logs/x.log", 1))),
@@ -148,7 +151,7 @@ describe("tree: verified fixture", () => {
       ));
     }));
 
-  test("symlinks are leaves and are never followed (etc-link lists nothing from /etc)", () =>
+  test("symlinks are leaves and are never followed (etc-link lists nothing from /etc)", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = (await ws.toolkit.invoke("tree", { path: ".", entry_kind: "all", max_depth: 12 })).content;
       const etc = out.root.children.find((c) => c.name === "etc-link");
@@ -156,7 +159,7 @@ describe("tree: verified fixture", () => {
       assert.equal(JSON.stringify(out).includes("passwd"), false);
     }));
 
-  test("hidden filtering and default exclusions do not apply to the root itself", () =>
+  test("hidden filtering and default exclusions do not apply to the root itself", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".hidden", undefined, output(D(".hidden", 0, kids(D(".hidden/in", 1))), false, 2, 2, 0, 0));
       await assertTree(ws, "node_modules", undefined, output(D("node_modules", 0, kids(D("node_modules/x", 1))), false, 2, 2, 0, 0));
@@ -192,24 +195,24 @@ describe("tree: verified fixture", () => {
 });
 
 describe("tree: limits", () => {
-  test("max_entries 3 with entry_kind all → root, B, a; the limit-stopped directory has no children", () =>
+  test("max_entries 3 with entry_kind all → root, B, a; the limit-stopped directory has no children", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { entry_kind: "all", max_entries: 3 }, output(D(".", 0, kids(D("B", 1), D("a", 1))), true, 3, 3, 0, 0));
     }));
 
-  test("max_depth 0 → root only, truncated", () =>
+  test("max_depth 0 → root only, truncated", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { max_depth: 0 }, output(D(".", 0, T), false, 1, 1, 0, 0));
       await assertTree(ws, ".", { max_depth: 0, entry_kind: "all" }, output(D(".", 0, T), false, 1, 1, 0, 0));
     }));
 
-  test("max_entries 1 → root only, limit_reached, no truncated", () =>
+  test("max_entries 1 → root only, limit_reached, no truncated", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { max_entries: 1 }, output(D(".", 0), true, 1, 1, 0, 0));
       await assertTree(ws, ".", { max_entries: 1, max_depth: 0 }, output(D(".", 0), true, 1, 1, 0, 0));
     }));
 
-  test("max_entries equal to the node count reaches the limit", () =>
+  test("max_entries equal to the node count reaches the limit", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = (await ws.toolkit.invoke("tree", { path: ".", max_entries: 7 })).content;
       assert.equal(out.limit_reached, true);
@@ -218,14 +221,14 @@ describe("tree: limits", () => {
       assertSameOutput(more, TREE_DOT, "max_entries 8");
     }));
 
-  test("max_depth 12 and max_entries 1000 are accepted", () =>
+  test("max_depth 12 and max_entries 1000 are accepted", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = (await ws.toolkit.invoke("tree", { path: ".", max_depth: 12, max_entries: 1000 })).content;
       assert.equal(out.scanned_entries, 9);
       assert.equal(out.limit_reached, false);
     }));
 
-  test("upstream test fixture", () =>
+  test("upstream test fixture", onlyOn(["unix"], NEEDS.symlinks), () =>
     withBuilt(
       async (ws) => {
         const base = (await ws.toolkit.tools.tree(".")).data;
@@ -259,7 +262,7 @@ describe("tree: limits", () => {
 // ---- exclude globs ---------------------------------------------------------------------------
 
 describe("tree: exclude globs (relative to the workspace root)", () => {
-  test("`logs` excludes nothing under tree(\"src\"); `src/logs` excludes the directory", () =>
+  test("`logs` excludes nothing under tree(\"src\"); `src/logs` excludes the directory", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, "src", { entry_kind: "all", max_depth: 5, exclude: ["logs"] }, SRC_ALL_DEPTH_5);
       await assertTree(ws, "src", { entry_kind: "all", max_depth: 5, exclude: ["src/logs"] }, output(
@@ -268,7 +271,7 @@ describe("tree: exclude globs (relative to the workspace root)", () => {
       ));
     }));
 
-  test("`**/*.log` excludes .log files at any depth; `*.log` only top-level ones", () =>
+  test("`**/*.log` excludes .log files at any depth; `*.log` only top-level ones", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, "src", { entry_kind: "all", max_depth: 5, exclude: ["**/*.log"] }, output(
         D("src", 0, kids(
@@ -281,13 +284,13 @@ describe("tree: exclude globs (relative to the workspace root)", () => {
       await assertTree(ws, "src", { entry_kind: "all", max_depth: 5, exclude: ["*.log"] }, SRC_ALL_DEPTH_5);
     }));
 
-  test("`*/` excludes every depth-1 entry, files included, and nothing deeper", () =>
+  test("`*/` excludes every depth-1 entry, files included, and nothing deeper", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { entry_kind: "all", max_depth: 1, exclude: ["*/"] }, output(D(".", 0), false, 1, 1, 0, 0));
       await assertTree(ws, "src", { entry_kind: "all", max_depth: 5, exclude: ["*/"] }, SRC_ALL_DEPTH_5);
     }));
 
-  test("`src/*` and `src/**` exclude the src directory itself", () =>
+  test("`src/*` and `src/**` exclude the src directory itself", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const withoutSrc = output(
         D(".", 0, kids(D("B", 1, T), D("a", 1, T), F("Zeta.txt", 1), F("alpha.txt", 1), L("dangling", 1), L("etc-link", 1))),
@@ -297,7 +300,7 @@ describe("tree: exclude globs (relative to the workspace root)", () => {
       await assertTree(ws, ".", { entry_kind: "all", max_depth: 1, exclude: ["src/**"] }, withoutSrc);
     }));
 
-  test("`**/logs/**` excludes directories named logs anywhere", () =>
+  test("`**/logs/**` excludes directories named logs anywhere", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { exclude: ["**/logs/**"] }, output(
         D(".", 0, kids(D("B", 1), D("a", 1), D("src", 1, kids(D("src/empty", 2))))),
@@ -305,7 +308,7 @@ describe("tree: exclude globs (relative to the workspace root)", () => {
       ));
     }));
 
-  test("several patterns, `*` with a suffix, braces and classes", () =>
+  test("several patterns, `*` with a suffix, braces and classes", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTree(ws, ".", { entry_kind: "all", max_depth: 1, exclude: ["*.txt", "etc-*"] }, output(
         D(".", 0, kids(D("B", 1, T), D("a", 1, T), D("src", 1, T), L("dangling", 1))),
@@ -317,7 +320,7 @@ describe("tree: exclude globs (relative to the workspace root)", () => {
       ));
     }));
 
-  test("globs are case-sensitive and `*` matches leading dots", () =>
+  test("globs are case-sensitive and `*` matches leading dots", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = (await ws.toolkit.invoke("tree", { path: ".", entry_kind: "all", max_depth: 1, include_hidden: true, exclude: ["zeta.txt", ".*"] })).content;
       assert.deepStrictEqual(out.root.children.map((c) => c.name), ["B", "a", "src", "Zeta.txt", "alpha.txt", "dangling", "etc-link"]);
@@ -346,19 +349,19 @@ describe("tree: validation", () => {
   };
 
   for (const [field, values] of Object.entries(BAD)) {
-    test(`${field}: invalid values`, () =>
+    test(`${field}: invalid values`, UPSTREAM_FIXTURE, () =>
       withFixture(async (ws) => {
         for (const v of values) await assertTreeError(ws, ".", { [field]: v }, "INVALID_ARGUMENT", MSG[field]);
       }));
   }
 
-  test("exclude: not an array (null included) / non-string elements", () =>
+  test("exclude: not an array (null included) / non-string elements", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       for (const v of ["x", null, 5, { 0: "a" }]) await assertTreeError(ws, ".", { exclude: v }, "INVALID_ARGUMENT", MSG.excludeArray);
       for (const v of [[1], ["a", null], [["a"]]]) await assertTreeError(ws, ".", { exclude: v }, "INVALID_ARGUMENT", MSG.excludeStrings);
     }));
 
-  test("validation order: entry_kind, max_depth, max_entries, include_hidden, exclude, then the filesystem", () =>
+  test("validation order: entry_kind, max_depth, max_entries, include_hidden, exclude, then the filesystem", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTreeError(ws, "missing", { entry_kind: "x", max_depth: 99, max_entries: 0, include_hidden: "x", exclude: null }, "INVALID_ARGUMENT", MSG.entry_kind);
       await assertTreeError(ws, "missing", { max_depth: 99, max_entries: 0, include_hidden: "x", exclude: null }, "INVALID_ARGUMENT", MSG.max_depth);
@@ -367,7 +370,7 @@ describe("tree: validation", () => {
       await assertTreeError(ws, "missing", { exclude: [7] }, "INVALID_ARGUMENT", MSG.excludeStrings);
     }));
 
-  test("path: invoke without a string path, raw handler with a blank path, wrapper with a non-string", () =>
+  test("path: invoke without a string path, raw handler with a blank path, wrapper with a non-string", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       for (const args of [{}, { path: 5 }, { path: null }]) {
         assertToolError(await rejection(ws.toolkit.invoke("tree", args)), "INVALID_ARGUMENT", MSG.path);
@@ -379,14 +382,14 @@ describe("tree: validation", () => {
       assert.deepStrictEqual(await ws.toolkit.tools.tree(), failureResult(MSG.path));
     }));
 
-  test("options === null → INTERNAL (runtime-defined text)", () =>
+  test("options === null → INTERNAL (runtime-defined text)", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const err = await rejection(ToolCatalog.tree.handler(ws.context, ws.root, null));
       assert.equal(err.code, "INTERNAL");
       assert.match(err.message, /^INTERNAL: /);
     }));
 
-  test("invoke drops unknown keys", () =>
+  test("invoke drops unknown keys", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const out = await ws.toolkit.invoke("tree", { path: ".", cwd: "nowhere", root_path: "..", bogus: 1 });
       assertSameOutput(out.content, TREE_DOT, "extra keys");
@@ -394,26 +397,26 @@ describe("tree: validation", () => {
 });
 
 describe("tree: errors", () => {
-  test("missing path → NOT_FOUND", () =>
+  test("missing path → NOT_FOUND", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTreeError(ws, "missing", {}, "NOT_FOUND", `NOT_FOUND: path not found: ${ws.abs("missing")}`);
       await assertTreeError(ws, "src/nope/deeper", undefined, "NOT_FOUND", `NOT_FOUND: path not found: ${ws.abs("src/nope/deeper")}`);
     }));
 
-  test("a file, a FIFO, a dangling symlink → NOT_DIRECTORY", () =>
+  test("a file, a FIFO, a dangling symlink → NOT_DIRECTORY", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       for (const p of ["alpha.txt", "fifo", "build", "dangling"]) {
         await assertTreeError(ws, p, {}, "NOT_DIRECTORY", `NOT_DIRECTORY: path is not a directory: ${ws.abs(p)}`);
       }
     }));
 
-  test("a symlink to a directory inside the workspace → NOT_DIRECTORY", () =>
+  test("a symlink to a directory inside the workspace → NOT_DIRECTORY", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       fs.symlinkSync("src", ws.abs("src-link"));
       await assertTreeError(ws, "src-link", undefined, "NOT_DIRECTORY", `NOT_DIRECTORY: path is not a directory: ${ws.abs("src-link")}`);
     }));
 
-  test("a file used as a directory → INTERNAL ENOTDIR", () =>
+  test("a file used as a directory → INTERNAL ENOTDIR", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       const abs = ws.abs("alpha.txt/x");
       await assertTreeError(ws, "alpha.txt/x", {}, "INTERNAL", `INTERNAL: ENOTDIR: not a directory, lstat '${abs}'`);
@@ -446,25 +449,25 @@ describe("tree: exclude pattern errors (double prefix, code INTERNAL)", () => {
   ];
 
   for (const [exclude, kind] of CASES) {
-    test(`${JSON.stringify(exclude)} → ${kind}`, () =>
+    test(`${JSON.stringify(exclude)} → ${kind}`, UPSTREAM_FIXTURE, () =>
       withFixture(async (ws) => {
         await assertTreeError(ws, ".", { exclude }, "INTERNAL", PATTERN[kind]);
       }));
   }
 
-  test("checked even when the traversal would not read anything", () =>
+  test("checked even when the traversal would not read anything", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTreeError(ws, ".", { max_depth: 0, exclude: ["{"] }, "INTERNAL", PATTERN.braces);
       await assertTreeError(ws, ".", { max_entries: 1, exclude: [""] }, "INTERNAL", PATTERN.empty);
     }));
 
-  test("reported only after NOT_FOUND / NOT_DIRECTORY", () =>
+  test("reported only after NOT_FOUND / NOT_DIRECTORY", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       await assertTreeError(ws, "missing", { exclude: [""] }, "NOT_FOUND", `NOT_FOUND: path not found: ${ws.abs("missing")}`);
       await assertTreeError(ws, "alpha.txt", { exclude: ["["] }, "NOT_DIRECTORY", `NOT_DIRECTORY: path is not a directory: ${ws.abs("alpha.txt")}`);
     }));
 
-  test("raw handler reports the same double-prefixed error", () =>
+  test("raw handler reports the same double-prefixed error", UPSTREAM_FIXTURE, () =>
     withFixture(async (ws) => {
       assertToolError(await rejection(ToolCatalog.tree.handler(ws.context, ws.root, { exclude: ["a}"] })), "INTERNAL", PATTERN.braces);
     }));

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolCatalog } from "agent-tools-native";
-import { withWorkspace, rejection, failureResult, sandboxDenied, assertToolError as assertSharedToolError } from "./helpers.mjs";
+import { withWorkspace, rejection, failureResult, sandboxDenied, assertToolError as assertSharedToolError, onlyOn, NEEDS } from "./helpers.mjs";
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -119,7 +119,7 @@ describe("write_file: writing", () => {
       assert.deepStrictEqual(fs.readdirSync(ws.root), ["d"]);
     }));
 
-  test("an existing file keeps its mode after a write", () =>
+  test("an existing file keeps its mode after a write", onlyOn(["unix"], NEEDS.modes), () =>
     withWorkspace(async (ws) => {
       const file = ws.put("script.sh", "old");
       fs.chmodSync(file, 0o750);
@@ -130,14 +130,14 @@ describe("write_file: writing", () => {
       assert.equal(ws.read("script.sh"), "again");
     }));
 
-  test("a new file gets the default mode (like fs.writeFileSync)", () =>
+  test("a new file gets the default mode (like fs.writeFileSync)", onlyOn(["unix"], NEEDS.modes), () =>
     withWorkspace(async (ws) => {
       const reference = ws.put("ref.txt", "r");
       await invokeWrite(ws, { path: "new.txt", content: "n" });
       assert.equal(fs.statSync(ws.abs("new.txt")).mode & 0o777, fs.statSync(reference).mode & 0o777);
     }));
 
-  test("writing through a symlink to a file inside the workspace updates the target and keeps the link", () =>
+  test("writing through a symlink to a file inside the workspace updates the target and keeps the link", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       ws.put("target.txt", "before");
       fs.symlinkSync("target.txt", ws.abs("ilink"));
@@ -152,7 +152,7 @@ describe("write_file: writing", () => {
       assert.deepStrictEqual(fs.readdirSync(ws.root).sort(), ["ilink", "target.txt"]);
     }));
 
-  test("a symlinked directory inside the workspace is followed as an intermediate component", () =>
+  test("a symlinked directory inside the workspace is followed as an intermediate component", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       fs.mkdirSync(ws.abs("real"));
       fs.symlinkSync("real", ws.abs("dirlink"));
@@ -235,7 +235,7 @@ describe("write_file: errors", () => {
       assert.equal(ws.read("afile"), "keep");
     }));
 
-  test("a symlink to a directory inside → INTERNAL EISDIR", () =>
+  test("a symlink to a directory inside → INTERNAL EISDIR", onlyOn(["unix"], NEEDS.symlinks), () =>
     withWorkspace(async (ws) => {
       fs.mkdirSync(ws.abs("real"));
       fs.symlinkSync("real", ws.abs("dirlink"));
@@ -262,7 +262,7 @@ describe("write_file: errors", () => {
 
 // ---- sandbox deviations -------------------------------------------------------------------------
 
-describe("write_file: symlinks pointing outside (deliberate deviation: denied)", () => {
+describe("write_file: symlinks pointing outside (deliberate deviation: denied)", onlyOn(["unix"], NEEDS.symlinks), () => {
   function assertDeniedMessage(err, p) {
     assert.ok(err instanceof Error);
     assert.equal(err.name, "Error");

@@ -548,4 +548,215 @@ mod tests {
         assert_eq!(to_slash("."), ".");
         assert_eq!(to_slash(""), "");
     }
+
+    /// Odd but valid Unicode: combining marks, zero-width and direction marks, a BOM,
+    /// noncharacters, the last code point, characters whose case mapping changes length or
+    /// crosses into ASCII, superscript digits, full-width look-alikes of the special ASCII.
+    const ODD: &[char] = &[
+        '\u{301}',
+        '\u{200b}',
+        '\u{200d}',
+        '\u{202e}',
+        '\u{feff}',
+        '\u{fffe}',
+        '\u{ffff}',
+        '\u{10ffff}',
+        '\u{e000}',
+        'ß',
+        'ẞ',
+        'İ',
+        'ı',
+        'ſ',
+        'K',
+        'ﬀ',
+        'ς',
+        'Σ',
+        '¹',
+        '²',
+        '³',
+        '⁴',
+        '：',
+        '＼',
+        '／',
+        '？',
+        '＊',
+        '＂',
+        '＜',
+        '．',
+        '\u{3000}',
+        '\u{a0}',
+        '😀',
+        '𐐨',
+        '\u{7f}',
+        '\u{85}',
+        '\u{2028}',
+    ];
+
+    #[test]
+    fn odd_unicode_never_panics() {
+        let specials = [
+            "",
+            "\\\\?\\",
+            "\\\\?\\UNC\\",
+            "C:",
+            "//",
+            "\\??\\",
+            "nul.",
+            "com",
+        ];
+        for &odd in ODD {
+            for special in specials {
+                for path in [
+                    format!("{special}{odd}"),
+                    format!("{odd}{special}"),
+                    format!("{special}{odd}{odd}{odd}{odd}"),
+                    format!("a{odd}/{special}\\{odd}"),
+                ] {
+                    let _ = check_requested(&path);
+                    let _ = check_component(&path);
+                    let _ = strip_verbatim(&path);
+                    let _ = is_within(&path, &path);
+                    let _ = is_within("C:\\ws", &path);
+                    assert!(!to_slash(&path).contains('\\'));
+                }
+            }
+        }
+    }
+
+    mod properties {
+        use super::super::*;
+        use super::ODD;
+        use proptest::prelude::*;
+
+        /// Strings built mostly from the characters the rules look at, with any other
+        /// character (never a lone surrogate: a `char` cannot hold one) mixed in.
+        fn path() -> impl Strategy<Value = String> {
+            let special = proptest::sample::select(vec![
+                '/', '\\', ':', '.', ' ', '?', '*', '<', '>', '|', '"', '$', '\0', '\t', 'C', 'c',
+                'o', 'n', 'N', 'u', 'U', 'l', 'L', 'x', 'p', 'r', 't', '1', '0',
+            ]);
+            let odd = proptest::sample::select(ODD.to_vec());
+            proptest::collection::vec(
+                prop_oneof![4 => special, 1 => odd, 1 => any::<char>()],
+                0..24,
+            )
+            .prop_map(|chars| chars.into_iter().collect())
+        }
+
+        /// A name every rule accepts.
+        fn plain_name() -> impl Strategy<Value = String> {
+            proptest::collection::vec(
+                prop_oneof![
+                    proptest::sample::select(vec![
+                        'a', 'B', 'z', '_', '-', '1', 'ü', 'Σ', '日', '😀'
+                    ]),
+                    Just('.'),
+                ],
+                1..8,
+            )
+            .prop_map(|chars| format!("{}x", chars.into_iter().collect::<String>()))
+        }
+
+        fn swap_separators(path: &str) -> String {
+            path.chars()
+                .map(|c| match c {
+                    '/' => '\\',
+                    '\\' => '/',
+                    other => other,
+                })
+                .collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(3000))]
+
+            /// No input panics; every function's answer is consistent with the others.
+            #[test]
+            fn never_panics_and_agrees(path in path(), other in path()) {
+                let whole = check_requested(&path);
+                // The two separators are interchangeable everywhere.
+                prop_assert_eq!(whole, check_requested(&swap_separators(&path)));
+                if whole.is_ok() {
+                    for component in split_components(&path) {
+                        prop_assert_eq!(check_component(component), Ok(()));
+                        prop_assert!(!component.contains(
+                            [':', '<', '>', '"', '|', '?', '*', '/', '\\']
+                        ));
+                        prop_assert!(!component.chars().any(|c| c < ' '));
+                    }
+                }
+                if let Err(e) = check_component(&path) {
+                    prop_assert!(!e.describe().is_empty());
+                } else if path != "." && path != ".." {
+                    prop_assert!(!path.ends_with(['.', ' ']));
+                }
+                let slashed = to_slash(&path);
+                prop_assert!(!slashed.contains('\\'));
+                prop_assert_eq!(slashed.chars().count(), path.chars().count());
+                let stripped = strip_verbatim(&path);
+                // The same text, a suffix of it, or `\\` and a suffix (a verbatim UNC path).
+                prop_assert!(
+                    path.ends_with(&*stripped)
+                        || (stripped.starts_with("\\\\") && path.ends_with(&stripped[2..]))
+                );
+                let _ = is_within(&path, &other);
+                let _ = is_within(&other, &path);
+            }
+
+            /// A root built from plain names contains itself and its children however they
+            /// are spelled, and contains no sibling that only starts like it.
+            #[test]
+            fn containment(
+                names in proptest::collection::vec(plain_name(), 1..4),
+                child in plain_name(),
+                suffix in prop_oneof![Just("."), Just(" "), Just("_evil"), Just("x"), Just("~1")],
+                unc in any::<bool>(),
+            ) {
+                let root = if unc {
+                    format!("\\\\server\\share\\{}", names.join("\\"))
+                } else {
+                    format!("C:\\{}", names.join("\\"))
+                };
+                prop_assert!(is_within(&root, &root));
+                let child_path = format!("{root}\\{child}");
+                prop_assert!(is_within(&root, &child_path));
+                prop_assert!(is_within(&root, &child_path.to_uppercase().replace('\\', "/")));
+                let verbatim = if unc {
+                    format!("\\\\?\\UNC\\{}", &child_path[2..])
+                } else {
+                    format!("\\\\?\\{child_path}")
+                };
+                prop_assert!(is_within(&root, &verbatim));
+                prop_assert!(is_within(&verbatim, &child_path));
+                let sibling = format!("{root}{suffix}");
+                prop_assert!(!is_within(&root, &sibling));
+                let sibling_child = format!("{sibling}\\{child}");
+                prop_assert!(!is_within(&root, &sibling_child));
+                prop_assert!(!is_within(&child_path, &root));
+                let dotdot = format!("{root}\\..\\{child}");
+                prop_assert!(!is_within(&root, &dotdot));
+            }
+
+            /// A relative path made of plain names is accepted, and refused as soon as one of
+            /// its names is replaced by a refused one.
+            #[test]
+            fn one_bad_name_refuses_the_path(
+                names in proptest::collection::vec(plain_name(), 1..5),
+                at in any::<proptest::sample::Index>(),
+                bad in proptest::sample::select(vec![
+                    "ab:c", "nul", "Com1.txt", "x.", "x ", "a*b", "lpt³", "conout$", "a\u{1}",
+                ]),
+                backslash in any::<bool>(),
+            ) {
+                let sep = if backslash { "\\" } else { "/" };
+                prop_assert_eq!(check_requested(&names.join(sep)), Ok(()));
+                let mut names = names;
+                let i = at.index(names.len());
+                names[i] = bad.to_string();
+                let path = names.join(sep);
+                prop_assert_eq!(check_requested(&path), check_component(bad));
+                prop_assert!(check_requested(&path).is_err());
+            }
+        }
+    }
 }

@@ -7,6 +7,9 @@
 //! and the same resulting bytes as `git apply --whitespace=fix --include <path> -`.
 //! Deterministic (a fixed-seed LCG); needs `git` on PATH.
 
+// Unix only: it compares execute bits (POSIX modes) with git's and diffs with GNU `diff`.
+#![cfg(unix)]
+
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
