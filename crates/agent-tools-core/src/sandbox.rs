@@ -121,7 +121,7 @@ pub fn real_path(path: &Path) -> io::Result<PathBuf> {
 
 /// Where an absolute path starts: `/`; on Windows the drive's or share's root (`C:\`,
 /// `\\server\share\`), a `\\?\` prefix taken off first.
-fn root_of(path: &Path) -> PathBuf {
+pub(crate) fn root_of(path: &Path) -> PathBuf {
     #[cfg(windows)]
     {
         let text = path.to_string_lossy();

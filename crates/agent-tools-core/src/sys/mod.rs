@@ -63,8 +63,9 @@ pub fn name_from_vec(bytes: Vec<u8>) -> std::ffi::OsString {
 
 /// `options` with the `open(2)` flags `flags` (`OpenOptionsExt::custom_flags` on Unix). On
 /// Windows `O_NOFOLLOW` becomes `FILE_FLAG_OPEN_REPARSE_POINT` (a reparse point is opened itself,
-/// so it is not a regular file to the caller's check that follows) and `O_DIRECTORY`
-/// `FILE_FLAG_BACKUP_SEMANTICS` (what opening a directory takes); the rest has no meaning there.
+/// so it is not a regular file to the caller's check that follows), and every open gets
+/// `FILE_FLAG_BACKUP_SEMANTICS` (what opening a directory takes: a directory opens as on Unix and
+/// the caller's type check reports it); the rest has no meaning there.
 pub fn with_flags(
     options: &mut std::fs::OpenOptions,
     flags: fs::OFlags,

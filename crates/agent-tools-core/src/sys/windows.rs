@@ -3,11 +3,16 @@
 //! Path based, checked on the handle: `openat(dir, name)` opens `name` below the final path of
 //! `dir` (`GetFinalPathNameByHandleW`) with `FILE_FLAG_OPEN_REPARSE_POINT`, so a reparse point is
 //! itself what is opened and its attributes are read from that handle, never what it points to.
-//! The window between computing the path and opening it is closed for directories by opening
-//! them without `FILE_SHARE_DELETE`: while a walk holds a directory, Windows refuses to rename or
-//! delete it, so its path keeps naming it. Tools re-check every opened handle's final path
-//! against the root ([`crate::sandbox::Confinement`]), which also expands 8.3 short names. A walk
-//! relative to handles with `NtCreateFile` (`OBJECT_ATTRIBUTES.RootDirectory`) is the later step
+//! A directory opened that way is then checked to be really `name` in `dir`: its own final path
+//! must be the parent's final path plus `name`, else the open fails with `EXDEV` (a directory
+//! swapped in between, under whatever name). Tools re-check every opened file's final path
+//! against the root ([`crate::sandbox::Confinement`]), which also expands 8.3 short names.
+//! Handles are opened with the usual full sharing (as Node does), so the tools never stop anyone
+//! from renaming or deleting what they hold. What stays open: a listing ([`fs::Dir`]) reads the
+//! directory by its final path, so a directory swapped between that and the listing is listed
+//! instead (its entries' names, never their contents: every file opened is re-checked). A walk
+//! relative to handles with `NtCreateFile` (`OBJECT_ATTRIBUTES.RootDirectory`) and listings with
+//! `GetFileInformationByHandleEx(FileIdBothDirectoryInfo)` are the later step
 //! docs/windows-port.md describes.
 
 use std::ffi::OsString;
@@ -171,12 +176,11 @@ pub fn final_path(handle: BorrowedFd<'_>) -> io::Result<PathBuf> {
 
 /// [`super::with_flags`] on Windows.
 pub(super) fn custom_flags(options: &mut OpenOptions, flags: fs::OFlags) -> &mut OpenOptions {
-    let mut custom = 0;
+    // Always BACKUP_SEMANTICS: a directory then opens (as on Unix) and the caller's type check
+    // reports it, instead of the open failing with "access denied".
+    let mut custom = winfs::FILE_FLAG_BACKUP_SEMANTICS;
     if flags.contains(fs::OFlags::NOFOLLOW) {
         custom |= winfs::FILE_FLAG_OPEN_REPARSE_POINT;
-    }
-    if flags.contains(fs::OFlags::DIRECTORY) {
-        custom |= winfs::FILE_FLAG_BACKUP_SEMANTICS;
     }
     options.custom_flags(custom)
 }
@@ -343,10 +347,6 @@ pub mod fs {
         // BACKUP_SEMANTICS: directories can be opened; OPEN_REPARSE_POINT: the link itself
         options
             .custom_flags(winfs::FILE_FLAG_BACKUP_SEMANTICS | winfs::FILE_FLAG_OPEN_REPARSE_POINT);
-        if flags.contains(OFlags::DIRECTORY) {
-            // pinned: nobody renames or deletes it while it is held (see the module's docs)
-            options.share_mode(winfs::FILE_SHARE_READ | winfs::FILE_SHARE_WRITE);
-        }
         let file = options.open(path).map_err(Errno::of)?;
         let meta = file.metadata().map_err(Errno::of)?;
         let file = if is_reparse_point(&meta) {
@@ -389,7 +389,25 @@ pub mod fs {
         flags: OFlags,
         mode: Mode,
     ) -> Result<OwnedFd> {
-        open(below(dir, name)?, flags, mode)
+        let mut expected = final_path(dir.as_fd()).map_err(Errno::of)?;
+        for part in name.as_ref().components() {
+            if part != std::path::Component::CurDir {
+                expected.push(part);
+            }
+        }
+        let opened = open(&expected, flags, mode)?;
+        if flags.contains(OFlags::DIRECTORY) && flags.contains(OFlags::NOFOLLOW) {
+            // really `name` in `dir`? (directories have one name; see the module's docs)
+            let actual = final_path(opened.as_fd()).map_err(Errno::of)?;
+            let same = |a: &Path, b: &Path| {
+                crate::windows_path::is_within(&a.to_string_lossy(), &b.to_string_lossy())
+                    && crate::windows_path::is_within(&b.to_string_lossy(), &a.to_string_lossy())
+            };
+            if !same(&actual, &expected) {
+                return Err(Errno::XDEV);
+            }
+        }
+        Ok(opened)
     }
 
     pub fn fstat<Fd: AsFd>(fd: Fd) -> Result<Stat> {
@@ -440,8 +458,8 @@ pub mod fs {
         file.set_permissions(permissions).map_err(Errno::of)
     }
 
-    /// A directory listing read through the directory's handle (pinned, see the module's docs):
-    /// the names as UTF-8 (lossy for the rare name that is not Unicode) and their types, a
+    /// A directory listing, read by the final path of the directory's handle (see the module's
+    /// docs for what that leaves open): the names as UTF-8 (lossy for the rare name that is not Unicode) and their types, a
     /// reparse point of any kind being a symlink.
     pub struct Dir {
         fd: OwnedFd,

@@ -9,7 +9,7 @@ use crate::sys::OwnedFd;
 use std::ffi::OsString;
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::sys::fs::{openat, unlinkat, AtFlags, Mode, OFlags};
 use crate::sys::Errno;
@@ -583,7 +583,7 @@ fn put(
             let confinement = rc
                 .confinement
                 .clone()
-                .unwrap_or_else(|| Confinement::at(PathBuf::from("/")));
+                .unwrap_or_else(|| Confinement::at(crate::sandbox::root_of(parent)));
             confinement
                 .create_dir_all_recording(parent, created)
                 .map_err(|e| {
@@ -646,6 +646,11 @@ fn roll_back(
                 workspace_relative(root, &change.abs)
             ));
         }
+    }
+    // the files' directories are closed first: Windows removes a directory only once nothing
+    // holds it open (until then it is "not empty" to its parent's removal)
+    for change in changes.iter_mut() {
+        change.place = None;
     }
     for (parent, name) in created.iter().rev() {
         if let Err(e) = unlinkat(parent, name.as_os_str(), AtFlags::REMOVEDIR) {

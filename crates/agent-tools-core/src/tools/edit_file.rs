@@ -815,6 +815,9 @@ pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> 
     }
     let bytes = read_sized(&mut file, meta.len())
         .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "read", path)))?;
+    // closed before the replacement: Windows before POSIX-semantics renames (and wine) refuses
+    // to rename over a file that is open
+    drop(file);
     let Ok(whole) = std::str::from_utf8(&bytes) else {
         return Err(ERROR_CLASS.coded(
             ErrorCode::BinaryNotSupported,

@@ -456,6 +456,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "wine 8 creates symlinks it cannot read back (not found): needs real Windows with the symlink privilege"
+    )]
     fn file_checks() {
         let w = ws();
         let root = w.root();

@@ -728,6 +728,10 @@ mod tests {
     /// A path through a directory symlink (as after a directory was swapped for one during the
     /// walk) is never opened, with or without `openat2`.
     #[test]
+    #[cfg_attr(
+        windows,
+        ignore = "wine 8 creates symlinks it cannot read back (not found): needs real Windows with the symlink privilege"
+    )]
     fn files_are_opened_only_beneath_the_root_without_symlinks() {
         let dir = tempfile::tempdir().unwrap();
         let base = dir
@@ -743,7 +747,7 @@ mod tests {
         crate::sys::symlink(base.join("outside"), root.join("swapped")).unwrap();
         crate::sys::symlink("src", root.join("inner")).unwrap();
         let root_str = root.to_string_lossy().into_owned();
-        let root_dir: OwnedFd = std::fs::File::open(&root).unwrap().into();
+        let root_dir: OwnedFd = crate::sandbox::open_dir_at(None, root.as_os_str()).unwrap();
         let regex = JsRegex::new("x", "").unwrap();
         let confinement = Confinement::new(&root_str).unwrap();
         let spec = SearchSpec {
