@@ -2,7 +2,7 @@
 //! (`core::process`) and reports its exit code and captured output.
 //!
 //! The shell wrapper follows `context.env.platform` (docs/compat.md, "exec_command default mode follows context.env.platform"); the kill strategy follows the
-//! host (a process group, docs/compat.md, "exec_command timeouts kill the whole process group"). When the call came through a front door, the working
+//! host (a process group, docs/compat.md, "exec_command timeouts kill the whole process group"; a Job Object on Windows, docs/windows-port.md). When the call came through a front door, the working
 //! directory is opened and checked to lie inside the workspace, and the child starts in exactly
 //! that opened directory, so a directory swapped for a symlink after the check cannot move it.
 //! With `context.exec.sandbox` on, the child also restricts itself before it executes the
