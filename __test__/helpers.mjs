@@ -165,4 +165,7 @@ export function notUnderWine(reason) {
 }
 
 /** What wine lacks, so the same limit reads the same everywhere. */
-export const WINE = {};
+export const WINE = {
+  git: "runs git, and wine's prefix has no Git for Windows (no registry this repository installs from offers it)",
+  pwsh: "runs PowerShell 7 (pwsh.exe, the default shell mode on Windows), which wine's prefix does not have",
+};
