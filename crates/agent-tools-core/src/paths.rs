@@ -134,8 +134,18 @@ pub mod win32 {
         parts.join("\\")
     }
 
-    /// `path.win32.resolve(base, target)`, with `cwd` as the current directory.
+    /// `path.win32.resolve(base, target)`, with `cwd` as the current directory. One deviation:
+    /// a verbatim drive or UNC path (`\\?\C:\ws`, what Rust's `fs::canonicalize` returns on
+    /// Windows) is taken without its prefix (`C:\ws`), so a root a Rust caller canonicalized
+    /// works; Node would keep `\\?\C:` as a device of its own.
     pub fn resolve(cwd: &str, base: &str, target: &str) -> String {
+        use crate::windows_path::strip_verbatim;
+        let (cwd, base, target) = (
+            strip_verbatim(cwd),
+            strip_verbatim(base),
+            strip_verbatim(target),
+        );
+        let (cwd, base, target) = (cwd.as_ref(), base.as_ref(), target.as_ref());
         let mut device = String::new();
         let mut tail = String::new();
         let mut absolute = false;
@@ -275,6 +285,9 @@ mod tests {
         // a drive-relative path on another drive: that drive's root
         assert_eq!(r(cwd, "C:\\ws", "D:x"), "D:\\x");
         assert_eq!(r(cwd, "C:\\ws", "C:x"), "C:\\ws\\x");
+        // a canonicalized (verbatim) root is taken without its prefix
+        assert_eq!(r(cwd, "\\\\?\\C:\\ws", "src"), "C:\\ws\\src");
+        assert_eq!(r(cwd, "", "\\\\?\\UNC\\s\\h\\ws"), "\\\\s\\h\\ws");
     }
 
     #[test]

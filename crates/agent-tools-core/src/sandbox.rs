@@ -46,6 +46,10 @@ pub fn resolve_in_root(
     root: &str,
     real_root: Option<&Path>,
 ) -> Result<String, SandboxViolation> {
+    // Windows: a verbatim path (`\\?\C:\ws`, from Rust's `fs::canonicalize`) is taken without
+    // its prefix, as `paths::win32::resolve` takes it (after `\` → `/` it would read as a share).
+    #[cfg(windows)]
+    let target = crate::windows_path::strip_verbatim(target);
     let normalised = target.replace('\\', "/");
     if normalised.contains('\0') {
         // The OS cannot represent it; let the tool report its own error on the lexical path.

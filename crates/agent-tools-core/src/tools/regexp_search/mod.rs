@@ -318,6 +318,10 @@ fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<Glob>, ToolError> {
 
 /// Validation step 10: `\` → `/`, runs of `/` collapsed, one trailing `/` removed, `""` → `"."`.
 fn normalise_root(path: &str) -> String {
+    // Windows: without the verbatim prefix of a canonicalized root (`\\?\C:\ws`), which the
+    // separator rule below would turn into `/?/C:/ws`
+    #[cfg(windows)]
+    let path = &*crate::windows_path::strip_verbatim(path);
     let mut out = String::with_capacity(path.len());
     for c in path.chars().map(|c| if c == '\\' { '/' } else { c }) {
         if !(c == '/' && out.ends_with('/')) {
