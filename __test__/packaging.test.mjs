@@ -120,11 +120,11 @@ describe("platform packages", () => {
 /**
  * A copy of the repository's packaging inputs in a temporary directory (node_modules linked), with
  * a stand-in binary in every npm/<platform>/: for the gnu targets a small shared object whose only
- * versioned glibc symbols are GLIBC_2.2.5 (the floor check reads them), for Windows a small DLL
- * built with mingw-w64 (scripts/windows-toolchain.sh --build; the imports check reads it), for the
- * others a few bytes.
+ * versioned glibc symbols are GLIBC_2.2.5 (the floor check reads them), for the others a few bytes;
+ * with `windowsDll`, Windows gets a small DLL built with mingw-w64 (scripts/windows-toolchain.sh
+ * --build), which the imports check of pack:all reads.
  */
-function packagingCopy() {
+function packagingCopy({ windowsDll = false } = {}) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-pack-")));
   for (const entry of ["package.json", "scripts", "npm", "README.md", "LICENSE", ...rootManifest.files]) {
     fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true, filter: (f) => !f.endsWith(".node") && !/\/npm\/[^/]+\/LICENSE$/.test(f) });
@@ -134,14 +134,16 @@ function packagingCopy() {
   fs.writeFileSync(source, '__asm__(".symver memcpy,memcpy@GLIBC_2.2.5");\nvoid *memcpy(void *, const void *, unsigned long);\nvoid copy3(char *a, const char *b) { memcpy(a, b, 3); }\n');
   const so = path.join(dir, "stand-in.so");
   execFileSync("cc", ["-shared", "-fPIC", "-nostartfiles", "-o", so, source]);
-  const dllSource = path.join(dir, "stand-in-dll.c");
-  fs.writeFileSync(dllSource, "#include <windows.h>\n__declspec(dllexport) DWORD tick(void) { return GetTickCount(); }\n");
   const dll = path.join(dir, "stand-in.dll");
-  execFileSync("x86_64-w64-mingw32-gcc", ["-shared", "-o", dll, dllSource]);
+  if (windowsDll) {
+    const dllSource = path.join(dir, "stand-in-dll.c");
+    fs.writeFileSync(dllSource, "#include <windows.h>\n__declspec(dllexport) DWORD tick(void) { return GetTickCount(); }\n");
+    execFileSync("x86_64-w64-mingw32-gcc", ["-shared", "-o", dll, dllSource]);
+  }
   for (const t of targets) {
     const binary = path.join(dir, "npm", t.platform, t.binaryFile);
     if (t.isGnu) fs.copyFileSync(so, binary);
-    else if (t.isWindows) fs.copyFileSync(dll, binary);
+    else if (t.isWindows && windowsDll) fs.copyFileSync(dll, binary);
     else fs.writeFileSync(binary, `stand-in for the ${t.platform} binary\n`);
   }
   return dir;
@@ -212,7 +214,7 @@ describe("packing and publishing the root package", () => {
   });
 
   test("pack:all packs every platform and a root the guard accepts; --targets packs exactly those, and its root is refused", { ...onlyOn(["unix"], "links node_modules into a copy and compiles a stand-in shared object with cc"), timeout: 300_000 }, () => {
-    const dir = packagingCopy();
+    const dir = packagingCopy({ windowsDll: true });
     const dist = path.join(dir, "dist", "npm");
     const packAll = (...args) => execFileSync(process.execPath, [path.join(dir, "scripts", "pack-all.mjs"), "--skip-build", ...args], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const tarballs = () => fs.readdirSync(dist).filter((f) => f.endsWith(".tgz")).sort();
