@@ -151,11 +151,13 @@ export const underWine = process.platform === "win32" && process.env.ATN_UNDER_W
 /**
  * `notUnderWine(reason)` gives the options of a test that holds on Windows but not under wine,
  * skipped there with `reason` (what wine lacks), like `onlyOn`:
- * `test("…", notUnderWine(WINE.pipes), fn)` or `{ ...notUnderWine(WINE.pipes), timeout: 60_000 }`.
+ * `test("…", notUnderWine(WINE.git), fn)` or `{ ...notUnderWine(WINE.git), timeout: 60_000 }`.
  * On Windows itself, and on every other platform, the test runs.
  */
-export function notUnderWine(reason) {
+export function notUnderWine(reason, { runtime } = {}) {
   if (!underWine) return {};
+  // `runtime: "node"` or `"bun"`: the limit is that runtime's under wine only
+  if (runtime && runtime !== (process.versions.bun ? "bun" : "node")) return {};
   const skip = `${reason} (does not hold under wine; runs on Windows)`;
   if (process.versions.bun && !reportedSkips.has(skip)) {
     reportedSkips.add(skip);
@@ -168,4 +170,5 @@ export function notUnderWine(reason) {
 export const WINE = {
   git: "runs git, and wine's prefix has no Git for Windows (no registry this repository installs from offers it)",
   pwsh: "runs PowerShell 7 (pwsh.exe, the default shell mode on Windows), which wine's prefix does not have",
+  nodeFetch: "calls a local HTTP server with fetch, which node.exe cannot under wine 8 (connect UNKNOWN; http.get works)",
 };
