@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, tempDir, rejection, PROMPTLY_MS, onlyOn, NEEDS } from "./helpers.mjs";
+import { workspace, tempDir, rejection, PROMPTLY_MS, onlyOn, NEEDS, notUnderWine, WINE } from "./helpers.mjs";
 
 const OUTPUT_KEYS = [
   "cwd", "command", "exit_code", "stdout", "stderr", "stdout_truncated", "stderr_truncated", "timed_out", "duration_ms",
@@ -269,7 +269,7 @@ describe("exec_command: output caps (UTF-16 code units)", onlyOn(["unix"], NEEDS
 });
 
 describe("exec_command: timeout", () => {
-  test("upstream example: a 5 s sleep with timeout_ms 50", async () => {
+  test("upstream example: a 5 s sleep with timeout_ms 50", notUnderWine(WINE.pwsh), async () => {
     await withWorkspace(async (ws) => {
       const input = { cwd: ".", command: [process.execPath, "-e", "setTimeout(() => {}, 5000)"], timeout_ms: 50 };
       for (const out of await viaBoth(ws, input)) {

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, rejection, onlyOn } from "./helpers.mjs";
+import { workspace, rejection, onlyOn, notUnderWine, WINE } from "./helpers.mjs";
 
 // git must not find a repository above the temporary directories (the child gets process.env).
 let savedCeiling;
@@ -102,7 +102,7 @@ async function withEnv(vars, fn) {
   }
 }
 
-describe("git_status_summary: repository states", () => {
+describe("git_status_summary: repository states", notUnderWine(WINE.git), () => {
   test("unborn branch: No commits yet", async () => {
     await withRepo(async (ws) => {
       const out = await viaBoth(ws, undefined);
@@ -192,7 +192,7 @@ describe("git_status_summary: repository states", () => {
   });
 });
 
-describe("git_status_summary: errors", () => {
+describe("git_status_summary: errors", notUnderWine(WINE.git), () => {
   test("a file, a missing or a blank-named directory: NOT_DIRECTORY", async () => {
     await withRepo(async (ws) => {
       for (const cwd of ["a.txt", "missing", "  "]) {
@@ -294,7 +294,7 @@ describe("git_status_summary: errors", () => {
   });
 });
 
-describe("git_status_summary: raw handler", () => {
+describe("git_status_summary: raw handler", notUnderWine(WINE.git), () => {
   test("upstream tests: drive paths, escapes and blanks", async () => {
     await withRepo(async (ws) => {
       const handler = ToolCatalog.git_status_summary.handler;

@@ -141,3 +141,34 @@ export const NEEDS = {
   symlinks: "creates symbolic links (Windows allows them only with Developer Mode or a privilege, and they are reparse points there)",
   fifo: "creates a FIFO",
 };
+
+/**
+ * Whether this is Windows emulated by wine, as `scripts/test-windows.sh` runs the suites (it sets
+ * ATN_UNDER_WINE=1). Nothing sets it on Windows itself.
+ */
+export const underWine = process.platform === "win32" && process.env.ATN_UNDER_WINE === "1";
+
+/**
+ * `notUnderWine(reason)` gives the options of a test that holds on Windows but not under wine,
+ * skipped there with `reason` (what wine lacks), like `onlyOn`:
+ * `test("…", notUnderWine(WINE.git), fn)` or `{ ...notUnderWine(WINE.git), timeout: 60_000 }`.
+ * On Windows itself, and on every other platform, the test runs.
+ */
+export function notUnderWine(reason, { runtime } = {}) {
+  if (!underWine) return {};
+  // `runtime: "node"` or `"bun"`: the limit is that runtime's under wine only
+  if (runtime && runtime !== (process.versions.bun ? "bun" : "node")) return {};
+  const skip = `${reason} (does not hold under wine; runs on Windows)`;
+  if (process.versions.bun && !reportedSkips.has(skip)) {
+    reportedSkips.add(skip);
+    process.stderr.write(`skipped: ${skip}\n`);
+  }
+  return { skip };
+}
+
+/** What wine lacks, so the same limit reads the same everywhere. */
+export const WINE = {
+  git: "runs git, and wine's prefix has no Git for Windows (no registry this repository installs from offers it)",
+  pwsh: "runs PowerShell 7 (pwsh.exe, the default shell mode on Windows), which wine's prefix does not have",
+  nodeFetch: "calls a local HTTP server with fetch, which node.exe cannot under wine 8 (connect UNKNOWN; http.get works)",
+};

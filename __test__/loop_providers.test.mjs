@@ -8,6 +8,7 @@ import { GoogleGenAI } from "@google/genai";
 import { Ollama } from "ollama";
 import { createProviderSession, runToolLoop, streamToolLoop } from "agent-tools-native";
 import { toolWorkspace, withProvider } from "./provider_helpers.mjs";
+import { notUnderWine, WINE } from "./helpers.mjs";
 
 const READ = { path: "notes.txt" };
 const WEATHER = { city: "Oslo" };
@@ -73,7 +74,7 @@ const CASES = {
   },
 };
 
-describe("the tool loop through each provider adapter and official SDK client", () => {
+describe("the tool loop through each provider adapter and official SDK client", notUnderWine(WINE.nodeFetch, { runtime: "node" }), () => {
   for (const [provider, spec] of Object.entries(CASES)) {
     test(provider, async () => {
       const ws = toolWorkspace();

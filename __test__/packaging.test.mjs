@@ -20,18 +20,17 @@ const expectedFields = {
   "aarch64-unknown-linux-musl": { os: ["linux"], cpu: ["arm64"], libc: ["musl"] },
   "x86_64-apple-darwin": { os: ["darwin"], cpu: ["x64"] },
   "aarch64-apple-darwin": { os: ["darwin"], cpu: ["arm64"] },
+  "x86_64-pc-windows-msvc": { os: ["win32"], cpu: ["x64"] },
 };
-// packed only when `--targets` names it (until the core compiles for Windows)
-const expectedOptIn = { "x86_64-pc-windows-msvc": { os: ["win32"], cpu: ["x64"] } };
 
 describe("platform packages", () => {
-  test("napi.targets lists the six supported targets", () => {
+  test("napi.targets lists the seven supported targets", () => {
     assert.deepEqual([...rootManifest.napi.targets].sort(), Object.keys(expectedFields).sort());
   });
 
-  test("the opt-in targets: Windows x64 under napi-rs's msvc name, built with the gnu toolchain and renamed", () => {
-    assert.deepEqual(optInTargets.map((t) => t.triple), Object.keys(expectedOptIn));
-    const [win] = optInTargets;
+  test("Windows x64 under napi-rs's msvc name, built with the gnu toolchain and renamed; no opt-in target is left", () => {
+    assert.deepEqual(optInTargets, []);
+    const win = targets.find((t) => t.triple === "x86_64-pc-windows-msvc");
     assert.equal(win.platform, "win32-x64-msvc");
     assert.equal(win.packageName, "agent-tools-native-win32-x64-msvc");
     assert.equal(win.buildTarget, "x86_64-pc-windows-gnu");
@@ -42,13 +41,13 @@ describe("platform packages", () => {
     const loader = fs.readFileSync(path.join(root, "binding.js"), "utf8");
     assert.match(loader, /require\('agent-tools-native-win32-x64-msvc'\)/);
     assert.match(loader, /require\('\.\/agent-tools-native\.win32-x64-msvc\.node'\)/);
-    for (const t of targets) assert.deepEqual([t.isWindows, t.builtFile], [false, t.binaryFile]);
+    for (const t of targets.filter((x) => x !== win)) assert.deepEqual([t.isWindows, t.builtFile], [false, t.binaryFile]);
   });
 
   for (const t of [...targets, ...optInTargets]) {
     test(`${t.packageName}: napi-rs name, os/cpu/libc, its binary only, the root's version and links`, () => {
       const manifest = JSON.parse(fs.readFileSync(path.join(t.packageDir, "package.json"), "utf8"));
-      const fields = expectedFields[t.triple] ?? expectedOptIn[t.triple];
+      const fields = expectedFields[t.triple];
       assert.equal(manifest.name, t.packageName);
       assert.equal(manifest.version, rootManifest.version);
       assert.deepEqual(manifest.os, fields.os);
@@ -121,9 +120,11 @@ describe("platform packages", () => {
 /**
  * A copy of the repository's packaging inputs in a temporary directory (node_modules linked), with
  * a stand-in binary in every npm/<platform>/: for the gnu targets a small shared object whose only
- * versioned glibc symbols are GLIBC_2.2.5 (the floor check reads them), for the others a few bytes.
+ * versioned glibc symbols are GLIBC_2.2.5 (the floor check reads them), for the others a few bytes;
+ * with `windowsDll`, Windows gets a small DLL built with mingw-w64 (scripts/windows-toolchain.sh
+ * --build), which the imports check of pack:all reads.
  */
-function packagingCopy() {
+function packagingCopy({ windowsDll = false } = {}) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-pack-")));
   for (const entry of ["package.json", "scripts", "npm", "README.md", "LICENSE", ...rootManifest.files]) {
     fs.cpSync(path.join(root, entry), path.join(dir, entry), { recursive: true, filter: (f) => !f.endsWith(".node") && !/\/npm\/[^/]+\/LICENSE$/.test(f) });
@@ -133,9 +134,16 @@ function packagingCopy() {
   fs.writeFileSync(source, '__asm__(".symver memcpy,memcpy@GLIBC_2.2.5");\nvoid *memcpy(void *, const void *, unsigned long);\nvoid copy3(char *a, const char *b) { memcpy(a, b, 3); }\n');
   const so = path.join(dir, "stand-in.so");
   execFileSync("cc", ["-shared", "-fPIC", "-nostartfiles", "-o", so, source]);
+  const dll = path.join(dir, "stand-in.dll");
+  if (windowsDll) {
+    const dllSource = path.join(dir, "stand-in-dll.c");
+    fs.writeFileSync(dllSource, "#include <windows.h>\n__declspec(dllexport) DWORD tick(void) { return GetTickCount(); }\n");
+    execFileSync("x86_64-w64-mingw32-gcc", ["-shared", "-o", dll, dllSource]);
+  }
   for (const t of targets) {
     const binary = path.join(dir, "npm", t.platform, t.binaryFile);
     if (t.isGnu) fs.copyFileSync(so, binary);
+    else if (t.isWindows && windowsDll) fs.copyFileSync(dll, binary);
     else fs.writeFileSync(binary, `stand-in for the ${t.platform} binary\n`);
   }
   return dir;
@@ -168,13 +176,13 @@ describe("packing and publishing the root package", () => {
     assert.deepEqual(publishedRootManifest().optionalDependencies, everyPlatform);
     const some = publishProblems(publishedRootManifest(selectTargets(["--targets", "linux-x64-gnu"])));
     assert.equal(some.length, 1);
-    assert.match(some[0], /lack agent-tools-native-linux-arm64-gnu, agent-tools-native-linux-x64-musl, .*agent-tools-native-darwin-arm64: a partial pack/);
+    assert.match(some[0], /lack agent-tools-native-linux-arm64-gnu, agent-tools-native-linux-x64-musl, .*agent-tools-native-darwin-arm64, agent-tools-native-win32-x64-msvc: a partial pack/);
     const stale = publishProblems({ ...publishedRootManifest(), optionalDependencies: { ...everyPlatform, "agent-tools-native-darwin-x64": "0.0.1" } });
     assert.deepEqual(stale, [`its optional dependency agent-tools-native-darwin-x64 is at 0.0.1, not the package's version ${version}`]);
     const extra = publishProblems({ ...publishedRootManifest(), optionalDependencies: { ...everyPlatform, "left-pad": version } });
     assert.deepEqual(extra, ["its optional dependency left-pad is not a platform package"]);
-    // an opt-in platform package is a platform package; on its own it is still a partial pack
-    assert.deepEqual(publishProblems({ ...publishedRootManifest(), optionalDependencies: { ...everyPlatform, "agent-tools-native-win32-x64-msvc": version } }), []);
+    // the Windows package is one of them; on its own it is a partial pack
+    assert.ok("agent-tools-native-win32-x64-msvc" in everyPlatform);
     const winOnly = publishProblems(publishedRootManifest(selectTargets(["--targets", "win32-x64-msvc"])));
     assert.equal(winOnly.length, 1);
     assert.match(winOnly[0], /lack agent-tools-native-linux-x64-gnu, .*agent-tools-native-darwin-arm64: a partial pack/);
@@ -206,7 +214,7 @@ describe("packing and publishing the root package", () => {
   });
 
   test("pack:all packs every platform and a root the guard accepts; --targets packs exactly those, and its root is refused", { ...onlyOn(["unix"], "links node_modules into a copy and compiles a stand-in shared object with cc"), timeout: 300_000 }, () => {
-    const dir = packagingCopy();
+    const dir = packagingCopy({ windowsDll: true });
     const dist = path.join(dir, "dist", "npm");
     const packAll = (...args) => execFileSync(process.execPath, [path.join(dir, "scripts", "pack-all.mjs"), "--skip-build", ...args], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const tarballs = () => fs.readdirSync(dist).filter((f) => f.endsWith(".tgz")).sort();
@@ -230,9 +238,9 @@ describe("packing and publishing the root package", () => {
       assert.deepEqual([summary.partial, summary.targets], [true, ["linux-x64-musl", "darwin-arm64"]]);
       const refused = checkPublish(dir, rootTarball);
       assert.equal(refused.status, 1);
-      assert.match(refused.out, /lack agent-tools-native-linux-x64-gnu, agent-tools-native-linux-arm64-gnu, agent-tools-native-linux-arm64-musl, agent-tools-native-darwin-x64: a partial pack/);
+      assert.match(refused.out, /lack agent-tools-native-linux-x64-gnu, agent-tools-native-linux-arm64-gnu, agent-tools-native-linux-arm64-musl, agent-tools-native-darwin-x64, agent-tools-native-win32-x64-msvc: a partial pack/);
 
-      // the opt-in Windows package: its binary must be a PE file importing only Windows' DLLs
+      // the Windows package: its binary must be a PE file importing only Windows' DLLs
       fs.writeFileSync(path.join(dir, "npm", "win32-x64-msvc", "agent-tools-native.win32-x64-msvc.node"), "stand-in for the win32-x64-msvc binary\n");
       const notPe = spawnSync(process.execPath, [path.join(dir, "scripts", "pack-all.mjs"), "--skip-build", "--targets", "linux-x64-gnu,win32-x64-msvc"], { cwd: dir, encoding: "utf8" });
       assert.notEqual(notPe.status, 0);
@@ -278,7 +286,7 @@ describe("the glibc floor check", () => {
 
 describe("no binary for this machine: a clear error", () => {
   test("platform names follow napi-rs", () => {
-    assert.deepEqual(PREBUILT, ["linux-x64-gnu", "linux-arm64-gnu", "linux-x64-musl", "linux-arm64-musl", "darwin-x64", "darwin-arm64"]);
+    assert.deepEqual(PREBUILT, ["linux-x64-gnu", "linux-arm64-gnu", "linux-x64-musl", "linux-arm64-musl", "darwin-x64", "darwin-arm64", "win32-x64-msvc"]);
     assert.equal(tripleToPlatform("x86_64-pc-windows-msvc"), "win32-x64-msvc");
     assert.equal(platformName({ platform: "linux", arch: "arm64", libc: "musl" }), "linux-arm64-musl");
   });
@@ -289,7 +297,7 @@ describe("no binary for this machine: a clear error", () => {
     assert.match(message, /^agent-tools-native: no native binary could be loaded for this machine: linux arm64 \(musl\)\./);
     assert.match(message, /package agent-tools-native-linux-arm64-musl, an optional dependency/);
     assert.match(message, /--omit=optional/);
-    assert.match(message, /Prebuilt platforms: linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64\./);
+    assert.match(message, /Prebuilt platforms: linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc\./);
     assert.match(message, /npm install && npm run build/);
     assert.match(message, /What was tried:\n {2}Cannot find module '\.\/agent-tools-native\.linux-arm64-musl\.node'/);
   });

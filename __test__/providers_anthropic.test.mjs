@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import { checkToolHistory, createAnthropicStream, fromAnthropicResponse, toAnthropicRequest, toAnthropicToolChoice } from "agent-tools-native";
 import { drain, runCalls, toolWorkspace, withProvider } from "./provider_helpers.mjs";
+import { notUnderWine, WINE } from "./helpers.mjs";
 
 const client = (server) => new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0, timeout: 5000 });
 const prompt = () => [
@@ -61,7 +62,7 @@ const parallelEvents = [
   event("message_stop"),
 ];
 
-describe("Anthropic Messages through @anthropic-ai/sdk", () => {
+describe("Anthropic Messages through @anthropic-ai/sdk", notUnderWine(WINE.nodeFetch, { runtime: "node" }), () => {
   test("parallel tool_use → invoke → tool_result blocks; thinking replayed; the SDK sends what we built", { timeout: 20000 }, async () => {
     const { toolkit, cleanup } = toolWorkspace();
     try {

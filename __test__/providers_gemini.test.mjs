@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { GoogleGenAI } from "@google/genai";
 import { checkToolHistory, createGeminiStream, fromGeminiResponse, toGeminiRequest, toGeminiToolChoice, toGeminiTools } from "agent-tools-native";
 import { drain, runCalls, toolWorkspace, withProvider, withoutSyntheticIds } from "./provider_helpers.mjs";
+import { notUnderWine, WINE } from "./helpers.mjs";
 
 const gemini = (server) => new GoogleGenAI({ apiKey: "test-key", httpOptions: { baseUrl: server.url } });
 const vertex = (server) => new GoogleGenAI({ vertexai: true, apiKey: "test-key", httpOptions: { baseUrl: server.url } });
@@ -42,7 +43,7 @@ const parallelChunks = [
 ];
 const sse = (chunks) => ({ sse: chunks.map((data) => ({ data })) });
 
-describe("Gemini through @google/genai", () => {
+describe("Gemini through @google/genai", notUnderWine(WINE.nodeFetch, { runtime: "node" }), () => {
   for (const [label, make, path] of [
     ["Gemini API", gemini, "/v1beta/models/gemini-test:generateContent"],
     ["Vertex AI", vertex, "/v1beta1/publishers/google/models/gemini-test:generateContent"],

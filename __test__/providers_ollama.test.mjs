@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { Ollama } from "ollama";
 import { checkToolHistory, createOllamaStream, fromOllamaResponse, toOllamaRequest } from "agent-tools-native";
 import { drain, runCalls, toolWorkspace, withProvider, withoutSyntheticIds } from "./provider_helpers.mjs";
+import { notUnderWine, WINE } from "./helpers.mjs";
 
 const client = (server) => new Ollama({ host: server.url });
 const prompt = () => [
@@ -44,7 +45,7 @@ const parallelChunks = [
   chatOf({}),
 ];
 
-describe("Ollama /api/chat through the ollama client", () => {
+describe("Ollama /api/chat through the ollama client", notUnderWine(WINE.nodeFetch, { runtime: "node" }), () => {
   test("parallel calls → invoke → tool messages with object arguments; the client sends what we built", { timeout: 20000 }, async () => {
     const { toolkit, cleanup } = toolWorkspace();
     try {

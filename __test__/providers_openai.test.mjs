@@ -14,6 +14,7 @@ import {
   toOpenAIResponsesRequest,
 } from "agent-tools-native";
 import { drain, runCalls, toolWorkspace, withProvider } from "./provider_helpers.mjs";
+import { notUnderWine, WINE } from "./helpers.mjs";
 
 const client = (server) => new OpenAI({ apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0, timeout: 5000 });
 const prompt = () => [
@@ -66,7 +67,7 @@ const parallelChunks = [
 ];
 const sse = (events) => ({ sse: [...events.map((data) => ({ data })), { data: "[DONE]" }] });
 
-describe("OpenAI Chat Completions through the openai SDK", () => {
+describe("OpenAI Chat Completions through the openai SDK", notUnderWine(WINE.nodeFetch, { runtime: "node" }), () => {
   test("parallel calls → invoke → results → final answer; the SDK sends what we built", { timeout: 20000 }, async () => {
     const { toolkit, cleanup } = toolWorkspace();
     try {
@@ -245,7 +246,7 @@ const parallelEvents = (withItemDone = true) =>
     .filter(Boolean)
     .map((e, i) => ({ ...e, data: { ...e.data, sequence_number: i } }));
 
-describe("OpenAI Responses API through the openai SDK", () => {
+describe("OpenAI Responses API through the openai SDK", notUnderWine(WINE.nodeFetch, { runtime: "node" }), () => {
   test("parallel calls with a reasoning item → invoke → outputs; reasoning replayed before the calls", { timeout: 20000 }, async () => {
     const { toolkit, cleanup } = toolWorkspace();
     try {
@@ -318,7 +319,7 @@ describe("OpenAI Responses API through the openai SDK", () => {
   });
 });
 
-describe("OpenAI-compatible servers", () => {
+describe("OpenAI-compatible servers", notUnderWine(WINE.nodeFetch, { runtime: "node" }), () => {
   test("compat cuts long descriptions (1024-character caps) and strips defaults (Azure)", () => {
     const warnings = [];
     const tools = [{ type: "function", function: { name: "t", description: "x".repeat(2000), parameters: { type: "object", properties: { n: { type: "number", default: 3 } } } } }];

@@ -5,8 +5,7 @@
 // With --targets, exactly the platforms named are packed (a binary of another platform left in
 // npm/ is not) and the root package's optionalDependencies name exactly those: such a partial pack
 // is for `npm run test:install`; scripts/check-publish.mjs refuses to publish its root.
-// Windows x64 (win32-x64-msvc) is opt-in: packed only when `--targets` names it, until the core
-// compiles for Windows (docs/windows-port.md). It builds with mingw-w64 for x86_64-pc-windows-gnu
+// Windows x64 (win32-x64-msvc) builds with mingw-w64 for x86_64-pc-windows-gnu
 // (scripts/windows-toolchain.sh), not zig, and its DLL may import only Windows' own DLLs.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

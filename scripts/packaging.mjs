@@ -54,9 +54,9 @@ function describeTarget(triple) {
 export const targets = rootManifest.napi.targets.map(describeTarget);
 
 /**
- * Platforms packed only when `--targets` names them. Windows x64 stays here until the core
- * compiles for Windows (docs/windows-port.md); it then moves into `napi.targets`, and this list
- * drops it by itself.
+ * Platforms packed only when `--targets` names them: a platform listed here and not in
+ * `napi.targets`. Empty since Windows x64 joined `napi.targets`; kept for the next platform that
+ * builds before its code is complete.
  */
 export const optInTargets = [WINDOWS_X64].filter((triple) => !rootManifest.napi.targets.includes(triple)).map(describeTarget);
 
@@ -103,8 +103,8 @@ export function stageRootPackage(dir, selected = targets) {
 
 /**
  * Why a root manifest must not be packed or published, one line per reason; empty when it may.
- * It may when its `optionalDependencies` are the six platform packages (and possibly opt-in ones
- * such as win32-x64-msvc), each at the manifest's own version: what `pack:all` writes when it packs every target. The repository's
+ * It may when its `optionalDependencies` are the seven platform packages (and possibly opt-in
+ * ones), each at the manifest's own version: what `pack:all` writes when it packs every target. The repository's
  * package.json (none at all) and a partial pack's (`--targets`: some missing) are refused.
  */
 export function publishProblems(manifest) {

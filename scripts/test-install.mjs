@@ -13,8 +13,7 @@
 //      qemu-user (both runtimes taken from npm with `npm pack`);
 //   4. linux-x64-musl and linux-arm64-musl: `npm install --libc=musl …`; the suite on Node and Bun
 //      for musl (scripts/musl-runtime.sh), arm64 under qemu-user;
-//   5. win32-x64-msvc, when its tarball was packed (opt-in: `pack:all --targets …,win32-x64-msvc`,
-//      until the core compiles for Windows): `npm install --os=win32 --cpu=x64 …`; the installed
+//   5. win32-x64-msvc, when its tarball was packed: `npm install --os=win32 --cpu=x64 …`; the installed
 //      DLL's imports; the suite on the official node.exe and bun.exe under wine
 //      (scripts/windows-toolchain.sh);
 //   6. without the optional platform package (`--omit=optional`): the clear error;
@@ -369,7 +368,7 @@ try {
     smokeUnderWine(winDir, win.platform, "node.exe (wine)", [wineEnv.ATN_WINE, wineEnv.ATN_WIN_NODE], wineEnv);
     smokeUnderWine(winDir, win.platform, "bun.exe (wine)", [wineEnv.ATN_WINE, wineEnv.ATN_WIN_BUN], wineEnv);
   } else {
-    console.log("(no win32-x64-msvc tarball: skipped; pack it with `pack:all --targets …,win32-x64-msvc` once the core compiles for Windows)");
+    console.log("(no win32-x64-msvc tarball: skipped)");
   }
 
   console.log("\n| platform | runtime | result |\n| --- | --- | --- |");

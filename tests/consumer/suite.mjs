@@ -2,10 +2,30 @@
 // results checked. Run by smoke.mjs (ESM) and smoke.cjs (CommonJS) in a directory where
 // `npm install agent-tools-native` / `bun add agent-tools-native` was run (scripts/test-install.mjs).
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+
+const windows = process.platform === "win32";
+/** Whether git is on PATH (wine's prefix has no Git for Windows: scripts/test-install.mjs). */
+const hasGit = spawnSync("git", ["--version"], { stdio: "ignore" }).status === 0;
+
+/**
+ * Removes a tree. bun.exe under wine fails a recursive removal with EFAULT (removing one file or
+ * one empty directory works), so that case walks the tree itself.
+ */
+function removeTree(target) {
+  try {
+    fs.rmSync(target, { recursive: true, force: true });
+  } catch (error) {
+    if (error.code !== "EFAULT") throw error;
+    if (fs.lstatSync(target).isDirectory()) {
+      for (const name of fs.readdirSync(target)) removeTree(path.join(target, name));
+      fs.rmdirSync(target);
+    } else fs.unlinkSync(target);
+  }
+}
 
 /** Runs the suite against the module `atn`; returns the names of the tools it called. */
 export async function runSuite(atn) {
@@ -13,7 +33,7 @@ export async function runSuite(atn) {
   const root = path.join(base, "ws");
   fs.mkdirSync(root);
   fs.writeFileSync(path.join(base, "outside.txt"), "CANARY");
-  execFileSync("git", ["init", "-q", root]);
+  if (hasGit) execFileSync("git", ["init", "-q", root]);
   const context = atn.createToolContext({ workspaceRoot: root, policy: { tools: {}, defaultPolicy: "allow" } });
   const toolkit = atn.createAgentToolkit(context);
   const called = new Set();
@@ -49,13 +69,23 @@ export async function runSuite(atn) {
     assert.equal(ast.items.length, 1);
     assert.equal(ast.items[0].metaVariables.single.VALUE.text, "42");
 
-    const exec = await invoke("exec_command", { cwd: "src", command: ["ls"] });
+    // Windows: cmd.exe through PATHEXT (the default mode would need PowerShell 7)
+    const listing = windows ? { command: ["cmd", "/c", "dir", "/b"], shell_mode: "direct" } : { command: ["ls"] };
+    const exec = await invoke("exec_command", { cwd: "src", ...listing });
     assert.equal(exec.exit_code, 0, exec.stderr);
-    assert.equal(exec.stdout, "a.ts\n");
+    assert.equal(exec.stdout, windows ? "a.ts\r\n" : "a.ts\n");
 
-    const git = await invoke("git_status_summary", {});
-    assert.equal(git.repository_root, root);
-    assert.match(git.raw, /\?\? src\//);
+    if (hasGit) {
+      const git = await invoke("git_status_summary", {});
+      assert.equal(git.repository_root.replaceAll("/", path.sep), root);
+      assert.match(git.raw, /\?\? src\//);
+    } else {
+      // without git on PATH: a typed error that names the missing command
+      called.add("git_status_summary");
+      const missing = await toolkit.invoke("git_status_summary", {}).then(() => null, (error) => error);
+      assert.equal(missing?.name, "GitStatusSummaryError");
+      assert.match(missing.message, /command not found: git$/);
+    }
 
     const created = await invoke("task_create_many", { tasks: [{ title: "build" }, { title: "ship" }] });
     const [first, second] = created.tasks.map((t) => t.task_id);
@@ -73,7 +103,7 @@ export async function runSuite(atn) {
       .tools.read_file("src/a.ts");
     assert.equal(denied.status, "denied");
   } finally {
-    fs.rmSync(base, { recursive: true, force: true });
+    removeTree(base);
   }
   return [...called];
 }
