@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 export CARGO_BUILD_TARGET="$(rustc -vV | sed -n 's/^host: //p')"
 
 bash scripts/ensure.sh
+# The packaging suite builds a stand-in Windows DLL with mingw-w64 for pack:all's import check.
+command -v x86_64-w64-mingw32-gcc >/dev/null || bash scripts/windows-toolchain.sh --build
 echo "== cargo test"
 cargo test --locked --workspace
 echo "== napi build"
