@@ -18,7 +18,7 @@ import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool, ToolCatalog } from "agent-tools-native";
 import { z } from "zod";
 import { tempDir, PROMPTLY_MS, onlyOn, NEEDS } from "./helpers.mjs";
-import { BIN, CACHE_TOOLS, mcpFixture, NODE, repo } from "./mcp_helpers.mjs";
+import { alive, BIN, CACHE_TOOLS, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
 
 const USER_TOOLS = path.join(repo, "__test__", "mcp_user_tools.mjs");
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
@@ -42,42 +42,6 @@ async function connect(args, { runtime = NODE, roots, cwd = repo } = {}) {
   }
   await client.connect(transport);
   return { client, transport, stderr: () => stderr, close: () => client.close() };
-}
-
-/** The error a failed call carries: `{ code, message, denied? }` (isError result, JSON text). */
-function errorOf(result) {
-  assert.equal(result.isError, true, `expected an error result: ${JSON.stringify(result)}`);
-  assert.equal(result.structuredContent, undefined);
-  return JSON.parse(result.content[0].text).error;
-}
-
-/** A successful built-in call: structured content that the text content repeats. */
-function okOf(result) {
-  assert.ok(!result.isError, `expected success: ${JSON.stringify(result)}`);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
-  return result.structuredContent;
-}
-
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A killed child not reaped yet (a zombie) is gone too.
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-};
-
-async function until(check, ms, what) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe("MCP server over stdio (SDK client)", () => {

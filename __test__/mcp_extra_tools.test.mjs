@@ -16,7 +16,7 @@ import { mcpTools, parseArgs } from "../js/cli.cjs";
 import { nativeCatalog, optInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool } from "agent-tools-native";
 import { z } from "zod";
-import { BIN, CACHE_TOOLS, mcpFixture, NODE, repo } from "./mcp_helpers.mjs";
+import { BIN, CACHE_TOOLS, errorOf, mcpFixture, NODE, okOf, repo } from "./mcp_helpers.mjs";
 
 const OPT_IN = ["edit_file", "find_files", "apply_patches"];
 
@@ -29,18 +29,6 @@ async function connect(args) {
   const client = new Client({ name: "atn-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, close: () => client.close() };
-}
-
-function errorOf(result) {
-  assert.equal(result.isError, true, `expected an error result: ${JSON.stringify(result)}`);
-  assert.equal(result.structuredContent, undefined);
-  return JSON.parse(result.content[0].text).error;
-}
-
-function okOf(result) {
-  assert.ok(!result.isError, `expected success: ${JSON.stringify(result)}`);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
-  return result.structuredContent;
 }
 
 const ANNOTATIONS = {

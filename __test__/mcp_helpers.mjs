@@ -1,5 +1,6 @@
 // What the MCP suites (mcp, mcp_extra_tools, mcp_http) share: the bin, the node that runs it,
 // and the workspace they attack.
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -34,4 +35,41 @@ export function mcpFixture(prefix, files) {
     fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
   }
   return { base, root, cleanup };
+}
+
+/** The error a failed call carries: `{ code, message, denied? }` (isError result, JSON text). */
+export function errorOf(result) {
+  assert.equal(result.isError, true, `expected an error result: ${JSON.stringify(result)}`);
+  assert.equal(result.structuredContent, undefined);
+  return JSON.parse(result.content[0].text).error;
+}
+
+/** A successful built-in call: structured content that the text content repeats. */
+export function okOf(result) {
+  assert.ok(!result.isError, `expected success: ${JSON.stringify(result)}`);
+  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
+  return result.structuredContent;
+}
+
+/** Whether process `pid` runs (a killed child not reaped yet, a zombie, is gone too). */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `check()` (sync or async) holds, polling every 25 ms; throws after `ms`. */
+export async function until(check, ms, what) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }

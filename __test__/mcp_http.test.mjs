@@ -14,7 +14,7 @@ import { hostAllowed, isLoopback, originAllowed, parseListen, tokenMatches } fro
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { createHash } from "node:crypto";
-import { BIN, CACHE_TOOLS, mcpFixture, NODE, repo } from "./mcp_helpers.mjs";
+import { alive, BIN, CACHE_TOOLS, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
 
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
 const INSPECTOR = path.join(repo, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
@@ -124,38 +124,6 @@ function rpcErrorOf(answer) {
 }
 
 const auth = { authorization: `Bearer ${TOKEN}` };
-
-function errorOf(result) {
-  assert.equal(result.isError, true, `expected an error result: ${JSON.stringify(result)}`);
-  return JSON.parse(result.content[0].text).error;
-}
-
-function okOf(result) {
-  assert.ok(!result.isError, `expected success: ${JSON.stringify(result)}`);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
-  return result.structuredContent;
-}
-
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-};
-
-async function until(check, ms, what) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("MCP over Streamable HTTP (SDK client)", () => {
   let fx;
