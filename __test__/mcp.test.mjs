@@ -18,7 +18,7 @@ import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool, ToolCatalog } from "agent-tools-native";
 import { z } from "zod";
 import { tempDir, PROMPTLY_MS, onlyOn, NEEDS } from "./helpers.mjs";
-import { alive, BIN, CACHE_TOOLS, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
+import { alive, BIN, CACHE_TOOLS, callEveryBuiltIn, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
 
 const USER_TOOLS = path.join(repo, "__test__", "mcp_user_tools.mjs");
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
@@ -94,29 +94,7 @@ describe("MCP server over stdio (SDK client)", () => {
       called.add(name);
       return output;
     };
-    assert.deepEqual(await call("write_file", { path: "b.txt", content: "one\ntwo\n" }), {
-      path: "b.txt",
-      created: true,
-      bytes_written: 8,
-    });
-    assert.equal((await call("read_file", { path: "a.txt" })).content, "hello\nworld\n");
-    const patched = await call("apply_patch", { filePath: "b.txt", patch: "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n" });
-    assert.equal(patched.changed, true);
-    assert.equal(fs.readFileSync(path.join(fx.root, "b.txt"), "utf8"), "one\nthree\n");
-    assert.ok((await call("tree", { path: ".", entry_kind: "all" })).total_files >= 3);
-    const found = await call("regexp_search", { pattern: "wor.d" });
-    assert.deepEqual(found.items.map((i) => [i.path, i.line]), [["a.txt", 2]]);
-    const ast = await call("ast_grep_search", { language: "javascript", rule: { pattern: "console.log($A)" } });
-    assert.equal(ast.items.length, 1);
-    const exec = await call("exec_command", { cwd: ".", command: ["sh", "-c", "echo out; echo err >&2; exit 3"] });
-    assert.deepEqual([exec.stdout, exec.stderr, exec.exit_code], ["out\n", "err\n", 3]);
-    assert.match((await call("git_status_summary", {})).raw, /b\.txt/);
-    const created = await call("task_create_many", { tasks: [{ title: "first" }, { title: "second" }] });
-    const [t1, t2] = created.tasks.map((t) => t.task_id);
-    assert.equal((await call("task_list", {})).tasks.length, 2);
-    assert.equal((await call("task_update", { task_id: t1, title: "renamed" })).task.title, "renamed");
-    await call("task_update_status", { task_id: t1, status: "done" });
-    assert.deepEqual(await call("task_validate_completion", {}), { ok: false, remaining: [t2] });
+    await callEveryBuiltIn(call, fx.root);
     assert.deepEqual([...called].sort(), builtInCatalog().map((e) => e.name).sort());
   });
 
