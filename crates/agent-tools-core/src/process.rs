@@ -34,7 +34,8 @@ use std::path::Path;
 #[cfg(unix)]
 use std::path::PathBuf;
 #[cfg(unix)]
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 #[cfg(unix)]
 use std::time::Instant;
@@ -149,6 +150,22 @@ impl SpawnError {
     }
 }
 
+/// The program at `location` with `spec`'s arguments, its output piped, its stdin piped when
+/// `spec` has input and empty otherwise.
+fn piped_command(location: &Path, spec: &RunSpec) -> Command {
+    let mut command = Command::new(location);
+    command
+        .args(spec.argv.iter().skip(1))
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
 /// Runs `spec` to completion.
 #[cfg(unix)]
 pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
@@ -162,16 +179,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
     }
     let location = locate_program(program, spec).map_err(spawn_error)?;
-    let mut command = Command::new(&location);
-    command
-        .args(spec.argv.iter().skip(1))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut command = piped_command(&location, spec);
     match (spec.cwd, spec.cwd_dir) {
         #[cfg(portable)]
         (_, Some(dir)) => {

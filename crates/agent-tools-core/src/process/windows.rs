@@ -27,7 +27,6 @@ use std::io::{self, Read, Write};
 use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
 use std::os::windows::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender};
 use std::time::Instant;
 
@@ -45,7 +44,7 @@ use windows_sys::Win32::System::Threading::{
     CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED, INFINITE, THREAD_SUSPEND_RESUME,
 };
 
-use super::{CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
+use super::{piped_command, CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
 
 /// The exit code a job's processes get when the job is terminated (what `taskkill /F` leaves).
 const KILLED_EXIT_CODE: u32 = 1;
@@ -65,17 +64,8 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
     }
     let location = locate_program(program, spec).map_err(spawn_error)?;
-    let mut command = Command::new(&location);
-    command
-        .args(spec.argv.iter().skip(1))
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
+    let mut command = piped_command(&location, spec);
+    command.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
     if let Some(cwd) = spec.cwd {
         command.current_dir(cwd);
     }
