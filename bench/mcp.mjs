@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { makeTree } from "./fixture.mjs";
+import { writeReadmeTable } from "./readme_table.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.dirname(here);
@@ -129,11 +130,4 @@ const table = [
 ].join("\n");
 console.log(table);
 
-if (args.includes("--write")) {
-  const readme = path.join(here, "README.md");
-  const text = fs.readFileSync(readme, "utf8");
-  const start = "<!-- mcp:start -->";
-  const end = "<!-- mcp:end -->";
-  if (!text.includes(start) || !text.includes(end)) throw new Error("bench/README.md has no mcp markers");
-  fs.writeFileSync(readme, `${text.slice(0, text.indexOf(start) + start.length)}\n${table}\n${text.slice(text.indexOf(end))}`);
-}
+if (args.includes("--write")) writeReadmeTable(path.join(here, "README.md"), "mcp", table);

@@ -23,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { writeReadmeTable } from "./readme_table.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.dirname(here);
@@ -152,11 +153,4 @@ const table = [
 ].join("\n");
 console.log(table);
 
-if (args.includes("--write")) {
-  const readme = path.join(here, "README.md");
-  const text = fs.readFileSync(readme, "utf8");
-  const start = "<!-- mcp-http:start -->";
-  const end = "<!-- mcp-http:end -->";
-  if (!text.includes(start) || !text.includes(end)) throw new Error("bench/README.md has no mcp-http markers");
-  fs.writeFileSync(readme, `${text.slice(0, text.indexOf(start) + start.length)}\n${table}\n${text.slice(text.indexOf(end))}`);
-}
+if (args.includes("--write")) writeReadmeTable(path.join(here, "README.md"), "mcp-http", table);

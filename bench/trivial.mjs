@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync, execFileSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { writeReadmeTable } from "./readme_table.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.dirname(here);
@@ -233,14 +234,7 @@ async function orchestrate() {
     ...table(byRuntime),
   ].join("\n");
   console.log(lines);
-  if (args.includes("--write")) {
-    const readmePath = path.join(here, "README.md");
-    const readme = fs.readFileSync(readmePath, "utf8");
-    const start = "<!-- trivial:start -->";
-    const end = "<!-- trivial:end -->";
-    if (!readme.includes(start)) throw new Error(`bench/README.md has no ${start} marker`);
-    fs.writeFileSync(readmePath, `${readme.slice(0, readme.indexOf(start) + start.length)}\n${lines}\n${readme.slice(readme.indexOf(end))}`);
-  }
+  if (args.includes("--write")) writeReadmeTable(path.join(here, "README.md"), "trivial", lines);
 }
 
 if (args.includes("--breakdown")) {
