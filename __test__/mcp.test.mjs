@@ -18,7 +18,7 @@ import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool, ToolCatalog } from "agent-tools-native";
 import { z } from "zod";
 import { tempDir, PROMPTLY_MS, onlyOn, NEEDS } from "./helpers.mjs";
-import { alive, BIN, CACHE_TOOLS, callEveryBuiltIn, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
+import { alive, BIN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
 
 const USER_TOOLS = path.join(repo, "__test__", "mcp_user_tools.mjs");
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
@@ -161,20 +161,7 @@ describe("MCP server over stdio (SDK client)", () => {
   });
 
   test("notifications/cancelled kills the exec_command's whole process group", { ...onlyOn(["linux"], NEEDS.processGroup), timeout: 120_000 }, async () => {
-    const pidFile = path.join(fx.root, "pids.txt");
-    const controller = new AbortController();
-    const call = mcp.client.callTool(
-      { name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 60 & echo $$ $! > pids.txt.tmp; mv pids.txt.tmp pids.txt; wait"], timeout_ms: 120_000 } },
-      undefined,
-      { signal: controller.signal },
-    );
-    await until(() => fs.existsSync(pidFile), 30_000, "the command to start");
-    const pids = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
-    assert.equal(pids.length, 2);
-    assert.ok(pids.every(alive), "the shell and its background sleep run");
-    controller.abort();
-    await assert.rejects(call);
-    await until(() => !pids.some(alive), 20_000, "the process group to be killed");
+    await cancelKillsTheProcessGroup(mcp.client, fx.root);
     // The server goes on serving.
     assert.equal(okOf(await mcp.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).path, "a.txt");
   });

@@ -98,3 +98,26 @@ export async function callEveryBuiltIn(call, root) {
   await call("task_update_status", { task_id: t1, status: "done" });
   assert.deepEqual(await call("task_validate_completion", {}), { ok: false, remaining: [t2] });
 }
+
+/**
+ * Starts an exec_command whose shell leaves a background `sleep` in its process group, cancels
+ * the call through `client` once both run (`notifications/cancelled`), and waits until both are
+ * gone: cancellation kills the whole group.
+ */
+export async function cancelKillsTheProcessGroup(client, root) {
+  const pidFile = path.join(root, "pids.txt");
+  const controller = new AbortController();
+  const call = client.callTool(
+    { name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 60 & echo $$ $! > pids.txt.tmp; mv pids.txt.tmp pids.txt; wait"], timeout_ms: 120_000 } },
+    undefined,
+    { signal: controller.signal },
+  );
+  await until(() => fs.existsSync(pidFile), 30_000, "the command to start");
+  const pids = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
+  assert.equal(pids.length, 2);
+  assert.ok(pids.every(alive), "the shell and its background sleep run");
+  controller.abort();
+  await assert.rejects(call);
+  await until(() => !pids.some(alive), 20_000, "the process group to be killed");
+  fs.rmSync(pidFile);
+}

@@ -14,7 +14,7 @@ import { hostAllowed, isLoopback, originAllowed, parseListen, tokenMatches } fro
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { createHash } from "node:crypto";
-import { alive, BIN, CACHE_TOOLS, callEveryBuiltIn, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
+import { alive, BIN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
 
 const BUN = path.join(repo, "node_modules", ".bin", "bun");
 const INSPECTOR = path.join(repo, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
@@ -239,20 +239,7 @@ describe("MCP over Streamable HTTP (SDK client)", () => {
   });
 
   test("cancellation kills the exec_command's whole process group; progress is notified", { timeout: 120_000 }, async () => {
-    const pidFile = path.join(fx.root, "pids.txt");
-    const controller = new AbortController();
-    const call = mcp.client.callTool(
-      { name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 60 & echo $$ $! > pids.tmp; mv pids.tmp pids.txt; wait"], timeout_ms: 120_000 } },
-      undefined,
-      { signal: controller.signal },
-    );
-    await until(() => fs.existsSync(pidFile), 30_000, "the command to start");
-    const pids = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number);
-    assert.ok(pids.length === 2 && pids.every(alive), "the shell and its background sleep run");
-    controller.abort();
-    await assert.rejects(call);
-    await until(() => !pids.some(alive), 20_000, "the process group to be killed");
-    fs.rmSync(pidFile);
+    await cancelKillsTheProcessGroup(mcp.client, fx.root);
     const seen = [];
     const result = await mcp.client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "2"] } }, undefined, {
       onprogress: (p) => seen.push(p),
