@@ -192,7 +192,7 @@ export function adapterScenarios(framework, adapt, drive) {
         signal: controller.signal,
         steps: [
           () => ({
-            calls: [call("x1", "exec_command", { cwd: ".", shell_mode: "direct", command: ["/bin/sh", "-c", `echo $$ > ${pidFile}; exec sleep 60`] })],
+            calls: [call("x1", "exec_command", { cwd: ".", shell_mode: "direct", command: [process.execPath, "-e", SLEEPER, pidFile] })],
           }),
           () => ({ text: "the command finished" }),
         ],
@@ -220,6 +220,9 @@ export function adapterScenarios(framework, adapt, drive) {
     }
   });
 }
+
+/** A script for this runtime that writes its pid to the file named by its argument, then sleeps a minute. */
+const SLEEPER = 'require("node:fs").writeFileSync(process.argv.at(-1), String(process.pid)); setTimeout(() => {}, 60_000);';
 
 function toolNames(tools) {
   if (Array.isArray(tools)) return tools.map((t) => t.name);

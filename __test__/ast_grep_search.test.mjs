@@ -274,12 +274,14 @@ describe("errors", () => {
       assertToolError(await raw({ language: "ts", rule, root_path: " " }), "INVALID_ARGUMENT", "INVALID_ARGUMENT: root_path must be a non-empty string");
     }));
 
+  // The message holds root_path as the tool normalised it: every `\` a `/` (C:/ws/missing on Windows).
   test("NOT_FOUND and NOT_DIRECTORY for root_path", () =>
     withWorkspace(CONTRACT_FILES, async (ws) => {
-      await assertSearchError(ws, tsConst({ root_path: "missing" }), "NOT_FOUND", `NOT_FOUND: root_path does not exist: ${ws.root}/missing`);
-      await assertSearchError(ws, tsConst({ root_path: "a.ts" }), "NOT_DIRECTORY", `NOT_DIRECTORY: root_path is not a directory: ${ws.root}/a.ts`);
+      const root = ws.root.replaceAll("\\", "/");
+      await assertSearchError(ws, tsConst({ root_path: "missing" }), "NOT_FOUND", `NOT_FOUND: root_path does not exist: ${root}/missing`);
+      await assertSearchError(ws, tsConst({ root_path: "a.ts" }), "NOT_DIRECTORY", `NOT_DIRECTORY: root_path is not a directory: ${root}/a.ts`);
       // root_path is checked before the language and the rule.
-      await assertSearchError(ws, { language: "klingon", rule: { bogus: 1 }, root_path: "missing" }, "NOT_FOUND", `NOT_FOUND: root_path does not exist: ${ws.root}/missing`);
+      await assertSearchError(ws, { language: "klingon", rule: { bogus: 1 }, root_path: "missing" }, "NOT_FOUND", `NOT_FOUND: root_path does not exist: ${root}/missing`);
     }));
 
   test("UNSUPPORTED_LANGUAGE", () =>

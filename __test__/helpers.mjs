@@ -136,6 +136,7 @@ export function runsOn(platforms) {
 export const NEEDS = {
   landlock: "expects Landlock",
   processGroup: "reads /proc to see which processes of a killed process group still live",
+  procMemory: "reads a child process's resident set from /proc",
   sh: "runs POSIX shell commands (sh, printf, sleep, …)",
   modes: "checks POSIX permission bits (chmod)",
   symlinks: "creates symbolic links (Windows allows them only with Developer Mode or a privilege, and they are reparse points there)",
@@ -170,5 +171,6 @@ export function notUnderWine(reason, { runtime } = {}) {
 export const WINE = {
   git: "runs git, and wine's prefix has no Git for Windows (no registry this repository installs from offers it)",
   pwsh: "runs PowerShell 7 (pwsh.exe, the default shell mode on Windows), which wine's prefix does not have",
+  npm: "runs npm, which wine's prefix does not have",
   nodeFetch: "calls a local HTTP server with fetch, which node.exe cannot under wine 8 (connect UNKNOWN; http.get works)",
 };

@@ -6,7 +6,7 @@
 // SDK too. scripts/test-install.mjs checks the same through a registry.
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -14,10 +14,10 @@ import { fileURLToPath } from "node:url";
 import { mcpCommand, SDK_SPEC } from "../js/mcp_sdk.cjs";
 import { publishedRootManifest } from "../scripts/packaging.mjs";
 import { tempDir } from "./helpers.mjs";
+// node, also when the test runner is bun (bun would install a missing package by itself)
+import { NODE } from "./mcp_helpers.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** node, also when the test runner is bun (bun would install a missing package by itself). */
-const NODE = process.versions.bun ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : process.execPath;
 const SDK = "@modelcontextprotocol/sdk";
 const manifest = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8"));
 
@@ -34,7 +34,9 @@ describe("the package without the MCP SDK", () => {
     fs.mkdirSync(ws);
     fs.writeFileSync(path.join(ws, "a.txt"), "hello\n");
     for (const entry of ["package.json", "binding.js", "js", "types", "index.d.ts"]) fs.cpSync(path.join(repo, entry), path.join(pkg, entry), { recursive: true });
-    for (const addon of fs.readdirSync(repo).filter((f) => f.endsWith(".node"))) fs.symlinkSync(path.join(repo, addon), path.join(pkg, addon));
+    // (Windows makes file symlinks only with a privilege: a copy there)
+    const place = process.platform === "win32" ? fs.copyFileSync : fs.symlinkSync;
+    for (const addon of fs.readdirSync(repo).filter((f) => f.endsWith(".node"))) place(path.join(repo, addon), path.join(pkg, addon));
   });
   after(() => cleanup?.());
 

@@ -137,14 +137,19 @@ describe("MCP server: --extra-tools serves the opt-in tools", () => {
     const attempts = [
       ["edit_file", { path: "../ws_evil/secret.txt", old_string: "EVIL", new_string: "GOOD" }],
       ["edit_file", { path: path.join(fx.base, "ws_evil", "secret.txt"), old_string: "EVIL", new_string: "GOOD" }],
-      ["edit_file", { path: "evil-link.txt", old_string: "EVIL", new_string: "GOOD" }],
-      ["edit_file", { path: "link/canary.txt", old_string: "CANARY", new_string: "X" }],
       ["find_files", { pattern: "*", root_path: "../ws_evil" }],
       ["find_files", { pattern: "*", root_path: `${fx.root}_evil` }],
-      ["find_files", { pattern: "*", root_path: "link" }],
       ["apply_patches", { patch: "*** Begin Patch\n*** Add File: ../ws_evil/planted.txt\n+x\n*** End Patch" }],
-      ["apply_patches", { patch: "*** Begin Patch\n*** Add File: link/planted.txt\n+x\n*** End Patch" }],
       ["apply_patches", { patch: "*** Begin Patch\n*** Update File: a.txt\n*** Move to: ../ws_evil/moved.txt\n@@\n hello\n*** End Patch" }],
+      // through the fixture's symlinks, where it has them
+      ...(fx.links
+        ? [
+            ["edit_file", { path: "evil-link.txt", old_string: "EVIL", new_string: "GOOD" }],
+            ["edit_file", { path: "link/canary.txt", old_string: "CANARY", new_string: "X" }],
+            ["find_files", { pattern: "*", root_path: "link" }],
+            ["apply_patches", { patch: "*** Begin Patch\n*** Add File: link/planted.txt\n+x\n*** End Patch" }],
+          ]
+        : []),
     ];
     for (const [name, args] of attempts) {
       const result = await extra.client.callTool({ name, arguments: args });
@@ -235,8 +240,13 @@ describe("CLI: --extra-tools in tools and call", () => {
     assert.deepEqual(json(cli("call", "apply_patches", JSON.stringify({ patch: CODEX_PATCH }), ...all)).files.map((f) => f.action), ["updated", "added"]);
     for (const [args, denied] of [
       [["call", "edit_file", '{"path":"../ws_evil/secret.txt","old_string":"EVIL","new_string":"GOOD"}', ...all], "sandbox"],
-      [["call", "find_files", '{"pattern":"*","root_path":"link"}', ...all], "sandbox"],
-      [["call", "apply_patches", JSON.stringify({ patch: "*** Begin Patch\n*** Add File: link/planted.txt\n+x\n*** End Patch" }), ...all], "sandbox"],
+      [["call", "apply_patches", JSON.stringify({ patch: "*** Begin Patch\n*** Add File: ../ws_evil/planted.txt\n+x\n*** End Patch" }), ...all], "sandbox"],
+      ...(fx.links
+        ? [
+            [["call", "find_files", '{"pattern":"*","root_path":"link"}', ...all], "sandbox"],
+            [["call", "apply_patches", JSON.stringify({ patch: "*** Begin Patch\n*** Add File: link/planted.txt\n+x\n*** End Patch" }), ...all], "sandbox"],
+          ]
+        : []),
       [["call", "edit_file", '{"path":"a.txt","old_string":"hello","new_string":"bye"}', "--write-scope", "read-only", ...all], "scope"],
       [["call", "apply_patches", JSON.stringify({ patch: CODEX_PATCH }), "--write-scope", "read-only", ...all], "scope"],
     ]) {
@@ -246,6 +256,7 @@ describe("CLI: --extra-tools in tools and call", () => {
     }
     assert.equal(fs.readFileSync(path.join(fx.base, "ws_evil", "secret.txt"), "utf8"), "EVIL-SECRET\n");
     assert.ok(!fs.existsSync(path.join(fx.base, "outside", "planted.txt")));
+    assert.ok(!fs.existsSync(path.join(fx.base, "ws_evil", "planted.txt")));
     assert.match(fs.readFileSync(path.join(fx.root, "a.txt"), "utf8"), /^hello\n/);
   });
 

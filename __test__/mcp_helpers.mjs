@@ -11,11 +11,16 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const BIN = path.join(repo, "js", "cli.cjs");
 /** node, also when the test runner is bun. */
 export const NODE = !process.versions.bun ? process.execPath : runsOn(["unix"]) ? execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim() : "node";
+/**
+ * The bun of node_modules (the package's binary is bin/bun.exe on every platform), or the one
+ * $ATN_TEST_BUN names: scripts/test-windows.sh gives wine's Windows bun there.
+ */
+export const BUN = process.env.ATN_TEST_BUN || path.join(repo, "node_modules", "bun", "bin", "bun.exe");
 export const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
 
 /**
  * A workspace `<base>/ws` holding `files` (relative path → text), with a sibling `<base>/ws_evil`
- * and an `outside` dir, both holding secrets; where symlinks can be made, `ws/link` points to
+ * and an `outside` dir, both holding secrets; where symlinks can be made (`links`), `ws/link` points to
  * `outside` and `ws/evil-link.txt` to the sibling's secret.
  */
 export function mcpFixture(prefix, files) {
@@ -30,11 +35,12 @@ export function mcpFixture(prefix, files) {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     fs.writeFileSync(path.join(root, name), text);
   }
-  if (runsOn(["unix"])) {
+  const links = runsOn(["unix"]);
+  if (links) {
     fs.symlinkSync(path.join(base, "outside"), path.join(root, "link"));
     fs.symlinkSync(path.join(base, "ws_evil", "secret.txt"), path.join(root, "evil-link.txt"));
   }
-  return { base, root, cleanup };
+  return { base, root, links, cleanup };
 }
 
 /** The error a failed call carries: `{ code, message, denied? }` (isError result, JSON text). */

@@ -14,9 +14,8 @@ import { hostAllowed, isLoopback, originAllowed, parseListen, tokenMatches } fro
 import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { createHash } from "node:crypto";
-import { alive, BIN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
+import { alive, BIN, BUN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, errorOf, mcpFixture, NODE, okOf, repo, until } from "./mcp_helpers.mjs";
 
-const BUN = path.join(repo, "node_modules", ".bin", "bun");
 const INSPECTOR = path.join(repo, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js");
 const TOKEN = "test-token-0123456789abcdef";
 const INIT = {

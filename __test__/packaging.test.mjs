@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { assertGlibcFloor, assertWindowsSystemImports, compareVersions, GLIBC_FLOOR, optInTargets, parseDllImports, publishProblems, publishedRootManifest, requiredGlibcVersions, root, rootManifest, selectTargets, targets, windowsDllImports } from "../scripts/packaging.mjs";
-import { onlyOn } from "./helpers.mjs";
+import { notUnderWine, onlyOn, WINE } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const { missingBinaryMessage, platformName, tripleToPlatform, PREBUILT } = require("../js/native.cjs");
@@ -103,14 +103,15 @@ describe("platform packages", () => {
     assert.ok(fs.existsSync(path.join(root, "LICENSE")));
   });
 
-  test("the bin agent-tools-native: js/cli.cjs with its shebang, packed with what it reads; the MCP SDK an optional peer", () => {
+  test("the bin agent-tools-native: js/cli.cjs with its shebang, packed with what it reads; the MCP SDK an optional peer", notUnderWine(WINE.npm), () => {
     const published = publishedRootManifest();
     assert.deepEqual(published.bin, { "agent-tools-native": "js/cli.cjs" });
     assert.match(fs.readFileSync(path.join(root, "js", "cli.cjs"), "utf8"), /^#!\/usr\/bin\/env node\n/);
     assert.equal(published.dependencies, undefined);
     assert.match(published.peerDependencies["@modelcontextprotocol/sdk"], /^\^1\./);
     assert.deepEqual(published.peerDependenciesMeta["@modelcontextprotocol/sdk"], { optional: true });
-    const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8" }));
+    // (npm is npm.cmd on Windows: a shell runs it)
+    const [packed] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8", shell: process.platform === "win32" }));
     const files = packed.files.map((f) => f.path);
     for (const file of ["js/cli.cjs", "js/mcp_sdk.cjs", "js/toolkit.cjs", "js/output_schemas.json", "package.json"]) assert.ok(files.includes(file), file);
     assert.ok(!files.some((f) => f.startsWith("__test__/") || f.endsWith(".node")), "no tests or local binaries");
@@ -166,7 +167,7 @@ describe("packing and publishing the root package", () => {
     assert.equal(rootManifest.scripts.prepack, "node scripts/check-publish.mjs");
     const { status, out } = checkPublish(root);
     assert.equal(status, 1);
-    assert.match(out, new RegExp(`^agent-tools-native@${version.replaceAll(".", "\\.")}: refusing to pack or publish ${root}:\n`));
+    assert.ok(out.startsWith(`agent-tools-native@${version}: refusing to pack or publish ${root}:\n`), out);
     assert.match(out, /it has no optionalDependencies, so an install would get no native binary/);
     assert.match(out, /`npm run pack:all` packs the root package/);
   });
@@ -373,7 +374,7 @@ The Import Tables (interpreted .idata section contents)
     assert.throws(() => assertWindowsSystemImports([], "x.node"), /^Error: x\.node: no imported DLLs found \(not a PE file\?\)$/);
   });
 
-  test("a file that is not a PE file: a clear error naming it", () => {
+  test("a file that is not a PE file: a clear error naming it", onlyOn(["linux"], "runs mingw-w64's objdump, as pack:all does on its Linux build machine"), () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "atn-pe-"));
     try {
       const file = path.join(dir, "stand-in.node");

@@ -307,10 +307,18 @@ describe("read_file: errors", () => {
       await assertReadError(ws, ["no/such/dir.txt"], { path: "no/such/dir.txt" }, "NOT_FOUND", `NOT_FOUND: path not found: ${ws.abs("no/such/dir.txt")}`);
     }));
 
-  test("Windows drive path on POSIX → NOT_FOUND below the root", () =>
+  test("Windows drive path on POSIX → NOT_FOUND below the root", onlyOn(["unix"], "a drive path is a relative name on POSIX only"), () =>
     withWorkspace(async (ws) => {
       const message = `NOT_FOUND: path not found: ${ws.root}/C:/x/y`;
       await assertReadError(ws, ["C:\\x\\y"], { path: "C:\\x\\y" }, "NOT_FOUND", message);
+    }));
+
+  test("Windows drive path on Windows → outside the workspace", onlyOn(["win32"], "a drive path is absolute on Windows only"), () =>
+    withWorkspace(async (ws) => {
+      const denied = await ws.toolkit.tools.read_file("Q:\\x\\y");
+      assert.equal(denied.status, "denied");
+      assert.equal(denied.error.code, "SANDBOX_VIOLATION");
+      assert.match(denied.message, /outside of workspace/);
     }));
 
   test("directory → NOT_FILE", () =>
@@ -372,16 +380,20 @@ describe("read_file: errors", () => {
 
   test("NUL in a tiny file → BINARY_NOT_SUPPORTED", () =>
     withWorkspace(async (ws) => {
-      ws.put("nul", Buffer.from([0x61, 0x00]));
-      await assertReadError(ws, ["nul"], { path: "nul" }, "BINARY_NOT_SUPPORTED", `BINARY_NOT_SUPPORTED: binary file is not supported: ${ws.abs("nul")}`);
+      ws.put("zero", Buffer.from([0x61, 0x00]));
+      await assertReadError(ws, ["zero"], { path: "zero" }, "BINARY_NOT_SUPPORTED", `BINARY_NOT_SUPPORTED: binary file is not supported: ${ws.abs("zero")}`);
     }));
 
-  test("a regular file used as a directory → INTERNAL ENOTDIR", () =>
+  // Windows reports a missing path (ERROR_PATH_NOT_FOUND, ENOENT in Node) where POSIX says ENOTDIR.
+  test("a regular file used as a directory → INTERNAL ENOTDIR (NOT_FOUND on Windows)", () =>
     withWorkspace(async (ws) => {
       ws.put("a.txt", "x");
       const abs = ws.abs("a.txt/x");
-      const message = `INTERNAL: ENOTDIR: not a directory, lstat '${abs}'`;
-      await assertReadError(ws, ["a.txt/x"], { path: "a.txt/x" }, "INTERNAL", message);
+      if (process.platform === "win32") {
+        await assertReadError(ws, ["a.txt/x"], { path: "a.txt/x" }, "NOT_FOUND", `NOT_FOUND: path not found: ${abs}`);
+      } else {
+        await assertReadError(ws, ["a.txt/x"], { path: "a.txt/x" }, "INTERNAL", `INTERNAL: ENOTDIR: not a directory, lstat '${abs}'`);
+      }
     }));
 
   test("a NUL byte in the path → INTERNAL", () =>

@@ -227,10 +227,14 @@ describe("write_file: errors", () => {
       assert.deepStrictEqual(fs.readdirSync(ws.root), []);
     }));
 
-  test("a parent component that is a regular file → INTERNAL ENOTDIR", () =>
+  // On Windows the lstat finds nothing (ENOENT), so the parent's creation fails as Node's
+  // recursive mkdir does over a file: EEXIST.
+  test("a parent component that is a regular file → INTERNAL ENOTDIR (EEXIST on Windows)", () =>
     withWorkspace(async (ws) => {
       ws.put("afile", "keep");
-      const message = `INTERNAL: ENOTDIR: not a directory, lstat '${ws.abs("afile/x.txt")}'`;
+      const message = process.platform === "win32"
+        ? `INTERNAL: EEXIST: file already exists, mkdir '${ws.abs("afile")}'`
+        : `INTERNAL: ENOTDIR: not a directory, lstat '${ws.abs("afile/x.txt")}'`;
       await assertWriteError(ws, ["afile/x.txt", "x"], { path: "afile/x.txt", content: "x" }, "INTERNAL", message);
       assert.equal(ws.read("afile"), "keep");
     }));

@@ -38,15 +38,18 @@ pub fn open_parent(target: &Path) -> io::Result<(OwnedFd, &OsStr)> {
 /// (`O_TMPFILE`), so a crash while writing leaves nothing behind; only for the rename it gets a
 /// name, `.atn-write-<name>.tmp`, one per target. A leftover of that name (a crash between link
 /// and rename) is removed by the next write of the same target. Elsewhere (macOS has no
-/// `O_TMPFILE`; Linux with the `portable-unix` feature) a uniquely named temporary file is
-/// written and renamed.
+/// `O_TMPFILE`; Linux with the `portable-unix` feature; Windows) a uniquely named temporary file
+/// is written and renamed; on Windows it is marked for deletion until its content is whole, so a
+/// crash while writing leaves nothing there either.
 pub fn replace_atomically(
     dir: &OwnedFd,
     name: &OsStr,
     bytes: &[u8],
     mode: Option<u32>,
 ) -> io::Result<()> {
-    #[cfg(portable)]
+    #[cfg(all(portable, unix))]
+    return replace_via_locked(dir, name, bytes, mode);
+    #[cfg(windows)]
     return replace_via_named(dir, name, bytes, mode);
     #[cfg(linux_native)]
     match rustix::fs::openat(
@@ -62,7 +65,7 @@ pub fn replace_atomically(
 }
 
 /// The per-target name the new content takes for the rename.
-#[cfg(linux_native)]
+#[cfg(unix)]
 fn link_name(name: &OsStr) -> std::ffi::OsString {
     let mut link = std::ffi::OsString::from(TEMP_PREFIX);
     link.push(name);
@@ -123,6 +126,69 @@ fn replace_via_unnamed(
     }
 }
 
+/// Without `O_TMPFILE` (macOS, the portable build): the content is written under the per-target
+/// name `.atn-write-<name>.tmp`, held with an exclusive `flock` from creation to rename. A name
+/// that already exists is either a live writer's (locked: this write takes a unique name instead)
+/// or the leftover of a killed write (unlocked and still that name: removed, then created anew,
+/// so it passes on no permission bits). So the next write of a target removes what a crash left.
+#[cfg(all(portable, unix))]
+fn replace_via_locked(
+    dir: &OwnedFd,
+    name: &OsStr,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> io::Result<()> {
+    use rustix::fs::{flock, AtFlags, FlockOperation};
+    let temp = link_name(name);
+    // locked by us, and still the file of that name (not renamed away nor removed meanwhile)
+    let hold = |fd: &OwnedFd| {
+        flock(fd, FlockOperation::NonBlockingLockExclusive).is_ok()
+            && match (
+                rustix::fs::fstat(fd),
+                rustix::fs::statat(dir, temp.as_os_str(), AtFlags::SYMLINK_NOFOLLOW),
+            ) {
+                (Ok(a), Ok(b)) => (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino),
+                _ => false,
+            }
+    };
+    for _ in 0..2 {
+        match rustix::fs::openat(
+            dir,
+            temp.as_os_str(),
+            OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        ) {
+            Ok(fd) if hold(&fd) => {
+                let mut file = fs::File::from(fd);
+                let result = fill(&mut file, bytes, mode)
+                    .and_then(|()| rename_over(dir, temp.as_os_str(), name));
+                if result.is_err() {
+                    let _ = rustix::fs::unlinkat(dir, temp.as_os_str(), AtFlags::empty());
+                }
+                return result;
+            }
+            Err(rustix::io::Errno::EXIST) => {
+                let Ok(held) = rustix::fs::openat(
+                    dir,
+                    temp.as_os_str(),
+                    OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                ) else {
+                    break;
+                };
+                if !hold(&held) {
+                    break;
+                }
+                // a killed write's leftover
+                let _ = rustix::fs::unlinkat(dir, temp.as_os_str(), AtFlags::empty());
+            }
+            // locked by a writer between its creation and its lock, a name too long, …
+            _ => break,
+        }
+    }
+    replace_via_named(dir, name, bytes, mode)
+}
+
 fn replace_via_named(
     dir: &OwnedFd,
     name: &OsStr,
@@ -135,14 +201,13 @@ fn replace_via_named(
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     );
-    let fd = crate::sys::fs::openat(
-        dir,
-        temp_name.as_str(),
-        OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o666),
-    )?;
+    let fd = create_temporary(dir, temp_name.as_str())?;
     let result = (|| {
-        fill(&mut fs::File::from(fd), bytes, mode)?;
+        let mut file = fs::File::from(fd);
+        fill(&mut file, bytes, mode)?;
+        #[cfg(windows)]
+        crate::sys::fs::keep(&file)?;
+        drop(file);
         rename_over(dir, temp_name.as_str(), name)?;
         Ok(())
     })();
@@ -152,10 +217,25 @@ fn replace_via_named(
     result
 }
 
+/// A new temporary file in `dir`. On Windows it is deleted when the process dies before the
+/// content is whole (`sys::fs::create_temporary`; `sys::fs::keep` then clears that), so a killed
+/// write leaves nothing behind there either.
+fn create_temporary(dir: &OwnedFd, temp_name: &str) -> io::Result<OwnedFd> {
+    #[cfg(windows)]
+    return Ok(crate::sys::fs::create_temporary(dir, temp_name)?);
+    #[cfg(unix)]
+    Ok(crate::sys::fs::openat(
+        dir,
+        temp_name,
+        OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )?)
+}
+
 /// Renames `from` over `to` in `dir`.
 #[cfg(unix)]
-fn rename_over(dir: &OwnedFd, from: &str, to: &OsStr) -> io::Result<()> {
-    Ok(crate::sys::fs::renameat(dir, from, dir, to)?)
+fn rename_over(dir: &OwnedFd, from: impl AsRef<std::path::Path>, to: &OsStr) -> io::Result<()> {
+    Ok(crate::sys::fs::renameat(dir, from.as_ref(), dir, to)?)
 }
 
 /// Renames `from` over `to` in `dir`. Another program holding `to` open without delete sharing
@@ -204,7 +284,7 @@ mod tests {
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
-    #[cfg(linux_native)]
+    #[cfg(unix)]
     #[test]
     fn a_leftover_from_a_crash_is_removed_by_the_next_write() {
         let dir = tempfile::tempdir().unwrap();
@@ -219,6 +299,35 @@ mod tests {
             1,
             "the leftover is gone"
         );
+    }
+
+    #[cfg(all(portable, unix))]
+    #[test]
+    fn a_live_writers_temporary_name_is_left_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.txt");
+        fs::write(&target, "old").unwrap();
+        let temp = dir.path().join(".atn-write-t.txt.tmp");
+        fs::write(&temp, "a live writer's").unwrap();
+        let held = fs::File::open(&temp).unwrap();
+        rustix::fs::flock(&held, rustix::fs::FlockOperation::LockExclusive).unwrap();
+        let (fd, name) = open_parent(&target).unwrap();
+        replace_atomically(&fd, name, b"new", None).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert_eq!(fs::read(&temp).unwrap(), b"a live writer's");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+        drop(held);
+        // unlocked, it is a leftover: taken away, and its permission bits are not passed on
+        fs::set_permissions(&temp, fs::Permissions::from_mode(0o600)).unwrap();
+        let fresh = dir.path().join("fresh");
+        fs::write(&fresh, "").unwrap();
+        fs::remove_file(&target).unwrap();
+        replace_atomically(&fd, name, b"newer", None).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"newer");
+        let bits = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(bits(&target), bits(&fresh));
+        assert!(!temp.exists());
     }
 
     #[test]

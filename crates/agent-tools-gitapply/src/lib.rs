@@ -404,8 +404,17 @@ fn apply_data(
 }
 
 /// git's `verify_path` for a regular file: no empty, `.`, `..` or `.git` component (also NTFS
-/// spellings such as `.git.` and `git~1`), no absolute path, no trailing `/`.
+/// spellings such as `.git.` and `git~1`), no absolute path, no trailing `/`. Git for Windows adds
+/// its own rules there (`verify_path_for`), so a patch is refused on Windows as it is by `git.exe`.
 fn verify_path(path: &[u8]) -> bool {
+    verify_path_for(path, cfg!(windows))
+}
+
+/// `verify_path` with or without Git for Windows' rules: `\` separates components as `/` does,
+/// a path with a drive prefix (`C:…`) is invalid, and each component must be a valid Win32 name:
+/// none of `:<>"|?*` or control characters, no trailing space or period, no reserved device name
+/// (`CON`, `nul.txt`, `COM1`, …).
+fn verify_path_for(path: &[u8], windows: bool) -> bool {
     fn is_ntfs_dotgit(component: &[u8]) -> bool {
         let lower = component.to_ascii_lowercase();
         let rest = if let Some(r) = lower.strip_prefix(b".git") {
@@ -421,15 +430,42 @@ fn verify_path(path: &[u8]) -> bool {
             .unwrap_or(rest.len());
         rest[..end].iter().all(|&c| c == b'.' || c == b' ')
     }
-    !path.is_empty()
-        && path.split(|&c| c == b'/').all(|component| {
-            !component.is_empty()
-                && component != b"."
-                && component != b".."
-                && !component.eq_ignore_ascii_case(b".git")
-                && !is_ntfs_dotgit(component)
-                && !component.split(|&c| c == b'\\').skip(1).any(is_ntfs_dotgit)
-        })
+    if path.is_empty()
+        || (windows && path.len() >= 2 && path[0].is_ascii_alphabetic() && path[1] == b':')
+    {
+        return false;
+    }
+    let is_separator = |c: &u8| *c == b'/' || (windows && *c == b'\\');
+    path.split(is_separator).all(|component| {
+        !component.is_empty()
+            && component != b"."
+            && component != b".."
+            && !component.eq_ignore_ascii_case(b".git")
+            && !is_ntfs_dotgit(component)
+            && !component.split(|&c| c == b'\\').skip(1).any(is_ntfs_dotgit)
+            && (!windows || is_valid_win32_name(component))
+    })
+}
+
+/// A path component Win32 can name as it is written (Git for Windows' `is_valid_win32_path`).
+fn is_valid_win32_name(component: &[u8]) -> bool {
+    const RESERVED: [&[u8]; 6] = [b"con", b"prn", b"aux", b"nul", b"conin$", b"conout$"];
+    if component
+        .iter()
+        .any(|&c| c < 0x20 || matches!(c, b':' | b'<' | b'>' | b'"' | b'|' | b'?' | b'*'))
+        || matches!(component.last(), Some(b' ' | b'.'))
+    {
+        return false;
+    }
+    let base_end = component
+        .iter()
+        .position(|&c| c == b'.')
+        .unwrap_or(component.len());
+    let base = component[..base_end].trim_ascii_end().to_ascii_lowercase();
+    let numbered = base.len() == 4
+        && (base.starts_with(b"com") || base.starts_with(b"lpt"))
+        && matches!(base[3], b'1'..=b'9');
+    !(numbered || RESERVED.contains(&base.as_slice()))
 }
 
 #[cfg(test)]

@@ -334,3 +334,50 @@ fn damaged_patches_never_panic() {
         }
     }
 }
+
+#[test]
+fn windows_rules_of_verify_path() {
+    use super::verify_path_for;
+    for path in [
+        "C:\\Users\\me\\ws\\src\\main.ts",
+        "c:/ws/main.ts",
+        "C:main.ts",
+        "src\\..\\..\\out.txt",
+        "src\\.git\\config",
+        "a.txt:secret",
+        "src/CON",
+        "src/nul.txt",
+        "com1",
+        "LPT9.log",
+        "conin$",
+        "trailing.",
+        "trailing ",
+        "what?.txt",
+        "pipe|name",
+        "tab\there",
+        "con.d/x",
+    ] {
+        assert!(
+            !verify_path_for(path.as_bytes(), true),
+            "{path:?} is valid on Windows"
+        );
+    }
+    for path in [
+        "src/main.ts",
+        "src\\main.ts",
+        "console.txt",
+        "com10",
+        "lpt0",
+        "nul_x",
+        "a.b.c",
+    ] {
+        assert!(
+            verify_path_for(path.as_bytes(), true),
+            "{path:?} is invalid on Windows"
+        );
+    }
+    // without the Windows rules, only git's own: a drive letter and `\` are plain characters
+    assert!(verify_path_for(b"C:\\Users\\me\\main.ts", false));
+    assert!(verify_path_for(b"a.txt:secret", false));
+    assert!(!verify_path_for(b"src/../out.txt", false));
+}

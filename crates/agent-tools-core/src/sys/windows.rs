@@ -450,6 +450,43 @@ pub mod fs {
         std::fs::rename(below(old_dir, old)?, below(new_dir, new)?).map_err(Errno::of)
     }
 
+    /// A new file `name` in `dir` (`O_CREAT | O_EXCL`) for writing, marked for deletion on its
+    /// last close: if the process dies before [`keep`] clears the mark, Windows removes the file
+    /// (the stand-in for Linux's unnamed `O_TMPFILE`). Delete access is asked for that mark.
+    pub fn create_temporary<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P) -> Result<OwnedFd> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .access_mode(winfs::FILE_GENERIC_WRITE | winfs::DELETE)
+            .custom_flags(winfs::FILE_FLAG_OPEN_REPARSE_POINT)
+            .open(below(dir, name)?)
+            .map_err(Errno::of)?;
+        set_delete_pending(&file, true)?;
+        Ok(file.into())
+    }
+
+    /// Clears the deletion mark [`create_temporary`] set, so the file outlives its handle.
+    pub fn keep<Fd: AsFd>(fd: Fd) -> Result<()> {
+        set_delete_pending(&fd.as_fd(), false)
+    }
+
+    fn set_delete_pending(handle: &impl AsRawHandle, delete: bool) -> Result<()> {
+        let info = winfs::FILE_DISPOSITION_INFO { DeleteFile: delete };
+        // SAFETY: a live handle, a FILE_DISPOSITION_INFO of the size passed
+        let done = unsafe {
+            winfs::SetFileInformationByHandle(
+                handle.as_raw_handle(),
+                winfs::FileDispositionInfo,
+                (&info as *const winfs::FILE_DISPOSITION_INFO).cast(),
+                std::mem::size_of::<winfs::FILE_DISPOSITION_INFO>() as u32,
+            )
+        };
+        if done == 0 {
+            return Err(Errno::of(io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+
     /// `fchmod(2)`: only the read-only attribute (set when `mode` has no write bit).
     pub fn fchmod<Fd: AsFd>(fd: Fd, mode: Mode) -> Result<()> {
         let file = File::from(fd.as_fd().try_clone_to_owned().map_err(Errno::of)?);
