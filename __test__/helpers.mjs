@@ -137,6 +137,7 @@ export const NEEDS = {
   landlock: "expects Landlock",
   processGroup: "reads /proc to see which processes of a killed process group still live",
   procMemory: "reads a child process's resident set from /proc",
+  sigterm: "sends SIGTERM, which Windows cannot deliver (Node kills the process there)",
   sh: "runs POSIX shell commands (sh, printf, sleep, …)",
   modes: "checks POSIX permission bits (chmod)",
   symlinks: "creates symbolic links (Windows allows them only with Developer Mode or a privilege, and they are reparse points there)",

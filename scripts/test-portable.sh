@@ -39,6 +39,6 @@ for name in sandbox write_file apply_patch apply_patches exec_command read_file 
 done
 echo "== bun test (portable addon)"
 node_modules/.bin/bun test --timeout 60000 "${suites[@]}"
-echo "== node --test (portable addon)"
-node --test "${suites[@]}"
+echo "== node --test (portable addon; and crash safety: killed writers leave no temporary file)"
+node --test "${suites[@]}" __test__/crash.test.mjs
 echo "== the portable build passed"
