@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import assert from "node:assert/strict";
 import { createToolContext, createAgentToolkit } from "agent-tools-native";
 
@@ -167,6 +168,13 @@ export function notUnderWine(reason, { runtime } = {}) {
   }
   return { skip };
 }
+
+/**
+ * What a child process of this runtime needs before its script: under wine, bun.exe's children
+ * get the preload scripts/test-windows.sh gives the suites (wine-bun-preload.mjs). Nothing elsewhere.
+ */
+export const CHILD_RUNTIME_ARGS =
+  underWine && process.versions.bun ? ["--preload", fileURLToPath(new URL("wine-bun-preload.mjs", import.meta.url))] : [];
 
 /** What wine lacks, so the same limit reads the same everywhere. */
 export const WINE = {

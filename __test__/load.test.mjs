@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFile, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { workspace, onlyOn, NEEDS } from "./helpers.mjs";
+import { workspace, onlyOn, NEEDS, CHILD_RUNTIME_ARGS } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -94,7 +94,7 @@ test("10 000 sequential invokes keep RSS flat", { timeout: 600_000 }, async () =
   // In a fresh process of this runtime: `bun test` runs every test file in one process, whose
   // heap the other files have already shaped.
   const out = await new Promise((resolve, reject) =>
-    execFile(process.execPath, [path.join(here, "..", "scripts", "load.mjs"), "10000", "2000", "2000", "--json"], { timeout: 590_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...CHILD_RUNTIME_ARGS, path.join(here, "..", "scripts", "load.mjs"), "10000", "2000", "2000", "--json"], { timeout: 590_000 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
     ),
   );

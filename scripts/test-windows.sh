@@ -83,6 +83,10 @@ if wants node || wants bun; then
   fi
   npm run -s build:ts
   export ATN_UNDER_WINE=1
+  # Programs the suites start by name find wine's node.exe (the MCP suites run the server with
+  # `node`, as a Windows user's PATH has it); the bun they start is wine's bun.exe.
+  WINEPATH="Z:$(dirname "$ATN_WIN_NODE" | tr / '\\')${WINEPATH:+;$WINEPATH}"
+  export WINEPATH ATN_TEST_BUN="$ATN_WIN_BUN"
 fi
 
 # The failing tests of a file's output, one name a line: Node's TAP ("not ok N - name" whose

@@ -330,6 +330,20 @@ mod tests {
         assert!(!temp.exists());
     }
 
+    #[cfg(windows)]
+    #[test]
+    fn a_temporary_file_goes_with_its_handle_until_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let (fd, _) = open_parent(&dir.path().join("t.txt")).unwrap();
+        // what a killed writer leaves: its handle closed by Windows
+        drop(crate::sys::fs::create_temporary(&fd, ".atn-write-1.tmp").unwrap());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+        let kept = crate::sys::fs::create_temporary(&fd, ".atn-write-2.tmp").unwrap();
+        crate::sys::fs::keep(&kept).unwrap();
+        drop(kept);
+        assert!(dir.path().join(".atn-write-2.tmp").exists());
+    }
+
     #[test]
     fn concurrent_writers_of_one_target_all_succeed() {
         let dir = tempfile::tempdir().unwrap();
