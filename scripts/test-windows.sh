@@ -35,6 +35,11 @@ done
 wants() { printf '%s\n' "${parts[@]}" | grep -qx "$1"; }
 
 eval "$(bash scripts/windows-toolchain.sh --env)"
+# One wineserver for the whole run. Left alone, wine starts one with the first program and stops
+# it 3 s after the last, and a program that starts as it stops fails ("wine client error:0:
+# recvmsg: Connection reset by peer"): between two test files, say.
+wineserver -p 2>/dev/null || true
+trap 'wineserver -k 2>/dev/null || true' EXIT
 logs="${ATN_WINE_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/atn-wine-tests.XXXXXX")}"
 mkdir -p "$logs"
 # Per file: a generous bound, so a hang under wine fails the run instead of stalling it.
