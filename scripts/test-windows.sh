@@ -38,8 +38,12 @@ eval "$(bash scripts/windows-toolchain.sh --env)"
 # One wineserver for the whole run. Left alone, wine starts one with the first program and stops
 # it 3 s after the last, and a program that starts as it stops fails ("wine client error:0:
 # recvmsg: Connection reset by peer"): between two test files, say.
+# Wine's own services (services.exe, winedevice.exe, …) start with the first program and live as
+# long as the server: started here with nothing of ours as their output, not within a pipe that
+# they would hold open (`cargo test | tee` below would never end).
 wineserver -p 2>/dev/null || true
 trap 'wineserver -k 2>/dev/null || true' EXIT
+"$ATN_WINE" cmd.exe /c exit </dev/null >/dev/null 2>&1 || true
 logs="${ATN_WINE_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/atn-wine-tests.XXXXXX")}"
 mkdir -p "$logs"
 # Per file: a generous bound, so a hang under wine fails the run instead of stalling it.
