@@ -9,6 +9,9 @@ enum Abort {
     Error(ToolError),
 }
 
+/// How long a timed-out search is given to stop before the call answers `TIMEOUT` anyway.
+const STOP_GRACE: Duration = Duration::from_millis(500);
+
 pub(super) struct Search {
     pub(super) lang: SupportLang,
     pub(super) rule: RuleConfig<SupportLang>,
@@ -41,7 +44,8 @@ struct Candidate {
 }
 
 impl Search {
-    /// Runs the search on its own thread and waits for it until the deadline at most.
+    /// Runs the search on its own thread and waits for it until the deadline at most (then for
+    /// [`STOP_GRACE`] more at most, while it stops).
     pub(super) fn run_until_deadline(self) -> Result<(Vec<AstGrepJsonMatch>, bool), ToolError> {
         let cancelled = Arc::clone(&self.cancelled);
         let deadline = self.deadline;
@@ -74,6 +78,10 @@ impl Search {
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 cancelled.store(true, Ordering::Relaxed);
+                // The search stops at its next file (a parse in progress is cancelled): let it,
+                // for a bounded while, so that no file it had open outlives the call (Windows
+                // refuses to remove a directory while a file below it is open).
+                let _ = receiver.recv_timeout(STOP_GRACE);
                 Err(timeout())
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
