@@ -38,9 +38,10 @@ pub fn open_parent(target: &Path) -> io::Result<(OwnedFd, &OsStr)> {
 /// (`O_TMPFILE`), so a crash while writing leaves nothing behind; only for the rename it gets a
 /// name, `.atn-write-<name>.tmp`, one per target. A leftover of that name (a crash between link
 /// and rename) is removed by the next write of the same target. Elsewhere (macOS has no
-/// `O_TMPFILE`; Linux with the `portable-unix` feature; Windows) a uniquely named temporary file
-/// is written and renamed; on Windows it is marked for deletion until its content is whole, so a
-/// crash while writing leaves nothing there either.
+/// `O_TMPFILE`; Linux with the `portable-unix` feature; Windows) the content is written under
+/// that per-target name, held against other writers (`flock`; no sharing on Windows, where it is
+/// also marked for deletion until whole), and the next write of the target takes over what a
+/// killed write left; a writer that finds the name held uses a uniquely named file.
 pub fn replace_atomically(
     dir: &OwnedFd,
     name: &OsStr,
@@ -50,7 +51,7 @@ pub fn replace_atomically(
     #[cfg(all(portable, unix))]
     return replace_via_locked(dir, name, bytes, mode);
     #[cfg(windows)]
-    return replace_via_named(dir, name, bytes, mode);
+    return replace_via_exclusive(dir, name, bytes, mode);
     #[cfg(linux_native)]
     match rustix::fs::openat(
         dir,
@@ -161,7 +162,7 @@ fn replace_via_locked(
             Ok(fd) if hold(&fd) => {
                 let mut file = fs::File::from(fd);
                 let result = fill(&mut file, bytes, mode)
-                    .and_then(|()| rename_over(dir, temp.as_os_str(), name));
+                    .and_then(|()| rename_over(dir, &file, temp.as_os_str(), name));
                 if result.is_err() {
                     let _ = rustix::fs::unlinkat(dir, temp.as_os_str(), AtFlags::empty());
                 }
@@ -189,6 +190,34 @@ fn replace_via_locked(
     replace_via_named(dir, name, bytes, mode)
 }
 
+/// Windows: the content is written under the per-target name `.atn-write-<name>.tmp`, opened
+/// without sharing and marked for deletion until it is whole, then renamed through its handle.
+/// A file of that name that a killed write left is taken over (truncated) by the next write of
+/// the target; one a live writer holds cannot be opened, and this write takes a unique name.
+#[cfg(windows)]
+fn replace_via_exclusive(
+    dir: &OwnedFd,
+    name: &OsStr,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> io::Result<()> {
+    let mut temp = std::ffi::OsString::from(TEMP_PREFIX);
+    temp.push(name);
+    temp.push(".tmp");
+    let Ok(fd) = crate::sys::fs::open_temporary_exclusive(dir, &temp) else {
+        return replace_via_named(dir, name, bytes, mode);
+    };
+    let mut file = fs::File::from(fd);
+    // on failure the handle's deletion mark removes the file, unless it was cleared
+    fill(&mut file, bytes, mode)?;
+    crate::sys::fs::keep(&file)?;
+    let result = rename_over(dir, &file, "", name);
+    if result.is_err() {
+        let _ = crate::sys::fs::discard(&file);
+    }
+    result
+}
+
 fn replace_via_named(
     dir: &OwnedFd,
     name: &OsStr,
@@ -207,9 +236,7 @@ fn replace_via_named(
         fill(&mut file, bytes, mode)?;
         #[cfg(windows)]
         crate::sys::fs::keep(&file)?;
-        drop(file);
-        rename_over(dir, temp_name.as_str(), name)?;
-        Ok(())
+        rename_over(dir, &file, temp_name.as_str(), name)
     })();
     if result.is_err() {
         let _ = crate::sys::fs::unlinkat(dir, temp_name.as_str(), crate::sys::fs::AtFlags::empty());
@@ -232,24 +259,30 @@ fn create_temporary(dir: &OwnedFd, temp_name: &str) -> io::Result<OwnedFd> {
     )?)
 }
 
-/// Renames `from` over `to` in `dir`.
+/// Renames the temporary file (open as `_file`, named `from`) over `to` in `dir`, by its name.
 #[cfg(unix)]
-fn rename_over(dir: &OwnedFd, from: impl AsRef<std::path::Path>, to: &OsStr) -> io::Result<()> {
+fn rename_over(
+    dir: &OwnedFd,
+    _file: &fs::File,
+    from: impl AsRef<std::path::Path>,
+    to: &OsStr,
+) -> io::Result<()> {
     Ok(crate::sys::fs::renameat(dir, from.as_ref(), dir, to)?)
 }
 
-/// Renames `from` over `to` in `dir`. Another program holding `to` open without delete sharing
+/// Renames the temporary file (open as `file`) over `to` in `dir`, through its handle, right
+/// after its deletion mark was cleared. Another program holding `to` open without delete sharing
 /// (an editor, a virus scanner), or another writer renaming over it at the same moment, makes
 /// the rename fail with a sharing violation or "access denied" while it lasts: retried for up to
 /// about two seconds, then the error.
 #[cfg(windows)]
-fn rename_over(dir: &OwnedFd, from: &str, to: &OsStr) -> io::Result<()> {
+fn rename_over(dir: &OwnedFd, file: &fs::File, _from: &str, to: &OsStr) -> io::Result<()> {
     use std::time::{Duration, Instant};
     use windows_sys::Win32::Foundation::{ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION};
     let start = Instant::now();
     let mut delay = Duration::from_millis(5);
     loop {
-        match crate::sys::fs::renameat(dir, from, dir, to) {
+        match crate::sys::fs::rename_open(file, dir, to) {
             Err(e)
                 if start.elapsed() < Duration::from_secs(2)
                     && [ERROR_SHARING_VIOLATION, ERROR_ACCESS_DENIED]
@@ -342,6 +375,26 @@ mod tests {
         crate::sys::fs::keep(&kept).unwrap();
         drop(kept);
         assert!(dir.path().join(".atn-write-2.tmp").exists());
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn a_leftover_is_taken_over_and_a_held_name_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.txt");
+        let temp = dir.path().join(".atn-write-t.txt.tmp");
+        fs::write(&target, "old").unwrap();
+        fs::write(&temp, "a killed write's").unwrap();
+        let (fd, name) = open_parent(&target).unwrap();
+        replace_atomically(&fd, name, b"new", None).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert!(!temp.exists(), "the leftover is gone");
+        let held = crate::sys::fs::open_temporary_exclusive(&fd, ".atn-write-t.txt.tmp").unwrap();
+        crate::sys::fs::keep(&held).unwrap();
+        replace_atomically(&fd, name, b"newer", None).unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"newer");
+        drop(held);
+        assert!(temp.exists(), "the live writer's file is left alone");
     }
 
     #[test]

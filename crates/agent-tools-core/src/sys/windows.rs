@@ -465,9 +465,70 @@ pub mod fs {
         Ok(file.into())
     }
 
+    /// `name` in `dir` for writing, created or truncated, held without sharing (no one else can
+    /// open it while the handle lives: a writer holding it makes this fail with a sharing
+    /// violation) and marked for deletion on its last close as by [`create_temporary`]. A
+    /// directory or reparse point of that name is refused (`EXIST`), never written through.
+    pub fn open_temporary_exclusive<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P) -> Result<OwnedFd> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .share_mode(0)
+            .access_mode(winfs::FILE_GENERIC_WRITE | winfs::DELETE)
+            .custom_flags(winfs::FILE_FLAG_OPEN_REPARSE_POINT)
+            .open(below(dir, name)?)
+            .map_err(Errno::of)?;
+        let meta = file.metadata().map_err(Errno::of)?;
+        if meta.is_dir() || is_reparse_point(&meta) {
+            return Err(Errno::EXIST);
+        }
+        set_delete_pending(&file, true)?;
+        Ok(file.into())
+    }
+
     /// Clears the deletion mark [`create_temporary`] set, so the file outlives its handle.
     pub fn keep<Fd: AsFd>(fd: Fd) -> Result<()> {
         set_delete_pending(&fd.as_fd(), false)
+    }
+
+    /// Marks the file for deletion on its last close again (a write that failed after [`keep`]).
+    pub fn discard<Fd: AsFd>(fd: Fd) -> Result<()> {
+        set_delete_pending(&fd.as_fd(), true)
+    }
+
+    /// Renames the file open as `fd` (with delete access, as [`create_temporary`] opens it) to
+    /// `name` in `dir`, replacing a file there: the rename of the handle itself, so that nothing
+    /// happens to the file between its last write and its new name.
+    pub fn rename_open<Fd: AsFd, D: AsFd, P: AsRef<Path>>(fd: Fd, dir: D, name: P) -> Result<()> {
+        use std::os::windows::ffi::OsStrExt;
+        let target: Vec<u16> = below(dir, name)?.as_os_str().encode_wide().collect();
+        let header = std::mem::offset_of!(winfs::FILE_RENAME_INFO, FileName);
+        let size = header + (target.len() + 1) * std::mem::size_of::<u16>();
+        // u64s: the alignment FILE_RENAME_INFO needs
+        let mut buffer = vec![0u64; size.div_ceil(8)];
+        let info = buffer.as_mut_ptr().cast::<winfs::FILE_RENAME_INFO>();
+        // SAFETY: `buffer` holds the header and the name with its terminating NUL (zeroed)
+        let done = unsafe {
+            (*info).Anonymous.ReplaceIfExists = true;
+            (*info).RootDirectory = std::ptr::null_mut();
+            (*info).FileNameLength = (target.len() * std::mem::size_of::<u16>()) as u32;
+            std::ptr::copy_nonoverlapping(
+                target.as_ptr(),
+                std::ptr::addr_of_mut!((*info).FileName).cast::<u16>(),
+                target.len(),
+            );
+            winfs::SetFileInformationByHandle(
+                fd.as_fd().as_raw_handle(),
+                winfs::FileRenameInfo,
+                info.cast(),
+                size as u32,
+            )
+        };
+        if done == 0 {
+            return Err(Errno::of(io::Error::last_os_error()));
+        }
+        Ok(())
     }
 
     fn set_delete_pending(handle: &impl AsRawHandle, delete: bool) -> Result<()> {
