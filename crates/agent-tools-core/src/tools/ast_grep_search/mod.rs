@@ -24,8 +24,8 @@
 //!   files holds `max_results` items. The keys of `metaVariables.single`/`multi`/`transformed`
 //!   are sorted by name (the CLI printed hash order).
 //! * `timeout_ms` bounds the call: the search runs on its own thread and the call returns
-//!   `TIMEOUT` at the deadline; the search stops at the next file (a parse in progress is
-//!   cancelled too).
+//!   `TIMEOUT` at the deadline, once the search has stopped at its next file (a parse in
+//!   progress is cancelled too; 500 ms at most).
 //! * Sandboxed calls re-check every file they open (and the root directory) against the real
 //!   workspace root.
 
