@@ -7,7 +7,7 @@
 // native work when the framework's abort signal fires. It loads no framework.
 exports.adapterTools = adapterTools;
 exports.linesOf = linesOf;
-exports.abortError = abortError;
+const errors_cjs_1 = require("./errors.cjs");
 const loop_cjs_1 = require("./loop.cjs");
 const loop_runtime_cjs_1 = require("./loop_runtime.cjs");
 const toolkit_cjs_1 = require("./toolkit.cjs");
@@ -55,7 +55,7 @@ function adapterTools(toolkit, options, caller) {
         const reviewed = review !== undefined && (0, loop_cjs_1.isReviewed)(effect);
         const call = async (args, id, signal) => {
             if (signal?.aborted)
-                throw abortError();
+                throw callAborted();
             let input = args;
             if (reviewed) {
                 const request = { id, name, args: input, preview: (0, loop_cjs_1.preview)(name, input) };
@@ -69,9 +69,9 @@ function adapterTools(toolkit, options, caller) {
                     decision = await (0, loop_cjs_1.bounded)(review(request), { signal });
                 }
                 catch (error) {
-                    if (isAbort(error) || signal?.aborted)
-                        throw abortError();
-                    decision = { decision: "reject", reason: `review failed: ${messageOf(error)}` };
+                    if ((0, errors_cjs_1.isAbort)(error) || signal?.aborted)
+                        throw callAborted();
+                    decision = { decision: "reject", reason: `review failed: ${(0, errors_cjs_1.messageOf)(error)}` };
                 }
                 if (decision?.decision === "reject")
                     return { status: "rejected", text: `Rejected by review: ${decision.reason ?? "no reason given"}` };
@@ -85,9 +85,9 @@ function adapterTools(toolkit, options, caller) {
                 return { status: "ok", text: page(output) };
             }
             catch (error) {
-                if (isAbort(error) || signal?.aborted)
-                    throw abortError();
-                return { status: "error", text: `Error executing tool: ${messageOf(error)}` };
+                if ((0, errors_cjs_1.isAbort)(error) || signal?.aborted)
+                    throw callAborted();
+                return { status: "error", text: `Error executing tool: ${(0, errors_cjs_1.messageOf)(error)}` };
             }
         };
         return {
@@ -123,7 +123,7 @@ function cacheTool(tool) {
         effect: "read",
         async run(input, { signal } = {}) {
             if (signal?.aborted)
-                throw abortError();
+                throw callAborted();
             const parsed = parseArgs(input);
             if ("error" in parsed)
                 return { status: "error", text: `Error executing tool: ${parsed.error}` };
@@ -198,10 +198,4 @@ function attempt(get) {
     }
 }
 /** What `run` rejects with when the framework's signal fires. */
-function abortError() {
-    const error = new Error("the tool call was aborted");
-    error.name = "AbortError";
-    return error;
-}
-const isAbort = (error) => error?.name === "AbortError";
-const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+const callAborted = () => (0, errors_cjs_1.abortError)("the tool call was aborted");

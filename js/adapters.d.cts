@@ -57,5 +57,3 @@ export declare function adapterTools(toolkit: AnyToolkit, options: FrameworkAdap
  * line. Text that is not JSON stays as it is.
  */
 export declare function linesOf(text: string): string;
-/** What `run` rejects with when the framework's signal fires. */
-export declare function abortError(): Error;

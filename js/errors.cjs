@@ -2,7 +2,7 @@
 // Generated from ts/errors.cts by `npm run build:ts`: edit that file, not this one.
 // The error classes a toolkit throws (`invoke`, the raw handlers) and the ToolResult envelopes
 // `toolkit.tools.*` resolve with instead of throwing.
-exports.InvokeToolError = void 0;
+exports.isAbort = exports.InvokeToolError = void 0;
 exports.refused = refused;
 exports.refusalOf = refusalOf;
 exports.toolError = toolError;
@@ -10,6 +10,7 @@ exports.internalError = internalError;
 exports.denied = denied;
 exports.failure = failure;
 exports.messageOf = messageOf;
+exports.abortError = abortError;
 // ---- refusals --------------------------------------------------------------------------------
 /**
  * Why each refused call's error or ToolResult was refused (binding.d.ts `Refusal`: the tool
@@ -91,3 +92,12 @@ function failure(message) {
 function messageOf(thrown) {
     return thrown instanceof Error ? thrown.message : String(thrown);
 }
+/** An AbortError (`name` "AbortError") saying what was aborted. */
+function abortError(message) {
+    const error = new Error(message);
+    error.name = "AbortError";
+    return error;
+}
+/** Whether `thrown` is an AbortError (ours or a runtime's). */
+const isAbort = (thrown) => thrown?.name === "AbortError";
+exports.isAbort = isAbort;

@@ -21,3 +21,7 @@ export declare function internalError(message: string): Error;
 export declare function denied(refusal: Refusal, message: string): SecureToolResult<never>;
 export declare function failure(message: string): SecureToolResult<never>;
 export declare function messageOf(thrown: unknown): string;
+/** An AbortError (`name` "AbortError") saying what was aborted. */
+export declare function abortError(message: string): Error;
+/** Whether `thrown` is an AbortError (ours or a runtime's). */
+export declare const isAbort: (thrown: unknown) => boolean;

@@ -4,15 +4,15 @@
 // send the results → repeat. It lives in JavaScript because every step calls the user's JavaScript
 // (the model session, the review hook, user tools); the tools themselves run natively, off the
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
-exports.EventQueue = exports.isReviewed = void 0;
+exports.loopAborted = exports.EventQueue = exports.isReviewed = void 0;
 exports.effectClass = effectClass;
 exports.normaliseStopReason = normaliseStopReason;
 exports.toolUses = toolUses;
 exports.textOf = textOf;
-exports.abortError = abortError;
 exports.bounded = bounded;
 exports.makeToolLoop = makeToolLoop;
 exports.preview = preview;
+const errors_cjs_1 = require("./errors.cjs");
 const native_cjs_1 = require("./native.cjs");
 // ---- helpers ----------------------------------------------------------------------------------------
 /**
@@ -86,13 +86,9 @@ class EventQueue {
     }
 }
 exports.EventQueue = EventQueue;
-function abortError() {
-    const error = new Error("the tool loop was aborted");
-    error.name = "AbortError";
-    return error;
-}
-const isAbort = (error) => error?.name === "AbortError";
-const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+/** What the tool loop (and a toolkit call) rejects with when its signal fires. */
+const loopAborted = () => (0, errors_cjs_1.abortError)("the tool loop was aborted");
+exports.loopAborted = loopAborted;
 /** Rejects when `signal` aborts or `ms` passes; resolves with `work` otherwise. */
 function bounded(work, { signal, ms, onTimeout }) {
     return new Promise((resolve, reject) => {
@@ -103,7 +99,7 @@ function bounded(work, { signal, ms, onTimeout }) {
         };
         const onAbort = () => {
             cleanup();
-            reject(abortError());
+            reject((0, exports.loopAborted)());
         };
         if (signal?.aborted)
             return onAbort();
@@ -152,7 +148,7 @@ function makeToolLoop(runtimeOf) {
             response = await bounded(session.sendWithTools(prompt, tools, sendOptions), { signal });
         }
         catch (error) {
-            if (isAbort(error))
+            if ((0, errors_cjs_1.isAbort)(error))
                 return finish("aborted");
             throw error;
         }
@@ -184,7 +180,7 @@ function makeToolLoop(runtimeOf) {
                 response = await bounded(session.sendToolResults(results, sendOptions), { signal });
             }
             catch (error) {
-                if (isAbort(error))
+                if ((0, errors_cjs_1.isAbort)(error))
                     return finish("aborted");
                 throw error;
             }
@@ -213,9 +209,9 @@ function makeToolLoop(runtimeOf) {
                 result = { tool_use_id: call.id, tool_name: call.name, output, is_error: false, is_rejected: false };
             }
             catch (error) {
-                result = isAbort(error)
+                result = (0, errors_cjs_1.isAbort)(error)
                     ? cancelled(call)
-                    : { tool_use_id: call.id, tool_name: call.name, output: `Error executing tool: ${messageOf(error)}`, is_error: true, is_rejected: false };
+                    : { tool_use_id: call.id, tool_name: call.name, output: `Error executing tool: ${(0, errors_cjs_1.messageOf)(error)}`, is_error: true, is_rejected: false };
             }
             const duration_ms = Date.now() - started;
             emit({ type: "tool_finish", id: call.id, name: call.name, duration_ms, is_error: result.is_error, is_rejected: false });
@@ -259,7 +255,7 @@ function makeToolLoop(runtimeOf) {
                     decision = await bounded(review(request), { signal });
                 }
                 catch (error) {
-                    decision = isAbort(error) ? null : { decision: "reject", reason: `review failed: ${messageOf(error)}` };
+                    decision = (0, errors_cjs_1.isAbort)(error) ? null : { decision: "reject", reason: `review failed: ${(0, errors_cjs_1.messageOf)(error)}` };
                 }
                 if (decision === null) {
                     results[i] = cancelled(call);

@@ -235,7 +235,8 @@ export declare class EventQueue<T> {
     close(): void;
     [Symbol.asyncIterator](): AsyncIterator<T>;
 }
-export declare function abortError(): Error;
+/** What the tool loop (and a toolkit call) rejects with when its signal fires. */
+export declare const loopAborted: () => Error;
 /** Rejects when `signal` aborts or `ms` passes; resolves with `work` otherwise. */
 export declare function bounded<T>(work: T | PromiseLike<T>, { signal, ms, onTimeout }: {
     signal?: AbortSignal;

@@ -81,7 +81,7 @@ async function invoke(context, name, args, registered, asText = false) {
         return fromValue(name, (await invokeUserTool(context, userTool, name, args, registered.runtime)).content, asText);
     const signal = registered.runtime?.signal;
     if (signal?.aborted)
-        throw (0, loop_cjs_1.abortError)();
+        throw (0, loop_cjs_1.loopAborted)();
     const isRegistered = entry !== undefined || optIn !== undefined;
     const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
     const bypass = bypass_cjs_1.SecurityBypass.isEnabled();

@@ -5,6 +5,7 @@
 // native work when the framework's abort signal fires. It loads no framework.
 
 import type { OutputCache } from "../binding.js";
+import { abortError, isAbort, messageOf } from "./errors.cjs";
 import type { CatalogEntry } from "./native.cjs";
 import {
   type AnyToolDefinition,
@@ -108,7 +109,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
     const effect = effectClass(name, rt.userTool(name));
     const reviewed = review !== undefined && isReviewed(effect);
     const call = async (args: unknown, id: string, signal: AbortSignal | undefined): Promise<AdapterOutcome> => {
-      if (signal?.aborted) throw abortError();
+      if (signal?.aborted) throw callAborted();
       let input = args;
       if (reviewed) {
         const request: ReviewRequest = { id, name, args: input, preview: preview(name, input) };
@@ -120,7 +121,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
         try {
           decision = await bounded((review as NonNullable<typeof review>)(request), { signal });
         } catch (error) {
-          if (isAbort(error) || signal?.aborted) throw abortError();
+          if (isAbort(error) || signal?.aborted) throw callAborted();
           decision = { decision: "reject", reason: `review failed: ${messageOf(error)}` };
         }
         if (decision?.decision === "reject") return { status: "rejected", text: `Rejected by review: ${decision.reason ?? "no reason given"}` };
@@ -131,7 +132,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
         const output = await bounded(rt.output(name, input, { signal }), { signal });
         return { status: "ok", text: page(output) };
       } catch (error) {
-        if (isAbort(error) || signal?.aborted) throw abortError();
+        if (isAbort(error) || signal?.aborted) throw callAborted();
         return { status: "error", text: `Error executing tool: ${messageOf(error)}` };
       }
     };
@@ -167,7 +168,7 @@ function cacheTool(tool: AnyTool): AdapterTool {
     parameters: JSON.parse(JSON.stringify(fn.parameters)) as Record<string, unknown>,
     effect: "read",
     async run(input, { signal } = {}) {
-      if (signal?.aborted) throw abortError();
+      if (signal?.aborted) throw callAborted();
       const parsed = parseArgs(input);
       if ("error" in parsed) return { status: "error", text: `Error executing tool: ${parsed.error}` };
       const result = await tool.executeRaw(JSON.stringify(parsed.args), { signal });
@@ -231,11 +232,4 @@ function attempt<T>(get: () => T): T | undefined {
 }
 
 /** What `run` rejects with when the framework's signal fires. */
-export function abortError(): Error {
-  const error = new Error("the tool call was aborted");
-  error.name = "AbortError";
-  return error;
-}
-
-const isAbort = (error: unknown) => (error as { name?: unknown } | null | undefined)?.name === "AbortError";
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const callAborted = () => abortError("the tool call was aborted");

@@ -107,3 +107,13 @@ export function failure(message: string): SecureToolResult<never> {
 export function messageOf(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : String(thrown);
 }
+
+/** An AbortError (`name` "AbortError") saying what was aborted. */
+export function abortError(message: string): Error {
+  const error = new Error(message);
+  error.name = "AbortError";
+  return error;
+}
+
+/** Whether `thrown` is an AbortError (ours or a runtime's). */
+export const isAbort = (thrown: unknown) => (thrown as { name?: unknown } | null | undefined)?.name === "AbortError";

@@ -4,6 +4,7 @@
 // JavaScript thread, so read-only calls of a turn really run in parallel on the worker pool.
 
 import type { AgentToolkit, ExecSandbox } from "./types.cjs";
+import { abortError, isAbort, messageOf } from "./errors.cjs";
 import { builtInCatalog, type CatalogEntry, optInCatalog } from "./native.cjs";
 
 /** Any toolkit of createAgentToolkit: with any user tools, and any opt-in tools enabled. */
@@ -202,14 +203,8 @@ export class EventQueue<T> {
   }
 }
 
-export function abortError(): Error {
-  const error = new Error("the tool loop was aborted");
-  error.name = "AbortError";
-  return error;
-}
-
-const isAbort = (error: unknown) => (error as { name?: unknown } | null | undefined)?.name === "AbortError";
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** What the tool loop (and a toolkit call) rejects with when its signal fires. */
+export const loopAborted = () => abortError("the tool loop was aborted");
 
 /** Rejects when `signal` aborts or `ms` passes; resolves with `work` otherwise. */
 export function bounded<T>(
@@ -224,7 +219,7 @@ export function bounded<T>(
     };
     const onAbort = () => {
       cleanup();
-      reject(abortError());
+      reject(loopAborted());
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });

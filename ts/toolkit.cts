@@ -8,7 +8,7 @@ import { SecurityBypass } from "./bypass.cjs";
 import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
 import { readLedgers } from "./context.cjs";
 import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
-import { abortError, type AnyToolkit } from "./loop.cjs";
+import { type AnyToolkit, loopAborted } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
 import {
   BYPASS,
@@ -120,7 +120,7 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   const userTool = entry === undefined && optIn === undefined ? registered.byName.get(toolName) : undefined;
   if (userTool) return fromValue(name, (await invokeUserTool(context, userTool, name, args, registered.runtime)).content, asText);
   const signal = registered.runtime?.signal;
-  if (signal?.aborted) throw abortError();
+  if (signal?.aborted) throw loopAborted();
   const isRegistered = entry !== undefined || optIn !== undefined;
   const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
   const bypass = SecurityBypass.isEnabled();
