@@ -105,6 +105,18 @@ export async function callEveryBuiltIn(call, root) {
   assert.deepEqual(await call("task_validate_completion", {}), { ok: false, remaining: [t2] });
 }
 
+/** A 2 s exec_command called with a progress token through `client` gets progress notifications. */
+export async function progressIsNotified(client) {
+  const seen = [];
+  const result = await client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "2"] } }, undefined, {
+    onprogress: (p) => seen.push(p),
+  });
+  assert.equal(okOf(result).exit_code, 0);
+  assert.ok(seen.length >= 2, `progress notifications: ${JSON.stringify(seen)}`);
+  assert.ok(seen[1].progress > seen[0].progress);
+  assert.match(seen[0].message, /exec_command: running/);
+}
+
 /**
  * Starts an exec_command whose shell leaves a background `sleep` in its process group, cancels
  * the call through `client` once both run (`notifications/cancelled`), and waits until both are
