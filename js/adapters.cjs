@@ -5,6 +5,7 @@
 // goes through the toolkit (policy, write scope, sandbox), asks the review hook before
 // write-class calls as runToolLoop does, pages large outputs through an OutputCache and stops
 // native work when the framework's abort signal fires. It loads no framework.
+exports.requirePeer = requirePeer;
 exports.adapterTools = adapterTools;
 exports.linesOf = linesOf;
 const errors_cjs_1 = require("./errors.cjs");
@@ -14,6 +15,18 @@ const toolkit_cjs_1 = require("./toolkit.cjs");
 const user_tools_cjs_1 = require("./user_tools.cjs");
 const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
 const PREVIEW_CHARS = 2_000;
+/**
+ * The optional peer an adapter needs (`load` requires it); missing, an Error that names the
+ * adapter, the framework and the package to install.
+ */
+function requirePeer(adapter, framework, pkg, load) {
+    try {
+        return load();
+    }
+    catch (error) {
+        throw new Error(`${adapter} needs ${framework}: npm install ${pkg} (${error.message})`);
+    }
+}
 /** The toolkit's tools (and the cache tools) as framework-neutral AdapterTools. */
 function adapterTools(toolkit, options, caller) {
     if (!toolkit_cjs_1.toolkitState.has(toolkit))

@@ -49,6 +49,11 @@ export type AdapterTool = {
         signal?: AbortSignal;
     }): Promise<AdapterOutcome>;
 };
+/**
+ * The optional peer an adapter needs (`load` requires it); missing, an Error that names the
+ * adapter, the framework and the package to install.
+ */
+export declare function requirePeer<T>(adapter: string, framework: string, pkg: string, load: () => T): T;
 /** The toolkit's tools (and the cache tools) as framework-neutral AdapterTools. */
 export declare function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptions | undefined, caller: string): AdapterTool[];
 /**

@@ -14,7 +14,7 @@ const adapters_cjs_1 = require("./adapters.cjs");
  */
 function toAISDKTools(toolkit, options) {
     const tools = (0, adapters_cjs_1.adapterTools)(toolkit, options, "toAISDKTools");
-    const { tool, jsonSchema } = load();
+    const { tool, jsonSchema } = (0, adapters_cjs_1.requirePeer)("toAISDKTools", "the AI SDK", "ai", () => require("ai"));
     const set = {};
     for (const t of tools) {
         set[t.name] = tool({
@@ -29,12 +29,4 @@ function toAISDKTools(toolkit, options) {
         });
     }
     return set;
-}
-function load() {
-    try {
-        return require("ai");
-    }
-    catch (error) {
-        throw new Error(`toAISDKTools needs the AI SDK: npm install ai (${error.message})`);
-    }
 }

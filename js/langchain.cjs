@@ -15,7 +15,7 @@ const adapters_cjs_1 = require("./adapters.cjs");
  */
 function toLangChainTools(toolkit, options) {
     const tools = (0, adapters_cjs_1.adapterTools)(toolkit, options, "toLangChainTools");
-    const lc = load();
+    const lc = (0, adapters_cjs_1.requirePeer)("toLangChainTools", "LangChain", "@langchain/core", () => ({ tools: require("@langchain/core/tools"), messages: require("@langchain/core/messages") }));
     return tools.map((t) => lc.tools.tool(async (input, config) => {
         const id = config?.toolCall?.id;
         const outcome = await t.run(input, { id, signal: config?.signal });
@@ -24,12 +24,4 @@ function toLangChainTools(toolkit, options) {
         const status = outcome.status === "error" ? "error" : "success";
         return new lc.messages.ToolMessage({ content: outcome.text, tool_call_id: id, name: t.name, status });
     }, { name: t.name, description: t.description, schema: t.parameters }));
-}
-function load() {
-    try {
-        return { tools: require("@langchain/core/tools"), messages: require("@langchain/core/messages") };
-    }
-    catch (error) {
-        throw new Error(`toLangChainTools needs LangChain: npm install @langchain/core (${error.message})`);
-    }
 }

@@ -15,7 +15,7 @@ const adapters_cjs_1 = require("./adapters.cjs");
  */
 function toMastraTools(toolkit, options) {
     const tools = (0, adapters_cjs_1.adapterTools)(toolkit, options, "toMastraTools");
-    const { createTool } = load();
+    const { createTool } = (0, adapters_cjs_1.requirePeer)("toMastraTools", "Mastra", "@mastra/core", () => require("@mastra/core/tools"));
     const set = {};
     for (const t of tools) {
         set[t.name] = createTool({
@@ -31,12 +31,4 @@ function toMastraTools(toolkit, options) {
         });
     }
     return set;
-}
-function load() {
-    try {
-        return require("@mastra/core/tools");
-    }
-    catch (error) {
-        throw new Error(`toMastraTools needs Mastra: npm install @mastra/core (${error.message})`);
-    }
 }

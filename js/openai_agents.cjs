@@ -16,7 +16,7 @@ const adapters_cjs_1 = require("./adapters.cjs");
  */
 function toOpenAIAgentsTools(toolkit, options) {
     const tools = (0, adapters_cjs_1.adapterTools)(toolkit, options, "toOpenAIAgentsTools");
-    const { tool } = load();
+    const { tool } = (0, adapters_cjs_1.requirePeer)("toOpenAIAgentsTools", "the OpenAI Agents SDK", "@openai/agents", () => require("@openai/agents"));
     return tools.map((t) => tool({
         name: t.name,
         description: t.description,
@@ -26,12 +26,4 @@ function toOpenAIAgentsTools(toolkit, options) {
         // Failures are outputs already; only an abort is thrown, and it ends the run.
         errorFunction: null,
     }));
-}
-function load() {
-    try {
-        return require("@openai/agents");
-    }
-    catch (error) {
-        throw new Error(`toOpenAIAgentsTools needs the OpenAI Agents SDK: npm install @openai/agents (${error.message})`);
-    }
 }

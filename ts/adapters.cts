@@ -69,6 +69,18 @@ export type AdapterTool = {
 const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
 const PREVIEW_CHARS = 2_000;
 
+/**
+ * The optional peer an adapter needs (`load` requires it); missing, an Error that names the
+ * adapter, the framework and the package to install.
+ */
+export function requirePeer<T>(adapter: string, framework: string, pkg: string, load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    throw new Error(`${adapter} needs ${framework}: npm install ${pkg} (${(error as Error).message})`);
+  }
+}
+
 /** The toolkit's tools (and the cache tools) as framework-neutral AdapterTools. */
 export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptions | undefined, caller: string): AdapterTool[] {
   if (!toolkitState.has(toolkit as object)) throw new TypeError(`${caller}: toolkit must be made by createAgentToolkit`);

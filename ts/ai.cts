@@ -2,7 +2,7 @@
 // (`ai`) is an optional peer dependency, loaded when this function is first called.
 
 import type { ToolSet } from "ai" with { "resolution-mode": "import" };
-import { adapterTools, type FrameworkAdapterOptions } from "./adapters.cjs";
+import { adapterTools, type FrameworkAdapterOptions, requirePeer } from "./adapters.cjs";
 import type { AnyToolkit } from "./loop.cjs";
 
 export type { FrameworkAdapterOptions } from "./adapters.cjs";
@@ -20,7 +20,7 @@ type AiModule = typeof import("ai", { with: { "resolution-mode": "import" } });
  */
 export function toAISDKTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): ToolSet {
   const tools = adapterTools(toolkit, options, "toAISDKTools");
-  const { tool, jsonSchema } = load();
+  const { tool, jsonSchema } = requirePeer("toAISDKTools", "the AI SDK", "ai", (): AiModule => require("ai"));
   const set: ToolSet = {};
   for (const t of tools) {
     set[t.name] = tool({
@@ -34,12 +34,4 @@ export function toAISDKTools(toolkit: AnyToolkit, options?: FrameworkAdapterOpti
     });
   }
   return set;
-}
-
-function load(): AiModule {
-  try {
-    return require("ai");
-  } catch (error) {
-    throw new Error(`toAISDKTools needs the AI SDK: npm install ai (${(error as Error).message})`);
-  }
 }

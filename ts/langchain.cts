@@ -3,7 +3,7 @@
 
 import type { ToolMessage } from "@langchain/core/messages" with { "resolution-mode": "import" };
 import type { DynamicStructuredTool } from "@langchain/core/tools" with { "resolution-mode": "import" };
-import { adapterTools, type FrameworkAdapterOptions } from "./adapters.cjs";
+import { adapterTools, type FrameworkAdapterOptions, requirePeer } from "./adapters.cjs";
 import type { AnyToolkit } from "./loop.cjs";
 
 export type { FrameworkAdapterOptions } from "./adapters.cjs";
@@ -22,7 +22,7 @@ type LangChain = { tools: typeof import("@langchain/core/tools", { with: { "reso
  */
 export function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): DynamicStructuredTool[] {
   const tools = adapterTools(toolkit, options, "toLangChainTools");
-  const lc = load();
+  const lc = requirePeer("toLangChainTools", "LangChain", "@langchain/core", (): LangChain => ({ tools: require("@langchain/core/tools"), messages: require("@langchain/core/messages") }));
   return tools.map(
     (t) =>
       lc.tools.tool(
@@ -36,12 +36,4 @@ export function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapter
         { name: t.name, description: t.description, schema: t.parameters },
       ) as unknown as DynamicStructuredTool,
   );
-}
-
-function load(): LangChain {
-  try {
-    return { tools: require("@langchain/core/tools"), messages: require("@langchain/core/messages") };
-  } catch (error) {
-    throw new Error(`toLangChainTools needs LangChain: npm install @langchain/core (${(error as Error).message})`);
-  }
 }

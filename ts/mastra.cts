@@ -1,7 +1,7 @@
 // `agent-tools-native/mastra`: a toolkit as Mastra tools (`new Agent({ tools })`). `@mastra/core`
 // is an optional peer dependency, loaded when this function is first called.
 
-import { adapterTools, type FrameworkAdapterOptions } from "./adapters.cjs";
+import { adapterTools, type FrameworkAdapterOptions, requirePeer } from "./adapters.cjs";
 import type { AnyToolkit } from "./loop.cjs";
 
 export type { FrameworkAdapterOptions } from "./adapters.cjs";
@@ -36,7 +36,7 @@ type CreateTool = (options: {
  */
 export function toMastraTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): Record<string, MastraTool> {
   const tools = adapterTools(toolkit, options, "toMastraTools");
-  const { createTool } = load();
+  const { createTool } = requirePeer("toMastraTools", "Mastra", "@mastra/core", (): { createTool: CreateTool } => require("@mastra/core/tools"));
   const set: Record<string, MastraTool> = {};
   for (const t of tools) {
     set[t.name] = createTool({
@@ -51,12 +51,4 @@ export function toMastraTools(toolkit: AnyToolkit, options?: FrameworkAdapterOpt
     });
   }
   return set;
-}
-
-function load(): { createTool: CreateTool } {
-  try {
-    return require("@mastra/core/tools");
-  } catch (error) {
-    throw new Error(`toMastraTools needs Mastra: npm install @mastra/core (${(error as Error).message})`);
-  }
 }

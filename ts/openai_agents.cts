@@ -5,7 +5,7 @@
 // Types from @openai/agents-core, the package @openai/agents re-exports (its own typings do not
 // check from CommonJS); the runtime `tool` is @openai/agents' (the package users install).
 import type { FunctionTool, tool as toolFunction } from "@openai/agents-core";
-import { adapterTools, type FrameworkAdapterOptions } from "./adapters.cjs";
+import { adapterTools, type FrameworkAdapterOptions, requirePeer } from "./adapters.cjs";
 import type { AnyToolkit } from "./loop.cjs";
 
 export type { FrameworkAdapterOptions } from "./adapters.cjs";
@@ -25,7 +25,7 @@ type ToolOptions = Parameters<AgentsModule["tool"]>[0];
  */
 export function toOpenAIAgentsTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): FunctionTool[] {
   const tools = adapterTools(toolkit, options, "toOpenAIAgentsTools");
-  const { tool } = load();
+  const { tool } = requirePeer("toOpenAIAgentsTools", "the OpenAI Agents SDK", "@openai/agents", (): AgentsModule => require("@openai/agents"));
   return tools.map((t) =>
     tool({
       name: t.name,
@@ -38,12 +38,4 @@ export function toOpenAIAgentsTools(toolkit: AnyToolkit, options?: FrameworkAdap
       errorFunction: null,
     } as unknown as ToolOptions),
   ) as unknown as FunctionTool[];
-}
-
-function load(): AgentsModule {
-  try {
-    return require("@openai/agents");
-  } catch (error) {
-    throw new Error(`toOpenAIAgentsTools needs the OpenAI Agents SDK: npm install @openai/agents (${(error as Error).message})`);
-  }
 }
