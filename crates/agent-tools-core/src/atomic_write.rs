@@ -65,8 +65,7 @@ pub fn replace_atomically(
     }
 }
 
-/// The per-target name the new content takes for the rename.
-#[cfg(unix)]
+/// The per-target name the new content takes for the rename (Linux) or from the start (elsewhere).
 fn link_name(name: &OsStr) -> std::ffi::OsString {
     let mut link = std::ffi::OsString::from(TEMP_PREFIX);
     link.push(name);
@@ -201,9 +200,7 @@ fn replace_via_exclusive(
     bytes: &[u8],
     mode: Option<u32>,
 ) -> io::Result<()> {
-    let mut temp = std::ffi::OsString::from(TEMP_PREFIX);
-    temp.push(name);
-    temp.push(".tmp");
+    let temp = link_name(name);
     let Ok(fd) = crate::sys::fs::open_temporary_exclusive(dir, &temp) else {
         return replace_via_named(dir, name, bytes, mode);
     };
@@ -211,7 +208,7 @@ fn replace_via_exclusive(
     // on failure the handle's deletion mark removes the file, unless it was cleared
     fill(&mut file, bytes, mode)?;
     crate::sys::fs::keep(&file)?;
-    let result = rename_over(dir, &file, "", name);
+    let result = rename_over(dir, &file, &temp, name);
     if result.is_err() {
         let _ = crate::sys::fs::discard(&file);
     }
@@ -276,7 +273,12 @@ fn rename_over(
 /// the rename fail with a sharing violation or "access denied" while it lasts: retried for up to
 /// about two seconds, then the error.
 #[cfg(windows)]
-fn rename_over(dir: &OwnedFd, file: &fs::File, _from: &str, to: &OsStr) -> io::Result<()> {
+fn rename_over(
+    dir: &OwnedFd,
+    file: &fs::File,
+    _from: impl AsRef<std::path::Path>,
+    to: &OsStr,
+) -> io::Result<()> {
     use std::time::{Duration, Instant};
     use windows_sys::Win32::Foundation::{ERROR_ACCESS_DENIED, ERROR_SHARING_VIOLATION};
     let start = Instant::now();
