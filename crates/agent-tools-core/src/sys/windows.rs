@@ -452,17 +452,9 @@ pub mod fs {
 
     /// A new file `name` in `dir` (`O_CREAT | O_EXCL`) for writing, marked for deletion on its
     /// last close: if the process dies before [`keep`] clears the mark, Windows removes the file
-    /// (the stand-in for Linux's unnamed `O_TMPFILE`). Delete access is asked for that mark.
+    /// (the stand-in for Linux's unnamed `O_TMPFILE`).
     pub fn create_temporary<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P) -> Result<OwnedFd> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .access_mode(winfs::FILE_GENERIC_WRITE | winfs::DELETE)
-            .custom_flags(winfs::FILE_FLAG_OPEN_REPARSE_POINT)
-            .open(below(dir, name)?)
-            .map_err(Errno::of)?;
-        set_delete_pending(&file, true)?;
-        Ok(file.into())
+        open_delete_pending(OpenOptions::new().create_new(true), below(dir, name)?)
     }
 
     /// `name` in `dir` for writing, created or truncated, held without sharing (no one else can
@@ -470,14 +462,21 @@ pub mod fs {
     /// violation) and marked for deletion on its last close as by [`create_temporary`]. A
     /// directory or reparse point of that name is refused (`EXIST`), never written through.
     pub fn open_temporary_exclusive<Fd: AsFd, P: AsRef<Path>>(dir: Fd, name: P) -> Result<OwnedFd> {
-        let file = OpenOptions::new()
+        open_delete_pending(
+            OpenOptions::new().create(true).truncate(true).share_mode(0),
+            below(dir, name)?,
+        )
+    }
+
+    /// Opens `path` for writing with `options` and delete access (for the deletion mark), the
+    /// name itself if it is a reparse point, and marks the file for deletion on its last close;
+    /// a directory or reparse point is refused (`EXIST`).
+    fn open_delete_pending(options: &mut OpenOptions, path: PathBuf) -> Result<OwnedFd> {
+        let file = options
             .write(true)
-            .create(true)
-            .truncate(true)
-            .share_mode(0)
             .access_mode(winfs::FILE_GENERIC_WRITE | winfs::DELETE)
             .custom_flags(winfs::FILE_FLAG_OPEN_REPARSE_POINT)
-            .open(below(dir, name)?)
+            .open(path)
             .map_err(Errno::of)?;
         let meta = file.metadata().map_err(Errno::of)?;
         if meta.is_dir() || is_reparse_point(&meta) {
