@@ -10,6 +10,7 @@ pub mod collation;
 pub mod context;
 pub mod error;
 pub mod exec_sandbox;
+pub mod git;
 mod file_read;
 pub mod glob;
 pub mod invoke;

@@ -258,10 +258,12 @@ pub struct PrivateTmp(PathBuf);
 
 impl PrivateTmp {
     fn create(base: &Path) -> std::io::Result<PrivateTmp> {
-        let path = base.join(format!(
-            "agent-tools-exec-{}",
-            uuid::Uuid::new_v4().simple()
-        ));
+        Self::create_named(base, "agent-tools-exec")
+    }
+
+    /// A new directory `<prefix>-<random>` in `base`, readable by this user only.
+    pub(crate) fn create_named(base: &Path, prefix: &str) -> std::io::Result<PrivateTmp> {
+        let path = base.join(format!("{prefix}-{}", uuid::Uuid::new_v4().simple()));
         // No mode on Windows: the directory inherits its parent's ACL.
         #[cfg_attr(not(unix), allow(unused_mut))]
         let mut builder = std::fs::DirBuilder::new();

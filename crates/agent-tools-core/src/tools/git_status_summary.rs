@@ -8,15 +8,11 @@
 //!
 //! A repository is written by the model: its configuration can name programs (`core.fsmonitor`,
 //! filter drivers, hooks, transports) that plain `git status` would run with the host's rights.
-//! So git runs so that nothing the repository configures can start (README, "Reliability"):
-//! - command-scope configuration, which wins over every file, turns off the fsmonitor, hooks,
-//!   every transport (no lazy fetch) and every filter driver the configuration names
-//!   (read first with `git config --get-regexp`, includes followed);
-//! - no optional locks (git writes nothing), submodules' work trees are not inspected (that
-//!   would run git inside them, under their own configuration);
-//! - under the OS sandbox where the system has one: nothing written, no network, and on Linux
-//!   nothing executed but git itself.
+//! So git starts as `crate::git` prepares it: it never reads the repository's configuration, every
+//! directory it uses lies inside the workspace, and it runs under the OS sandbox where the system
+//! has one (nothing written, no network, and on Linux nothing executed but git itself).
 
+use std::path::Path;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -28,31 +24,13 @@ use super::exec_command::{self, ExecCommandOutput, ExecRequest};
 use super::input::{ArgShape, ToolInput};
 use super::{to_json, workspace_root};
 use crate::context::{RunContext, ToolContext};
-use crate::error::{ErrorClass, ErrorCode, Reason, ToolError};
+use crate::error::{outside_workspace_message, ErrorClass, ErrorCode, Reason, ToolError};
+use crate::git::{HardenedGit, Refusal};
 use crate::process::{CappedText, DEFAULT_MAX_OUTPUT_UNITS};
 use crate::sandbox::resolve_in_workspace;
 use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("GitStatusSummaryError");
-
-/// The locale settings git runs with, and no optional locks, lazy fetches or prompts.
-const GIT_ENV: [(&str, Option<&str>); 5] = [
-    ("LC_ALL", Some("C")),
-    ("LANGUAGE", None),
-    ("GIT_OPTIONAL_LOCKS", Some("0")),
-    ("GIT_NO_LAZY_FETCH", Some("1")),
-    ("GIT_TERMINAL_PROMPT", Some("0")),
-];
-
-/// Command-scope configuration that keeps git from starting any program.
-const GIT_SAFE_CONFIG: [(&str, &str); 6] = [
-    ("core.fsmonitor", "false"),
-    ("core.useBuiltinFSMonitor", "false"),
-    ("core.hooksPath", "/dev/null"),
-    ("protocol.allow", "never"),
-    ("diff.external", ""),
-    ("status.submoduleSummary", "false"),
-];
 
 const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -110,22 +88,22 @@ pub fn summarise(rc: &RunContext, input: GitStatusSummaryInput) -> Result<String
             format!("cwd is not a directory: {target}"),
         ));
     }
-    let settings = GitSettings::read(rc, &target)?;
+    let git = HardenedGit::prepare(rc.ctx, Path::new(&target)).map_err(|r| refusal(r, &target))?;
     // The two git processes are independent: run side by side, checked in upstream's order.
     let (rev_parse, status) = std::thread::scope(|scope| {
         let rev_parse = scope.spawn(|| {
-            git(
+            run_checked(
                 rc,
                 &target,
-                &settings,
+                &git,
                 &["rev-parse", "--show-toplevel"],
                 "failed to resolve repository root",
             )
         });
-        let status = git(
+        let status = run_checked(
             rc,
             &target,
-            &settings,
+            &git,
             &[
                 "-c",
                 "core.quotePath=false",
@@ -179,72 +157,24 @@ fn is_drive_path(path: &str) -> bool {
     b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'/' | b'\\')
 }
 
-/// The environment git runs with: [`GIT_ENV`], [`GIT_SAFE_CONFIG`] and every filter driver the
-/// repository's configuration names turned off, as command-scope configuration
-/// (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`: any key, `=` included).
-struct GitSettings(Vec<(String, Option<String>)>);
-
-impl GitSettings {
-    fn with_filters(drivers: &[&str]) -> GitSettings {
-        let mut config: Vec<(String, String)> = GIT_SAFE_CONFIG
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        for driver in drivers {
-            for (key, value) in [
-                ("clean", ""),
-                ("smudge", ""),
-                ("process", ""),
-                ("required", "false"),
-            ] {
-                config.push((format!("filter.{driver}.{key}"), value.to_string()));
-            }
+/// Why git did not start, as this tool reports it.
+fn refusal(refusal: Refusal, cwd: &str) -> ToolError {
+    match refusal {
+        Refusal::GitNotFound => ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            "COMMAND_NOT_FOUND: command not found: git",
+        ),
+        Refusal::NotRepository => ERROR_CLASS.coded(
+            ErrorCode::NotGitRepository,
+            format!("not a git repository: {cwd}"),
+        ),
+        Refusal::Outside(what) => {
+            ERROR_CLASS.internal(outside_workspace_message(&what)).refused(Reason::Sandbox)
         }
-        let mut env: Vec<(String, Option<String>)> = GIT_ENV
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.map(String::from)))
-            .collect();
-        env.push(("GIT_CONFIG_COUNT".into(), Some(config.len().to_string())));
-        for (index, (key, value)) in config.into_iter().enumerate() {
-            env.push((format!("GIT_CONFIG_KEY_{index}"), Some(key)));
-            env.push((format!("GIT_CONFIG_VALUE_{index}"), Some(value)));
-        }
-        GitSettings(env)
-    }
-
-    /// Reads the filter drivers the configuration seen from `cwd` names.
-    fn read(rc: &RunContext, cwd: &str) -> Result<GitSettings, ToolError> {
-        let base = GitSettings::with_filters(&[]);
-        let output = run_git(
-            rc,
-            cwd,
-            &base,
-            &[
-                "config",
-                "--null",
-                "--name-only",
-                "--get-regexp",
-                "^filter\\.",
-            ],
-        )?;
-        // 1: no such key; anything else (not a repository, ...) is left to the calls that follow.
-        if output.exit_code != 0 {
-            return Ok(base);
-        }
-        let names = output.stdout.text();
-        let drivers: Vec<&str> = names
-            .split('\0')
-            .filter_map(|key| key.strip_prefix("filter."))
-            .filter_map(|rest| rest.rsplit_once('.').map(|(driver, _)| driver))
-            .collect();
-        Ok(GitSettings::with_filters(&drivers))
-    }
-
-    fn env(&self) -> Vec<(&str, Option<&str>)> {
-        self.0
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_deref()))
-            .collect()
+        Refusal::Git(message) => ERROR_CLASS.coded(
+            ErrorCode::Internal,
+            format!("failed to resolve repository root: {message}"),
+        ),
     }
 }
 
@@ -252,12 +182,12 @@ impl GitSettings {
 fn run_git(
     rc: &RunContext,
     cwd: &str,
-    settings: &GitSettings,
+    git: &HardenedGit,
     args: &[&str],
 ) -> Result<ExecCommandOutput, ToolError> {
     let request = ExecRequest {
         cwd: cwd.to_string(),
-        command: std::iter::once("git")
+        command: std::iter::once(git.program.as_str())
             .chain(args.iter().copied())
             .map(String::from)
             .collect(),
@@ -269,21 +199,21 @@ fn run_git(
     exec_command::execute(
         rc,
         &request,
-        &settings.env(),
+        &git.env(),
         exec_command::Sandboxing::ConfinedProgram,
     )
     .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message))
 }
 
 /// Runs `git <args>` in `cwd`; a failed run becomes NOT_GIT_REPOSITORY or INTERNAL.
-fn git(
+fn run_checked(
     rc: &RunContext,
     cwd: &str,
-    settings: &GitSettings,
+    git: &HardenedGit,
     args: &[&str],
     failure: &str,
 ) -> Result<ExecCommandOutput, ToolError> {
-    let output = run_git(rc, cwd, settings, args)?;
+    let output = run_git(rc, cwd, git, args)?;
     if output.exit_code == 0 {
         return Ok(output);
     }
@@ -531,11 +461,11 @@ mod tests {
             timeout: GIT_TIMEOUT,
             max_output_units: 1000,
         };
-        let settings = GitSettings::with_filters(&[]);
+        let git = HardenedGit::prepare(&ctx, Path::new(&r.root)).unwrap();
         let out = exec_command::execute(
             &rc,
             &request,
-            &settings.env(),
+            &git.env(),
             exec_command::Sandboxing::ConfinedProgram,
         )
         .unwrap();
@@ -556,15 +486,17 @@ mod tests {
             std::fs::read_to_string(&self.marker).is_ok_and(|m| !m.is_empty())
         }
 
-        /// `git status` as the tool runs it, with or without its configuration and sandbox.
-        fn status(&self, settings: bool, sandbox: bool) -> ExecCommandOutput {
+        /// `git status` as the tool runs it, with or without its preparation and sandbox.
+        fn status(&self, hardened: bool, sandbox: bool) -> ExecCommandOutput {
             let rc = RunContext {
                 ctx: &self.repo.ctx,
                 confinement: None,
             };
+            let git = HardenedGit::prepare(&self.repo.ctx, Path::new(&self.repo.root)).unwrap();
+            let program = if hardened { git.program.as_str() } else { "git" };
             let request = ExecRequest {
                 cwd: self.repo.root.clone(),
-                command: ["git", "status", "--porcelain=v1"]
+                command: [program, "status", "--porcelain=v1"]
                     .map(String::from)
                     .to_vec(),
                 direct: true,
@@ -572,11 +504,7 @@ mod tests {
                 timeout: GIT_TIMEOUT,
                 max_output_units: 10_000,
             };
-            let env = if settings {
-                GitSettings::read(&rc, &self.repo.root).unwrap()
-            } else {
-                GitSettings(vec![])
-            };
+            let env = if hardened { git.env() } else { vec![] };
             let sandboxing = if sandbox {
                 exec_command::Sandboxing::ConfinedProgram
             } else {
@@ -585,7 +513,7 @@ mod tests {
                     deny_network: false,
                 })
             };
-            exec_command::execute(&rc, &request, &env.env(), sandboxing).unwrap()
+            exec_command::execute(&rc, &request, &env, sandboxing).unwrap()
         }
     }
 
@@ -616,8 +544,14 @@ mod tests {
         Trap { repo, marker }
     }
 
+    /// Two filter drivers with 100 000-character names before the real one: the deny-list this
+    /// design replaced read driver names from output capped at 200 000 units.
     #[cfg(unix)]
-    const VECTORS: [(&str, &str); 6] = [
+    const PADDING: &str = "for n in 1 2; do printf '[filter \"%s%s\"]\\n\\tclean = cat\\n' $n \"$(head -c 100000 /dev/zero | tr '\\0' p)\" >> .git/config; done && echo '*.txt filter=evil' > .gitattributes && git config filter.evil.clean \"$EVIL\"";
+
+    #[cfg(unix)]
+    const VECTORS: [(&str, &str); 7] = [
+        ("filter after 200 KB of padding", PADDING),
         ("fsmonitor", "git config core.fsmonitor \"$EVIL\""),
         (
             "clean filter",
