@@ -178,16 +178,49 @@ describe("git_status_summary: repository states", notUnderWine(WINE.git), () => 
     });
   });
 
-  test("a workspace inside a larger repository reports that repository (kept, docs/compat.md)", async () => {
+  test("a workspace inside a larger repository: refused, git would use a directory outside it", async () => {
     await withRepo(async (outer) => {
-      const ws = { ...outer };
       const inner = path.join(outer.root, "sub");
       const { createToolContext, createAgentToolkit } = await import("agent-tools-native");
-      ws.context = createToolContext({ workspaceRoot: inner, policy: outer.context.policy });
-      ws.toolkit = createAgentToolkit(ws.context);
-      const out = await viaBoth(ws, undefined);
-      assert.equal(out.repository_root, outer.root);
-      assert.equal(out.raw, "## No commits yet on main\n?? a.txt\n?? sub/\n", "paths relative to the repository root");
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: inner, policy: outer.context.policy }));
+      const message = '[Sandbox Violation] Attempted to access path outside of workspace: "the repository holding the workspace"';
+      const wrapped = await toolkit.tools.git_status_summary();
+      assert.equal(wrapped.status, "denied");
+      assert.equal(wrapped.error.code, "SANDBOX_VIOLATION");
+      assert.equal(wrapped.message, message);
+      const err = await rejection(toolkit.invoke("git_status_summary", {}));
+      assert.equal(err.message, message);
+    });
+  });
+
+  test("the host's GIT_* variables never reach git", async () => {
+    await withRepo(async (ws) => {
+      const other = path.join(ws.outside, "other");
+      fs.mkdirSync(other);
+      initRepo(other);
+      git(other, "checkout", "-q", "-b", "other-branch");
+      fs.writeFileSync(path.join(other, "outside-file.txt"), "x");
+      const vars = { GIT_DIR: path.join(other, ".git"), GIT_WORK_TREE: other, GIT_INDEX_FILE: path.join(other, ".git", "index"), GIT_CONFIG_PARAMETERS: "'status.showuntrackedfiles'='all'" };
+      await withEnv(vars, async () => {
+        assert.deepEqual(await viaBoth(ws, undefined), {
+          repository_root: ws.root,
+          branch: "main",
+          raw: "## No commits yet on main\n?? a.txt\n?? sub/\n",
+        });
+      });
+    });
+  });
+
+  test("a linked work tree and the user's settings the repository keeps (autocrlf, untracked files) are honoured", async () => {
+    await withRepo(async (ws) => {
+      git(ws.root, "add", ".");
+      git(ws.root, "commit", "-q", "-m", "one");
+      git(ws.root, "worktree", "add", "-q", "wt", "-b", "feature");
+      git(ws.root, "config", "status.showUntrackedFiles", "all");
+      fs.mkdirSync(path.join(ws.root, "wt", "new"));
+      fs.writeFileSync(path.join(ws.root, "wt", "new", "n.txt"), "n");
+      const out = await viaBoth(ws, "wt");
+      assert.deepEqual(out, { repository_root: path.join(ws.root, "wt"), branch: "feature", raw: "## feature\n?? new/n.txt\n" });
     });
   });
 });

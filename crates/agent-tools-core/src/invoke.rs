@@ -117,6 +117,9 @@ pub struct Job {
     args: JobArgs,
     /// Checked by a front door: the handler is confined to the workspace.
     confined: bool,
+    /// The door it came through: a handler's `SANDBOX_VIOLATION` is answered as that door
+    /// answers a path outside the workspace ([`Job::answer`]).
+    door: Door,
     /// False: the job ends in `Outcome::Prepared` once its path mapping is done.
     run_built_in: bool,
 }
@@ -183,11 +186,13 @@ pub fn plan(handle: &ToolContext, call: &Call, args: ArgValue) -> Plan {
     // answered at once. Where the path mapping runs: with a bounded built-in or a session tool
     // (and for names that are not built-ins), here; otherwise on the worker, with the rest.
     let run_built_in = call.run_built_in;
+    let door = call.door;
     let job = |ctx: ToolContext, spec, args| Job {
         ctx,
         spec,
         args,
         confined: true,
+        door,
         run_built_in,
     };
     match spec.map(|s| (s, s.handler)) {
@@ -243,6 +248,7 @@ fn plan_unchecked(
             spec,
             args: JobArgs::Ready(args),
             confined: false,
+            door: Door::Handler,
             run_built_in: true,
         }),
         None => Plan::Done(Outcome::ToolError(
@@ -268,7 +274,7 @@ impl Job {
             Ok(rc) => handler(&rc, args, Some(INLINE_BYTES)).transpose()?,
             Err(e) => Err(e),
         };
-        Some(result.into())
+        Some(answer(self.door, result))
     }
 
     /// Runs the job in full on this thread: the path mapping if left, then the built-in
@@ -279,6 +285,7 @@ impl Job {
             spec,
             args,
             confined,
+            door,
             run_built_in,
         } = self;
         let args = match args {
@@ -296,17 +303,43 @@ impl Job {
             Err(e) => return Outcome::ToolError(e),
         };
         match spec.handler {
-            Handler::Worker(handler) => handler(&rc, &args).into(),
-            Handler::Bounded(handler) => handler(&rc, &args, None)
-                .and_then(|out| {
+            Handler::Worker(handler) => answer(door, handler(&rc, &args)),
+            Handler::Bounded(handler) => answer(
+                door,
+                handler(&rc, &args, None).and_then(|out| {
                     out.ok_or_else(|| spec.error_class.internal("unbounded run gave up"))
-                })
-                .into(),
+                }),
+            ),
             Handler::Session(_) => Outcome::ToolError(spec.error_class.internal(format!(
                 "{} runs on the JavaScript thread with the session state",
                 spec.name
             ))),
         }
+    }
+}
+
+/// A handler's result as `door` answers it. A `SANDBOX_VIOLATION` the handler found (something
+/// the call would use lies outside the workspace) is answered as a path outside the workspace
+/// is: denied by the secure wrapper, the plain sandbox `Error` of `invoke`, and the `INTERNAL`
+/// error of the raw handler.
+fn answer(door: Door, result: Result<String, ToolError>) -> Outcome {
+    match result {
+        Err(e) if e.code == ErrorCode::SandboxViolation => match door {
+            Door::Tools => Outcome::Denied {
+                reason: Reason::Sandbox,
+                message: e.message,
+            },
+            Door::Invoke => Outcome::PlainError {
+                message: e.message,
+                reason: Some(Reason::Sandbox),
+            },
+            Door::Handler => Outcome::ToolError(
+                ErrorClass(e.class_name)
+                    .internal(e.message)
+                    .refused(Reason::Sandbox),
+            ),
+        },
+        result => result.into(),
     }
 }
 

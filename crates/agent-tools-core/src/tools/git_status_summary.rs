@@ -168,9 +168,9 @@ fn refusal(refusal: Refusal, cwd: &str) -> ToolError {
             ErrorCode::NotGitRepository,
             format!("not a git repository: {cwd}"),
         ),
-        Refusal::Outside(what) => {
-            ERROR_CLASS.internal(outside_workspace_message(&what)).refused(Reason::Sandbox)
-        }
+        Refusal::Outside(what) => ERROR_CLASS
+            .bare(ErrorCode::SandboxViolation, outside_workspace_message(&what))
+            .refused(Reason::Sandbox),
         Refusal::Git(message) => ERROR_CLASS.coded(
             ErrorCode::Internal,
             format!("failed to resolve repository root: {message}"),
