@@ -452,3 +452,59 @@ describe("ast_grep_search: patterns that used to end the process", () => {
     }
   });
 });
+
+describe("ast_grep_search: a timed-out search stops working", () => {
+  // Nested relational rules with `stopBy: end` walk the whole file again for every node tried:
+  // minutes of matching in one file, far past any timeout on any machine.
+  const slowRule = {
+    kind: "identifier",
+    inside: { stopBy: "end", kind: "function_declaration", has: { stopBy: "end", kind: "identifier", inside: { stopBy: "end", kind: "program", has: { stopBy: "end", kind: "regex" } } } },
+  };
+
+  /** CPU seconds this process uses in `ms` of wall time. */
+  async function cpuOver(ms) {
+    const start = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1e6;
+  }
+
+  test("20 timed-out searches in a row leave no thread busy (CPU back to idle within 2 s)", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-ast-")));
+    try {
+      const source = Array.from({ length: 3000 }, (_, i) => `function f${i}(a, b) { const x = a + b; return g(x, a) + h(b); }`).join("\n");
+      fs.writeFileSync(path.join(dir, "big.js"), source);
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL }));
+      for (let i = 0; i < 20; i++) {
+        const error = await rejectionOf(toolkit.invoke("ast_grep_search", { language: "javascript", rule: slowRule, timeout_ms: 150 }));
+        assert.equal(error.code, "TIMEOUT", error.message);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // One spinning thread alone would use about a second of CPU in this second.
+      const used = await cpuOver(1000);
+      assert.ok(used < 0.3, `${used.toFixed(3)} s of CPU in 1 s after the searches timed out`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the rule's relational nesting and count are limited", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "atn-ast-"));
+    try {
+      fs.writeFileSync(path.join(dir, "a.js"), "f(1)\n");
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL }));
+      let rule = { kind: "identifier" };
+      for (let i = 0; i < 7; i++) rule = { kind: "identifier", has: rule };
+      const deep = await rejectionOf(toolkit.invoke("ast_grep_search", { language: "javascript", rule }));
+      assert.equal(deep.code, "INVALID_ARGUMENT");
+      assert.match(deep.message, /more than 6 levels deep/);
+      const wide = { any: Array.from({ length: 33 }, () => ({ kind: "call_expression", has: { kind: "number" } })) };
+      const many = await rejectionOf(toolkit.invoke("ast_grep_search", { language: "javascript", rule: wide }));
+      assert.match(many.message, /more than 32 relational rules/);
+      const ok = await toolkit.invoke("ast_grep_search", { language: "javascript", rule: { kind: "call_expression", has: { kind: "number", stopBy: "end" } } });
+      assert.equal(ok.content.items.length, 1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

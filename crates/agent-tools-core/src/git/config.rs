@@ -34,7 +34,11 @@ pub struct ParseError {
 /// Parses a whole file (a leading UTF-8 byte-order mark is skipped, as git skips it).
 pub fn parse(text: &str) -> Result<Vec<Entry>, ParseError> {
     let mut parser = Parser {
-        chars: text.strip_prefix('\u{feff}').unwrap_or(text).chars().collect(),
+        chars: text
+            .strip_prefix('\u{feff}')
+            .unwrap_or(text)
+            .chars()
+            .collect(),
         at: 0,
         line: 1,
     };
@@ -296,7 +300,10 @@ mod tests {
     fn crlf_and_empty_values() {
         assert_eq!(
             names("[core]\r\n\tautocrlf = true\r\n\tx =\r\n"),
-            vec![pair("core.autocrlf", Some("true")), pair("core.x", Some(""))]
+            vec![
+                pair("core.autocrlf", Some("true")),
+                pair("core.x", Some(""))
+            ]
         );
     }
 

@@ -137,7 +137,11 @@ impl HardenedGit {
         let private = private_dir(ctx, &root)?;
         settings.populate(&repository, &root, private.path())?;
         let mut env = host_git_variables(ctx);
-        env.extend(FIXED_ENV.iter().map(|(k, v)| (k.to_string(), v.map(String::from))));
+        env.extend(
+            FIXED_ENV
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.map(String::from))),
+        );
         let path = |p: &Path| Some(p.to_string_lossy().into_owned());
         env.push(("GIT_DIR".into(), path(private.path())));
         env.push(("GIT_WORK_TREE".into(), path(&repository.work_tree)));
@@ -302,7 +306,9 @@ pub fn discover(target: &Path, root: &Path, ceilings: &[PathBuf]) -> Result<Repo
                 .unwrap_or_default()
         };
         let found = if dot_git.is_file() {
-            let what = format!("{}/.git", rel(&dir)).trim_start_matches('/').to_string();
+            let what = format!("{}/.git", rel(&dir))
+                .trim_start_matches('/')
+                .to_string();
             let text = read_inside(root, &dot_git, &what)?.unwrap_or_default();
             let named = text
                 .lines()
@@ -420,7 +426,8 @@ impl RepositorySettings {
                 .and_then(|v| v.parse::<u32>().ok())
                 .ok_or_else(|| Refusal::Git("fatal: bad repository format version".into()))?,
         };
-        if last("core", "bare").is_some_and(|e| config::parse_bool(e.value.as_deref()) == Some(true))
+        if last("core", "bare")
+            .is_some_and(|e| config::parse_bool(e.value.as_deref()) == Some(true))
         {
             return Err(Refusal::Git(NO_WORK_TREE.into()));
         }
@@ -474,8 +481,8 @@ impl RepositorySettings {
             }
         }
         std::fs::write(private.join("config"), config).map_err(failed)?;
-        let head = read_inside(root, &repo.git_dir.join("HEAD"), "HEAD")?
-            .ok_or(Refusal::NotRepository)?;
+        let head =
+            read_inside(root, &repo.git_dir.join("HEAD"), "HEAD")?.ok_or(Refusal::NotRepository)?;
         std::fs::write(private.join("HEAD"), &head).map_err(failed)?;
         for dir in ["refs/heads", "refs/tags", "objects", "info"] {
             std::fs::create_dir_all(private.join(dir)).map_err(failed)?;
@@ -490,14 +497,26 @@ impl RepositorySettings {
                     "fatal: linked work trees of reftable repositories are not supported".into(),
                 ));
             }
-            copy_dir_files(root, &repo.common_dir.join("reftable"), &private.join("reftable"))?;
+            copy_dir_files(
+                root,
+                &repo.common_dir.join("reftable"),
+                &private.join("reftable"),
+            )?;
         } else {
-            copy_if_present(root, &repo.common_dir.join("packed-refs"), &private.join("packed-refs"))?;
+            copy_if_present(
+                root,
+                &repo.common_dir.join("packed-refs"),
+                &private.join("packed-refs"),
+            )?;
             for name in self.refs_to_copy(head.trim()) {
                 let per_worktree = ["refs/bisect/", "refs/worktree/", "refs/rewritten/"]
                     .iter()
                     .any(|p| name.starts_with(p));
-                let from = if per_worktree { &repo.git_dir } else { &repo.common_dir };
+                let from = if per_worktree {
+                    &repo.git_dir
+                } else {
+                    &repo.common_dir
+                };
                 let target = private.join(&name);
                 if let Some(parent) = target.parent() {
                     std::fs::create_dir_all(parent).map_err(failed)?;
@@ -505,7 +524,11 @@ impl RepositorySettings {
                 copy_if_present(root, &from.join(&name), &target)?;
             }
         }
-        copy_if_present(root, &repo.common_dir.join("shallow"), &private.join("shallow"))?;
+        copy_if_present(
+            root,
+            &repo.common_dir.join("shallow"),
+            &private.join("shallow"),
+        )?;
         for name in ["exclude", "attributes"] {
             copy_if_present(
                 root,

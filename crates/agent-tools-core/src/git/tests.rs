@@ -115,7 +115,10 @@ fn a_repository_inside_is_found_from_below() {
     assert_eq!(repo.common_dir, l.root.join(".git"));
     assert_eq!(repo.objects_dir, l.root.join(".git").join("objects"));
     assert_eq!(find(&l, ".git"), Err(Refusal::Git(NO_WORK_TREE.into())));
-    assert_eq!(find(&l, ".git/refs"), Err(Refusal::Git(NO_WORK_TREE.into())));
+    assert_eq!(
+        find(&l, ".git/refs"),
+        Err(Refusal::Git(NO_WORK_TREE.into()))
+    );
 }
 
 #[test]
@@ -126,7 +129,11 @@ fn a_linked_work_tree_inside_is_found() {
     std::fs::write(wt_git.join("HEAD"), "ref: refs/heads/other\n").unwrap();
     std::fs::write(wt_git.join("commondir"), "../..\n").unwrap();
     std::fs::create_dir_all(l.root.join("wt")).unwrap();
-    std::fs::write(l.root.join("wt").join(".git"), "gitdir: ../.git/worktrees/wt\n").unwrap();
+    std::fs::write(
+        l.root.join("wt").join(".git"),
+        "gitdir: ../.git/worktrees/wt\n",
+    )
+    .unwrap();
     let repo = find(&l, "wt").unwrap();
     assert_eq!(repo.work_tree, l.root.join("wt"));
     assert_eq!(repo.git_dir, wt_git);
@@ -178,7 +185,11 @@ fn alternates_outside_are_refused() {
     // An alternate inside whose own alternates lead outside.
     std::fs::create_dir_all(l.root.join("sub/info")).unwrap();
     std::fs::write(&alternates, "../../sub\n").unwrap();
-    std::fs::write(l.root.join("sub/info/alternates"), "../../outside/.git/objects\n").unwrap();
+    std::fs::write(
+        l.root.join("sub/info/alternates"),
+        "../../outside/.git/objects\n",
+    )
+    .unwrap();
     assert!(matches!(find(&l, "."), Err(Refusal::Outside(_))));
 }
 
@@ -203,7 +214,9 @@ fn a_repository_above_the_workspace_is_refused() {
     let inner = l.root.join("sub");
     assert_eq!(
         discover(&inner, &inner, &[]),
-        Err(Refusal::Outside("the repository holding the workspace".into()))
+        Err(Refusal::Outside(
+            "the repository holding the workspace".into()
+        ))
     );
     // Without a repository up to the ceiling: not a repository.
     std::fs::remove_dir_all(l.root.join(".git")).unwrap();
@@ -281,10 +294,16 @@ fn settings_are_filtered_and_the_private_directory_holds_no_program() {
 fn a_configuration_the_reader_does_not_understand_is_refused() {
     let l = layout();
     let repo = find(&l, ".").unwrap();
-    std::fs::write(l.root.join(".git/config"), "[core]\n\tfsmonitor = \"/x/evil\n").unwrap();
+    std::fs::write(
+        l.root.join(".git/config"),
+        "[core]\n\tfsmonitor = \"/x/evil\n",
+    )
+    .unwrap();
     assert_eq!(
         RepositorySettings::read(&repo, &l.root).err(),
-        Some(Refusal::Git("fatal: bad config line 2 in file config".into()))
+        Some(Refusal::Git(
+            "fatal: bad config line 2 in file config".into()
+        ))
     );
     std::fs::write(
         l.root.join(".git/config"),

@@ -169,7 +169,10 @@ fn refusal(refusal: Refusal, cwd: &str) -> ToolError {
             format!("not a git repository: {cwd}"),
         ),
         Refusal::Outside(what) => ERROR_CLASS
-            .bare(ErrorCode::SandboxViolation, outside_workspace_message(&what))
+            .bare(
+                ErrorCode::SandboxViolation,
+                outside_workspace_message(&what),
+            )
             .refused(Reason::Sandbox),
         Refusal::Git(message) => ERROR_CLASS.coded(
             ErrorCode::Internal,
@@ -493,7 +496,11 @@ mod tests {
                 confinement: None,
             };
             let git = HardenedGit::prepare(&self.repo.ctx, Path::new(&self.repo.root)).unwrap();
-            let program = if hardened { git.program.as_str() } else { "git" };
+            let program = if hardened {
+                git.program.as_str()
+            } else {
+                "git"
+            };
             let request = ExecRequest {
                 cwd: self.repo.root.clone(),
                 command: [program, "status", "--porcelain=v1"]
@@ -611,21 +618,34 @@ mod tests {
     }
 
     /// Windows: `git` is found through `PATHEXT` (here a stand-in `git.exe`, the test binary
-    /// in its `git` role, which answers like git for the three calls and prints the settings it
-    /// was given), and its output makes the summary.
+    /// in its `git` role, which answers like git for the two calls and prints the settings it
+    /// was given), only in a `PATH` entry outside the workspace, and it gets the private git
+    /// directory: the repository's filter and fsmonitor never reach it.
     #[cfg(windows)]
     mod windows_tests {
         use super::*;
         use crate::process::windows::test_helper;
 
         #[test]
-        fn git_exe_is_found_through_pathext() {
+        fn git_exe_is_found_through_pathext_and_given_no_program() {
             let dir = tempfile::tempdir().unwrap();
             let root = dir.path().join("ws");
             let bin = dir.path().join("bin");
+            let git_dir = root.join(".git");
             std::fs::create_dir_all(root.join("src")).unwrap();
+            std::fs::create_dir_all(git_dir.join("objects")).unwrap();
+            std::fs::create_dir_all(git_dir.join("refs").join("heads")).unwrap();
+            std::fs::write(git_dir.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+            std::fs::write(
+                git_dir.join("config"),
+                "[core]\n\tautocrlf = true\n\tfsmonitor = C:/evil.exe\n[filter \"evil\"]\n\tclean = C:/evil.exe\n",
+            )
+            .unwrap();
             std::fs::create_dir(&bin).unwrap();
             test_helper::install_as(&bin, "git.exe");
+            // A `git.exe` in the workspace, first on PATH: not a program, so running it would fail.
+            std::fs::create_dir(root.join("bin")).unwrap();
+            std::fs::write(root.join("bin").join("git.exe"), "not a program").unwrap();
             let root = root.to_string_lossy().into_owned();
             let mut ctx = ToolContext::allow_all(&root);
             assert_eq!(ctx.platform.as_deref(), Some("win32"));
@@ -634,8 +654,10 @@ mod tests {
                     !k.eq_ignore_ascii_case("PATH") && !k.eq_ignore_ascii_case("PATHEXT")
                 })
                 .collect();
-            env.push(("Path".into(), bin.to_string_lossy().into_owned()));
+            let path = format!("{root}\\bin;bin;.;{}", bin.to_string_lossy());
+            env.push(("Path".into(), path));
             env.push(("LC_ALL".into(), "fr_FR.UTF-8".into()));
+            env.push(("GIT_DIR".into(), "C:/elsewhere/.git".into()));
             env.push(test_helper::role_var("git"));
             ctx.process_env = Some(env);
             let rc = RunContext {
@@ -645,17 +667,32 @@ mod tests {
             let out: Value =
                 serde_json::from_str(&run(&rc, &[ArgValue::from("src")]).unwrap()).unwrap();
             let src = format!("{root}\\src").replace('\\', "/");
-            assert_eq!(
-                out,
-                json!({
-                    "repository_root": src,
-                    "branch": "main",
-                    "raw": "## main\n M a.txt\nLC_ALL=C GIT_CONFIG_COUNT=6\n"
-                })
+            assert_eq!(out["repository_root"], json!(src));
+            assert_eq!(out["branch"], json!("main"));
+            let raw = out["raw"].as_str().unwrap();
+            assert!(
+                raw.starts_with("## main\n M a.txt\nLC_ALL=C\nGIT_DIR="),
+                "{raw}"
             );
-            // No git on the path: exec_command's error, wrapped.
+            let private = raw
+                .lines()
+                .nth(3)
+                .unwrap()
+                .strip_prefix("GIT_DIR=")
+                .unwrap();
+            assert!(!private.is_empty() && !private.starts_with(&root), "{raw}");
+            assert!(
+                raw.contains("\nconfig=[core]|\trepositoryformatversion = 0|\tbare = false|\n"),
+                "{raw}"
+            );
+            assert!(raw.contains("\ncore.autocrlf=true\n"), "{raw}");
+            assert!(raw.contains("\ncore.fsmonitor=false\n"), "{raw}");
+            assert!(!raw.contains("evil"), "{raw}");
+            // The private directory is gone after the call.
+            assert!(!std::path::Path::new(private).exists());
+            // No git outside the workspace on the path: exec_command's error, wrapped.
             let mut ctx = ctx.clone();
-            ctx.process_env = Some(vec![("Path".into(), root.clone())]);
+            ctx.process_env = Some(vec![("Path".into(), format!("{root}\\bin"))]);
             let rc = RunContext {
                 ctx: &ctx,
                 confinement: None,

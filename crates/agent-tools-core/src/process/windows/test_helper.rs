@@ -100,26 +100,31 @@ extern "C" fn run_as_helper() {
                 Err(_) => 98,
             }
         }
-        // Enough of git for git_status_summary: `config` finds nothing, `rev-parse` prints
-        // the directory as git does (forward slashes), `status` a porcelain listing and the
-        // settings it ran with.
+        // Enough of git for git_status_summary: `rev-parse` prints the directory as git does
+        // (forward slashes), `status` a porcelain listing and what it was given: the locale,
+        // the git directory, that directory's `config` and the command-scope settings.
         "git" => {
             let args: Vec<String> = std::env::args().skip(1).collect();
             let var = |name: &str| std::env::var(name).unwrap_or_default();
-            if args.iter().any(|a| a == "config") {
-                1
-            } else if args.iter().any(|a| a == "rev-parse") {
+            if args.iter().any(|a| a == "rev-parse") {
                 let cwd = std::env::current_dir().unwrap_or_default();
                 let _ = writeln!(out, "{}", cwd.to_string_lossy().replace('\\', "/"));
                 0
             } else if args.iter().any(|a| a == "status") {
                 let _ = write!(out, "## main\n M a.txt\n");
+                let _ = writeln!(out, "LC_ALL={}", var("LC_ALL"));
+                let _ = writeln!(out, "GIT_DIR={}", var("GIT_DIR"));
+                let config = std::fs::read_to_string(format!("{}/config", var("GIT_DIR")));
                 let _ = writeln!(
                     out,
-                    "LC_ALL={} GIT_CONFIG_COUNT={}",
-                    var("LC_ALL"),
-                    var("GIT_CONFIG_COUNT")
+                    "config={}",
+                    config.unwrap_or_default().replace('\n', "|")
                 );
+                let count: usize = var("GIT_CONFIG_COUNT").parse().unwrap_or(0);
+                for n in 0..count {
+                    let key = var(&format!("GIT_CONFIG_KEY_{n}"));
+                    let _ = writeln!(out, "{key}={}", var(&format!("GIT_CONFIG_VALUE_{n}")));
+                }
                 0
             } else {
                 2

@@ -456,24 +456,46 @@ fn required_texts(rule: &serde_json::Value, lang: SupportLang) -> Vec<String> {
 /// Real code patterns nest a few dozen levels.
 pub const MAX_PATTERN_BYTES: usize = 64 << 10;
 pub const MAX_PATTERN_DEPTH: usize = 256;
+/// Relational rules (`inside`, `has`, `precedes`, `follows`) nested in one another at most ...
+pub const MAX_RELATIONAL_DEPTH: usize = 6;
+/// ... and in all.
+pub const MAX_RELATIONAL_RULES: usize = 32;
+
+const RELATIONAL_KEYS: [&str; 4] = ["inside", "has", "precedes", "follows"];
 
 /// Refuses, before anything compiles them, patterns (`pattern`, or a pattern object's
 /// `context`) anywhere in `rule` that are longer or nest deeper than the limits above. The
 /// pattern is parsed as ast-grep will parse it; tree-sitter parses without recursion and the
 /// depth is measured with an explicit stack.
+/// The rule's size limits: each pattern's, and how many relational rules it holds and how deep
+/// they nest (each walks the tree for every node it is tried on, so nesting multiplies the work).
 fn check_patterns(rule: &serde_json::Value, lang: SupportLang) -> Result<(), ToolError> {
-    let mut values = vec![rule];
-    while let Some(value) = values.pop() {
+    let mut values = vec![(rule, 0usize)];
+    let mut relational = 0;
+    while let Some((value, depth)) = values.pop() {
         match value {
             serde_json::Value::Object(fields) => {
                 for (key, field) in fields {
                     if let (Some(text), "pattern" | "context") = (field.as_str(), key.as_str()) {
                         check_pattern(text, lang)?;
                     }
-                    values.push(field);
+                    let nested = RELATIONAL_KEYS.contains(&key.as_str()) && field.is_object();
+                    let depth = depth + usize::from(nested);
+                    relational += usize::from(nested);
+                    if depth > MAX_RELATIONAL_DEPTH {
+                        return Err(ERROR_CLASS.invalid(format!(
+                            "rule nests relational rules (inside, has, precedes, follows) more than {MAX_RELATIONAL_DEPTH} levels deep"
+                        )));
+                    }
+                    if relational > MAX_RELATIONAL_RULES {
+                        return Err(ERROR_CLASS.invalid(format!(
+                            "rule holds more than {MAX_RELATIONAL_RULES} relational rules (inside, has, precedes, follows)"
+                        )));
+                    }
+                    values.push((field, depth));
                 }
             }
-            serde_json::Value::Array(items) => values.extend(items),
+            serde_json::Value::Array(items) => values.extend(items.iter().map(|v| (v, depth))),
             _ => {}
         }
     }
@@ -624,6 +646,7 @@ fn check_root_confined(confinement: &Confinement, root_path: &str) -> Result<(),
 
 mod output;
 mod search;
+mod stoppable;
 #[cfg(test)]
 mod tests;
 

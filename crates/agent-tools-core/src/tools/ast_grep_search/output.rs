@@ -1,12 +1,13 @@
 //! What the CLI's JSON printer makes of a match.
 
+use super::stoppable::{line_context, StoppableDoc};
 use super::*;
 
 /// The comment text that can suppress a match (`// ast-grep-ignore`).
 pub(super) const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
 
-pub(super) type SgNode<'t> = Node<'t, StrDoc<SupportLang>>;
-pub(super) type SgMatch<'t> = NodeMatch<'t, StrDoc<SupportLang>>;
+pub(super) type SgNode<'t> = Node<'t, StoppableDoc>;
+pub(super) type SgMatch<'t> = NodeMatch<'t, StoppableDoc>;
 
 fn range_between(start: &SgNode, end: &SgNode) -> AstGrepJsonRange {
     let (from, to) = (start.start_pos(), end.end_pos());
@@ -35,9 +36,9 @@ fn matched_node(node: &SgNode) -> MatchedNode {
 
 /// What the CLI's JSON printer makes of one match.
 pub(super) fn to_item(rule: &RuleConfig<SupportLang>, m: &SgMatch, file: &str) -> AstGrepJsonMatch {
-    let context = m.display_context(0, 0);
-    let lines = format!("{}{}{}", context.leading, context.matched, context.trailing);
-    let source = m.root().get_text();
+    let (leading, trailing) = line_context(m);
+    let lines = format!("{leading}{}{trailing}", m.text());
+    let source = m.get_doc().source();
     let labels = rule
         .get_labels(m)
         .iter()
@@ -59,8 +60,8 @@ pub(super) fn to_item(rule: &RuleConfig<SupportLang>, m: &SgMatch, file: &str) -
         file: file.to_string(),
         lines,
         char_count: CharCount {
-            leading: context.leading.chars().count(),
-            trailing: context.trailing.chars().count(),
+            leading: leading.chars().count(),
+            trailing: trailing.chars().count(),
         },
         language: *m.lang(),
         meta_variables: meta_variables(m),

@@ -1,6 +1,7 @@
 //! The search itself: the walk in the CLI's file order, parallel matching, the deadline.
 
 use super::output::{to_item, SUPPRESSION_MARKER};
+use super::stoppable::StoppableDoc;
 use super::*;
 
 /// Why a search stopped without a result.
@@ -287,15 +288,23 @@ impl Search {
         let Some(doc) = self.parse(source.to_string(), file_lang)? else {
             return Ok(Vec::new());
         };
-        let root = AstGrep::doc(doc);
+        let stoppable = |doc: StrDoc<SupportLang>| {
+            AstGrep::doc(StoppableDoc::new(doc, Arc::clone(&self.cancelled)))
+        };
         let mut items = Vec::new();
         if as_host {
-            self.collect(&root, &candidate.file, &mut items);
+            self.collect(&stoppable(doc), &candidate.file, &mut items);
         } else {
-            let embedded = root.get_injections(|name| SupportLang::from_str(name).ok());
-            for doc in embedded.iter().filter(|d| *d.lang() == self.lang) {
-                self.collect(doc, &candidate.file, &mut items);
+            let embedded =
+                AstGrep::doc(doc).get_injections(|name| SupportLang::from_str(name).ok());
+            for root in embedded.iter().filter(|d| *d.lang() == self.lang) {
+                let doc = root.root().get_doc().clone();
+                self.collect(&stoppable(doc), &candidate.file, &mut items);
             }
+        }
+        // A stopped search's tree answered "nothing there" part-way: its matches are incomplete.
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Err(Abort::Timeout);
         }
         items.sort_by_key(|item| (item.range.start, item.range.end));
         if let Some(id) = id {
@@ -414,15 +423,10 @@ impl Search {
     }
 
     /// The rule's matches in one document (ast-grep-ignore comments honoured).
-    fn collect(
-        &self,
-        doc: &AstGrep<StrDoc<SupportLang>>,
-        file: &str,
-        out: &mut Vec<AstGrepJsonMatch>,
-    ) {
+    fn collect(&self, doc: &AstGrep<StoppableDoc>, file: &str, out: &mut Vec<AstGrepJsonMatch>) {
         // Without a suppression comment, the combined scan's extra pass that collects them finds
         // nothing, and its match loop is exactly `find_all` with the rule's matcher.
-        let source = doc.get_text();
+        let source = doc.root().get_doc().source();
         if memchr::memmem::find(source.as_bytes(), SUPPRESSION_MARKER.as_bytes()).is_none() {
             out.extend(
                 doc.root()

@@ -48,7 +48,10 @@ fn a_file_without_a_required_text_holds_no_match() {
         let required = required_texts(&rule, SupportLang::TypeScript);
         assert!(!required.is_empty(), "{pattern}");
         for source in sources {
-            let doc = AstGrep::doc(StrDoc::new(source, SupportLang::TypeScript));
+            let doc = AstGrep::doc(stoppable::StoppableDoc::new(
+                StrDoc::new(source, SupportLang::TypeScript),
+                Arc::default(),
+            ));
             let found = doc.root().find_all(&config.matcher).count();
             let has_all = required.iter().all(|t| source.contains(t.as_str()));
             assert!(found == 0 || has_all, "{pattern} in {source}");
@@ -72,7 +75,10 @@ fn rule_matcher_finds_what_the_combined_scan_finds_without_suppressions() {
     ];
     for rule in rules {
         let config = compile_rule("typescript", &rule).unwrap();
-        let doc = AstGrep::doc(StrDoc::new(source, SupportLang::TypeScript));
+        let doc = AstGrep::doc(stoppable::StoppableDoc::new(
+            StrDoc::new(source, SupportLang::TypeScript),
+            Arc::default(),
+        ));
         let ranges = |ms: Vec<SgMatch>| {
             let mut r: Vec<_> = ms.iter().map(|m| m.range()).collect();
             r.sort_by_key(|r| (r.start, r.end));
@@ -824,4 +830,35 @@ fn oversized_and_deeply_nested_patterns_are_refused() {
     // Within the limits: a pattern nested 100 levels deep compiles and runs.
     let fine = format!("f({}1{})", "(".repeat(100), ")".repeat(100));
     ws.search(rule(fine)).unwrap();
+}
+
+#[test]
+fn relational_rules_are_limited_in_depth_and_number() {
+    let nest = |depth: usize| {
+        let mut rule = json!({ "kind": "identifier" });
+        for _ in 0..depth {
+            rule = json!({ "kind": "identifier", "inside": rule });
+        }
+        rule
+    };
+    assert!(check_patterns(&nest(MAX_RELATIONAL_DEPTH), SupportLang::JavaScript).is_ok());
+    let deep = check_patterns(&nest(MAX_RELATIONAL_DEPTH + 1), SupportLang::JavaScript);
+    assert_eq!(
+        deep.unwrap_err().message,
+        "INVALID_ARGUMENT: rule nests relational rules (inside, has, precedes, follows) more than 6 levels deep"
+    );
+    let wide: Vec<_> = (0..=MAX_RELATIONAL_RULES)
+        .map(|_| json!({ "has": { "kind": "identifier" } }))
+        .collect();
+    let many = check_patterns(&json!({ "all": wide }), SupportLang::JavaScript);
+    assert_eq!(
+        many.unwrap_err().message,
+        "INVALID_ARGUMENT: rule holds more than 32 relational rules (inside, has, precedes, follows)"
+    );
+    // `has` as a plain field name elsewhere (a pattern's text) is not a rule.
+    assert!(check_patterns(
+        &json!({ "pattern": "has(inside)" }),
+        SupportLang::JavaScript
+    )
+    .is_ok());
 }
