@@ -834,6 +834,22 @@ describe("CLI", () => {
     }
   });
 
+  test("--exec-env: commands get the host's environment, a clean one, or a clean one with named variables", onlyOn(["unix"], NEEDS.sh), { timeout: 120_000 }, () => {
+    const script = 'echo "${ATN_SECRET-none}|${ATN_KEPT-none}|${PATH:+path}"';
+    const env = { ...process.env, ATN_SECRET: "s3cret", ATN_KEPT: "kept" };
+    const run = (...flags) => spawnSync(NODE, [BIN, "call", "exec_command", JSON.stringify({ cwd: ".", command: ["sh", "-c", script] }), ...flags], { cwd: fx.root, encoding: "utf8", env });
+    const stdout = (...flags) => {
+      const result = run(...flags);
+      assert.equal(result.status, 0, result.stderr);
+      return JSON.parse(result.stdout).stdout;
+    };
+    assert.equal(stdout(), "s3cret|kept|path\n");
+    assert.equal(stdout("--exec-env", "inherit"), "s3cret|kept|path\n");
+    assert.equal(stdout("--exec-env", "clean"), "none|none|path\n");
+    assert.equal(stdout("--exec-env", "ATN_KEPT,OTHER"), "none|kept|path\n");
+    for (const bad of [",", "A=B"]) assert.equal(run("--exec-env", bad).status, 2);
+  });
+
   test("--exec-sandbox required confines exec_command to the write scope (Landlock)", { ...onlyOn(["linux"], NEEDS.landlock), timeout: 120_000 }, () => {
     const outside = path.join(fx.base, "cli-sandbox-canary.txt");
     const script = `echo in > inside.txt; echo out > ${JSON.stringify(outside)}; true`;

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -79,6 +80,45 @@ async function startServer(args, { runtime = NODE, token = TOKEN, env = {} } = {
       return exited;
     },
   };
+}
+
+/**
+ * A POST with a chunked body written for up to 5 s or until the server closes the connection:
+ * the answer's status, how many bytes were written, and whether the server closed.
+ */
+function streamBody(port, headers) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    const chunk = Buffer.alloc(1 << 16, 120);
+    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]);
+    let written = 0;
+    let answer = "";
+    let done = false;
+    const finish = (closed) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(answer)?.[1]), written, closed });
+    };
+    const timer = setTimeout(() => finish(false), 5000);
+    socket.on("data", (d) => {
+      answer += d;
+    });
+    socket.on("close", () => finish(true));
+    socket.on("error", () => finish(true));
+    const pump = () => {
+      while (!done && written < 1 << 30) {
+        written += frame.length;
+        if (!socket.write(frame)) return socket.once("drain", pump);
+      }
+    };
+    socket.on("connect", () => {
+      const lines = [`POST /mcp HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Content-Type: application/json", "Transfer-Encoding: chunked", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+      socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+      pump();
+    });
+  });
 }
 
 /** An SDK Client connected over Streamable HTTP (with the bearer token unless `token` is null). */
@@ -485,6 +525,44 @@ describe("MCP over HTTP: start-up rules", () => {
       assert.equal((await request(server.url, { body: INIT, headers: auth })).status, 401);
       const mcp = await connect(server.url, { token: fileToken });
       assert.equal(okOf(await mcp.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).path, "a.txt");
+      await mcp.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("--token-file readable by other users is refused", POSIX, () => {
+    const file = path.join(fx.base, "shared-token");
+    fs.writeFileSync(file, "file-token-abcdefghijklmnop\n");
+    for (const mode of [0o644, 0o640, 0o604]) {
+      fs.chmodSync(file, mode);
+      const result = run(["--http", "127.0.0.1:0", "--root", fx.root, "--token-file", file]);
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, new RegExp(`readable by other users \\(mode ${mode.toString(8)}\\); make it private with chmod 600`));
+    }
+  });
+
+  test("a refused request's body is not read: the connection closes", { ...FETCH, timeout: 120_000 }, async () => {
+    const server = await startServer(["--root", fx.root]);
+    try {
+      for (const headers of [{}, { authorization: "Bearer wrong-token-0123456789abcdef" }, { authorization: `Bearer ${TOKEN}`, origin: "http://evil.example" }]) {
+        const { status, written, closed } = await streamBody(server.port, headers);
+        assert.ok(status === 401 || status === 403, `status ${status}`);
+        assert.ok(closed, "the server closed the connection");
+        // Without the close, the server reads on (gigabytes in seconds) until its request timeout.
+        assert.ok(written < 64 << 20, `${written} bytes accepted after the refusal`);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("commands the server runs do not inherit its token", { ...FETCH, ...POSIX, timeout: 120_000 }, async () => {
+    const server = await startServer(["--root", fx.root]);
+    try {
+      const mcp = await connect(server.url);
+      const out = okOf(await mcp.client.callTool({ name: "exec_command", arguments: { cwd: fx.root, command: ["sh", "-c", "echo ${AGENT_TOOLS_NATIVE_TOKEN-absent}"] } }));
+      assert.equal(out.stdout, "absent\n");
       await mcp.close();
     } finally {
       await server.stop();

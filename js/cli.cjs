@@ -65,6 +65,9 @@ Options:
   --exec-sandbox MODE   off | auto | required (default off): exec_command confined by the OS
                         sandbox (Linux: Landlock and seccomp) to what the write scope allows
   --network MODE        allow | deny (default allow): with --exec-sandbox, deny commands IP sockets
+  --exec-env ENV        inherit | clean | NAME,NAME (default inherit): the environment exec_command's
+                        commands get; clean keeps PATH, HOME, the locale and the like, a list
+                        keeps those names too
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${exports.DEFAULT_MAX_OUTPUT_CHARS})
   --output-cache-entries N, --output-cache-bytes SIZE
@@ -170,6 +173,15 @@ function parseArgs(argv) {
                 if (network !== "allow" && network !== "deny")
                     throw new UsageError("--network must be allow or deny");
                 options.exec = { ...options.exec, network };
+                break;
+            }
+            case "--exec-env": {
+                const text = value();
+                const env = text === "inherit" || text === "clean" ? text : text.split(",").filter((name) => name !== "");
+                if (Array.isArray(env) && (env.length === 0 || env.some((name) => name.includes("=")))) {
+                    throw new UsageError("--exec-env must be inherit, clean or a comma-separated list of variable names");
+                }
+                options.exec = { ...options.exec, env };
                 break;
             }
             case "--max-output-chars": {

@@ -163,14 +163,21 @@ function resolveHttpSettings(flags, ctx, fail) {
     else {
         if (flags.tokenFile !== undefined) {
             let text;
+            let mode = 0;
             try {
-                text = (0, node_fs_1.statSync)(flags.tokenFile).isFile() ? (0, node_fs_1.readFileSync)(flags.tokenFile, "utf8") : null;
+                const stat = (0, node_fs_1.statSync)(flags.tokenFile);
+                mode = stat.mode;
+                text = stat.isFile() ? (0, node_fs_1.readFileSync)(flags.tokenFile, "utf8") : null;
             }
             catch (error) {
                 return fail(`--token-file ${flags.tokenFile}: ${error.message}`);
             }
             if (text === null)
                 fail(`--token-file ${flags.tokenFile}: not a file`);
+            // As for --token: a secret other users can read is refused (POSIX modes; Windows has ACLs).
+            if (process.platform !== "win32" && (mode & 0o077) !== 0) {
+                fail(`--token-file ${flags.tokenFile}: readable by other users (mode ${(mode & 0o777).toString(8).padStart(3, "0")}); make it private with chmod 600`);
+            }
             token = text.trim();
         }
         else {
@@ -258,14 +265,24 @@ function originAllowed(origin, settings, port) {
     return hostAllowed(url.host, settings, port);
 }
 /** A JSON-RPC error answered with an HTTP status (the shape the SDK's transport uses). */
+/**
+ * An error answer. A refusal that comes before the body was read (401, 403, 404, 405, 413, 503)
+ * closes the connection: Node would otherwise read the whole unread body to keep the connection
+ * alive, which lets anyone without the token stream gigabytes at the server.
+ */
 function sendError(res, status, code, message, id = null, headers = {}) {
     if (res.headersSent) {
         res.end();
         return;
     }
     const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+    const req = res.req;
+    const unread = req?.readableEnded !== true;
+    const socket = res.socket;
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(unread ? { connection: "close" } : {}), ...headers });
     res.end(body);
+    if (unread)
+        res.once("finish", () => socket?.destroy());
 }
 /** The body, at most `max` bytes; `null` when it is longer (the rest is not read). */
 function readBody(req, max) {
@@ -296,6 +313,9 @@ function readBody(req, max) {
  */
 async function serveMcpHttp(settings, ctx) {
     const log = ctx.log ?? ((line) => process.stderr.write(`${line}\n`));
+    // The token is the server's secret: the commands it runs (exec_command takes process.env at
+    // call time) never see it.
+    delete process.env[exports.TOKEN_ENV];
     const { StreamableHTTPServerTransport } = (0, mcp_sdk_cjs_1.requireSdk)("server/streamableHttp.js");
     const types = (0, mcp_sdk_cjs_1.requireSdk)("types.js");
     // A first session checks the options a session is built from (unknown tool names are a usage
@@ -369,9 +389,7 @@ async function serveMcpHttp(settings, ctx) {
         if (method === "POST") {
             const bytes = await readBody(req, ctx.maxBodyBytes);
             if (bytes === null) {
-                return sendError(res, 413, mcp_stdio_cjs_1.INVALID_REQUEST, `Payload Too Large: the body is over this server's limit of ${ctx.maxBodyBytes} bytes (--max-message-bytes)`, null, {
-                    connection: "close",
-                });
+                return sendError(res, 413, mcp_stdio_cjs_1.INVALID_REQUEST, `Payload Too Large: the body is over this server's limit of ${ctx.maxBodyBytes} bytes (--max-message-bytes)`);
             }
             let value;
             try {

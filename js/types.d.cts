@@ -40,6 +40,13 @@ export type ExecOptions = {
     sandbox?: "off" | "auto" | "required";
     /** Default `"allow"`; `"deny"` needs `sandbox` `"auto"` or `"required"`. */
     network?: "allow" | "deny";
+    /**
+     * The environment commands get (README, "Reliability"). `"inherit"` (the default): the host's
+     * whole environment, secrets included. `"clean"`: only what programs need to run (`PATH`,
+     * `HOME`, `USER`, `SHELL`, `TERM`, the locale, `TZ`, `TMPDIR`, and on Windows `SystemRoot`,
+     * `PATHEXT`, `TEMP`, `USERPROFILE`, `APPDATA` and the like). An array: those and these names.
+     */
+    env?: "inherit" | "clean" | string[];
 };
 export type ToolErrorEnvelope = {
     code: string;

@@ -182,12 +182,19 @@ export function resolveHttpSettings(flags: HttpFlags, ctx: { command: string; ro
   } else {
     if (flags.tokenFile !== undefined) {
       let text: string | null;
+      let mode = 0;
       try {
-        text = statSync(flags.tokenFile).isFile() ? readFileSync(flags.tokenFile, "utf8") : null;
+        const stat = statSync(flags.tokenFile);
+        mode = stat.mode;
+        text = stat.isFile() ? readFileSync(flags.tokenFile, "utf8") : null;
       } catch (error) {
         return fail(`--token-file ${flags.tokenFile}: ${(error as Error).message}`);
       }
       if (text === null) fail(`--token-file ${flags.tokenFile}: not a file`);
+      // As for --token: a secret other users can read is refused (POSIX modes; Windows has ACLs).
+      if (process.platform !== "win32" && (mode & 0o077) !== 0) {
+        fail(`--token-file ${flags.tokenFile}: readable by other users (mode ${(mode & 0o777).toString(8).padStart(3, "0")}); make it private with chmod 600`);
+      }
       token = text.trim();
     } else {
       token = ctx.env[TOKEN_ENV]?.trim() || null;
@@ -290,14 +297,23 @@ type Session = {
 };
 
 /** A JSON-RPC error answered with an HTTP status (the shape the SDK's transport uses). */
+/**
+ * An error answer. A refusal that comes before the body was read (401, 403, 404, 405, 413, 503)
+ * closes the connection: Node would otherwise read the whole unread body to keep the connection
+ * alive, which lets anyone without the token stream gigabytes at the server.
+ */
 function sendError(res: Http.ServerResponse, status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}) {
   if (res.headersSent) {
     res.end();
     return;
   }
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id });
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+  const req = res.req as Http.IncomingMessage | undefined;
+  const unread = req?.readableEnded !== true;
+  const socket = res.socket;
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...(unread ? { connection: "close" } : {}), ...headers });
   res.end(body);
+  if (unread) res.once("finish", () => socket?.destroy());
 }
 
 /** The body, at most `max` bytes; `null` when it is longer (the rest is not read). */
@@ -332,6 +348,9 @@ export type HttpServerHandle = { url: string; port: number; shutdown: (why: stri
  */
 export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext): Promise<HttpServerHandle> {
   const log = ctx.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  // The token is the server's secret: the commands it runs (exec_command takes process.env at
+  // call time) never see it.
+  delete process.env[TOKEN_ENV];
   const { StreamableHTTPServerTransport } = requireSdk<HttpTransportModule>("server/streamableHttp.js");
   const types = requireSdk<Types>("types.js");
   // A first session checks the options a session is built from (unknown tool names are a usage
@@ -404,9 +423,7 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
     if (method === "POST") {
       const bytes = await readBody(req, ctx.maxBodyBytes);
       if (bytes === null) {
-        return sendError(res, 413, INVALID_REQUEST, `Payload Too Large: the body is over this server's limit of ${ctx.maxBodyBytes} bytes (--max-message-bytes)`, null, {
-          connection: "close",
-        });
+        return sendError(res, 413, INVALID_REQUEST, `Payload Too Large: the body is over this server's limit of ${ctx.maxBodyBytes} bytes (--max-message-bytes)`);
       }
       let value: unknown;
       try {

@@ -101,6 +101,94 @@ impl ExecOptions {
     }
 }
 
+/// The environment exec_command's commands get (`context.exec.env`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecEnv {
+    /// The host's whole environment (the default, as upstream).
+    Inherit,
+    /// Only [`BASE_ENV`] and these names.
+    Clean(Vec<String>),
+}
+
+/// What `"clean"` keeps: what programs need to find their tools, their home and their locale.
+pub const BASE_ENV: [&str; 27] = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    // Windows
+    "PATHEXT",
+    "SYSTEMROOT",
+    "WINDIR",
+    "COMSPEC",
+    "TEMP",
+    "TMP",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROGRAMFILES",
+    "PROGRAMFILES(X86)",
+    "SYSTEMDRIVE",
+    "NUMBER_OF_PROCESSORS",
+];
+
+impl ExecEnv {
+    /// Reads `context.exec.env`: `"inherit"` (or absent), `"clean"`, or an array of names kept
+    /// beside [`BASE_ENV`].
+    pub fn from_value(exec: &ArgValue) -> Result<ExecEnv, String> {
+        let invalid = || {
+            "context.exec.env must be \"inherit\", \"clean\" or an array of variable names"
+                .to_string()
+        };
+        if !matches!(exec, ArgValue::Object(_)) {
+            return Ok(ExecEnv::Inherit);
+        }
+        match exec.get("env") {
+            v if v.is_nullish() => Ok(ExecEnv::Inherit),
+            ArgValue::String(s) if s == "inherit" => Ok(ExecEnv::Inherit),
+            ArgValue::String(s) if s == "clean" => Ok(ExecEnv::Clean(Vec::new())),
+            ArgValue::Array(items) => items
+                .iter()
+                .map(|item| match item {
+                    ArgValue::String(s) if !s.is_empty() && !s.contains(['=', '\0']) => {
+                        Ok(s.clone())
+                    }
+                    _ => Err(invalid()),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(ExecEnv::Clean),
+            _ => Err(invalid()),
+        }
+    }
+
+    /// Whether a variable of the host is passed on (names compared as the platform does).
+    pub fn keeps(&self, name: &str) -> bool {
+        let same = |a: &str, b: &str| {
+            if cfg!(windows) {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
+        match self {
+            ExecEnv::Inherit => true,
+            ExecEnv::Clean(extra) => {
+                BASE_ENV.iter().any(|k| same(k, name)) || extra.iter().any(|k| same(k, name))
+            }
+        }
+    }
+}
+
 /// Where a sandboxed command may write.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "typegen", derive(TS))]

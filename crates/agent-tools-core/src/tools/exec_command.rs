@@ -21,7 +21,7 @@ use super::input::{ArgShape, ToolInput};
 use super::to_json;
 use crate::context::{RunContext, ToolContext};
 use crate::error::{ErrorClass, ErrorCode, ToolError};
-use crate::exec_sandbox::{self, ExecOptions, ExecSandbox, Mode, Refusal};
+use crate::exec_sandbox::{self, ExecEnv, ExecOptions, ExecSandbox, Mode, Refusal};
 use crate::paths;
 use crate::process::{self, CappedText, RunSpec, DEFAULT_MAX_OUTPUT_UNITS};
 use crate::sandbox::Confinement;
@@ -133,8 +133,26 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 pub fn command(rc: &RunContext, input: ExecCommandInput) -> Result<String, ToolError> {
     let request = request(input)?;
     let options = ExecOptions::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
-    let output = execute(rc, &request, &[], Sandboxing::Command(options))?;
+    let env = ExecEnv::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
+    let removed = removed_variables(rc.ctx, &env);
+    let overrides: Vec<(&str, Option<&str>)> =
+        removed.iter().map(|name| (name.as_str(), None)).collect();
+    let output = execute(rc, &request, &overrides, Sandboxing::Command(options))?;
     to_json(&output, ERROR_CLASS)
+}
+
+/// The host's variables that `env` leaves out.
+fn removed_variables(ctx: &ToolContext, env: &ExecEnv) -> Vec<String> {
+    if *env == ExecEnv::Inherit {
+        return Vec::new();
+    }
+    let names: Vec<String> = match &ctx.process_env {
+        Some(vars) => vars.iter().map(|(k, _)| k.clone()).collect(),
+        None => std::env::vars_os()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect(),
+    };
+    names.into_iter().filter(|k| !env.keeps(k)).collect()
 }
 
 /// Validation steps 1–8 of upstream, in order.
@@ -994,6 +1012,44 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out["stdout"], "yes\n");
+    }
+
+    #[cfg(unix)] // POSIX programs (echo, sh, pwd, true), modes or symlinks; Windows: windows_tests
+    #[test]
+    fn the_environment_can_be_cleaned() {
+        let w = ws();
+        let script = json!({"cwd": w.root, "command": ["sh", "-c", "echo \"${SECRET_TOKEN-none}|${KEPT-none}|${HOME-none}|$PATH\""]});
+        let path = std::env::var("PATH").unwrap_or_default();
+        let run = |env: Value| {
+            let mut ctx = w.ctx.clone();
+            ctx.exec = ArgValue::from(&json!({ "env": env }));
+            ctx.process_env = Some(vec![
+                ("SECRET_TOKEN".into(), "s3cret".into()),
+                ("KEPT".into(), "kept".into()),
+                ("HOME".into(), "/home/x".into()),
+                ("PATH".into(), path.clone()),
+            ]);
+            call(&ctx, script.clone())
+        };
+        let stdout = |env| run(env).unwrap()["stdout"].as_str().unwrap().to_string();
+        assert_eq!(
+            stdout(json!("inherit")),
+            format!("s3cret|kept|/home/x|{path}\n")
+        );
+        assert_eq!(
+            stdout(json!("clean")),
+            format!("none|none|/home/x|{path}\n")
+        );
+        assert_eq!(
+            stdout(json!(["KEPT"])),
+            format!("none|kept|/home/x|{path}\n")
+        );
+        for bad in [json!("none"), json!([1]), json!(["A=B"]), json!(true)] {
+            assert_eq!(
+                run(bad).unwrap_err().message,
+                "INVALID_ARGUMENT: context.exec.env must be \"inherit\", \"clean\" or an array of variable names"
+            );
+        }
     }
 
     /// Windows: the runtime's rules for `win32` on a Windows host (PATHEXT, PowerShell), the
