@@ -6,8 +6,8 @@
 /// takes the CPU from such a thread at once, where a merely niced thread keeps it until the next
 /// scheduler tick (4 ms at 250 Hz), and a CPU running only such threads counts as free when the
 /// scheduler places a waking thread. Under load from other programs such a thread barely runs: use
-/// it only for work that is never waited for (the search cache's housekeeping), or next to a thread
-/// of normal priority doing the same work (the cached walk's helpers). Irreversible: only for
+/// it only for work that is never waited for (the search cache's housekeeping); helpers a call
+/// waits for take [`become_helper_thread`]. Irreversible: only for
 /// threads that end with their work. On Windows, `THREAD_PRIORITY_IDLE` for the thread: CPU
 /// priority only, like `SCHED_IDLE` (not the background mode, which would also lower its I/O
 /// priority for work a caller may be waiting on).
@@ -42,16 +42,38 @@ pub fn become_idle_priority_thread() {
     }
 }
 
+/// Makes the calling thread a helper of a call: the lowest share of the CPU that still always
+/// progresses (Linux: nice 19 for this thread, a weight of 15 against a normal thread's 1024;
+/// Windows: `THREAD_PRIORITY_LOWEST`; elsewhere a nice value belongs to the whole process, so
+/// nothing is changed). Not `SCHED_IDLE` ([`become_idle_priority_thread`]): a call waits for its
+/// helpers' last items, and on a saturated machine an idle-priority thread barely runs, so one
+/// search of a 1 000-call load test waited past its 30 s timeout for one. Such a thread cannot
+/// be raised again without privileges, so the lowering has to be one that never starves.
+/// Irreversible: only for threads that end with their work.
+pub fn become_helper_thread() {
+    #[cfg(windows)]
+    {
+        use windows_sys::Win32::System::Threading::{
+            GetCurrentThread, SetThreadPriority, THREAD_PRIORITY_LOWEST,
+        };
+        // SAFETY: the pseudo handle of the calling thread; a failure changes nothing.
+        unsafe { SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_LOWEST) };
+    }
+    // On Linux a nice value is the calling thread's own (`PRIO_PROCESS` with pid 0).
+    #[cfg(linux_native)]
+    let _ = rustix::process::setpriority_process(None, 19);
+}
+
 /// Runs `work` on `threads` threads at once and returns when all are done: the calling thread
 /// at its own priority (so the work always progresses at a fair share of a busy machine) and
-/// `threads - 1` idle-priority helpers (`become_idle_priority_thread`: they give way to a
-/// waking JavaScript thread at once, so its timers stay on time). `work` should use a
-/// `PeriodicYield`, for the calling thread's share of that.
+/// `threads - 1` low-priority helpers ([`become_helper_thread`]: they give most of the CPU to
+/// everything else, and a waking JavaScript thread preempts them). `work` should use a
+/// `PeriodicYield`, so that each thread gives way about once a millisecond.
 pub fn run_on_threads(threads: usize, work: impl Fn() + Sync) {
     std::thread::scope(|scope| {
         for _ in 1..threads {
             scope.spawn(|| {
-                become_idle_priority_thread();
+                become_helper_thread();
                 work()
             });
         }
@@ -102,7 +124,7 @@ impl Default for PeriodicYield {
 /// The priorities of the threads of a parallel walk by the `ignore` crate, which runs each
 /// visitor on a thread of its own while the calling thread waits: as in `run_on_threads`, the
 /// first walker thread to visit keeps its priority (the walk progresses at a fair share of a
-/// busy machine) and the others become idle-priority helpers. Every visitor yields once a
+/// busy machine) and the others become low-priority helpers. Every visitor yields once a
 /// millisecond (`PeriodicYield`).
 pub struct WalkerPriorities {
     builder: std::thread::ThreadId,
@@ -155,7 +177,7 @@ impl VisitorPriority<'_> {
                     .swap(true, std::sync::atomic::Ordering::Relaxed)
             };
             if !on_builder && !fair_share() {
-                become_idle_priority_thread();
+                become_helper_thread();
             }
         }
         self.turns.between_items();
@@ -166,14 +188,19 @@ impl VisitorPriority<'_> {
 mod tests {
     use super::*;
 
-    /// The calling thread's scheduling policy.
-    fn policy() -> i32 {
+    /// The calling thread's scheduling policy and nice value.
+    fn policy() -> (i32, i32) {
         // SAFETY: the system call only reads the calling thread's policy (musl's wrapper fails).
-        unsafe { libc::syscall(libc::SYS_sched_getscheduler, 0) as i32 }
+        let policy = unsafe { libc::syscall(libc::SYS_sched_getscheduler, 0) as i32 };
+        (policy, rustix::process::getpriority_process(None).unwrap())
     }
 
+    /// A helper: the normal policy (never idle: it must progress on a saturated machine) at
+    /// the lowest nice value.
+    const HELPER: (i32, i32) = (libc::SCHED_OTHER, 19);
+
     /// The building thread and the first walker thread keep their policy, later walker
-    /// threads run at idle priority.
+    /// threads run at helper priority.
     #[test]
     fn one_walker_thread_keeps_its_priority_the_others_are_idle() {
         let before = policy();
@@ -181,7 +208,7 @@ mod tests {
         let mut on_builder = walk.visitor();
         on_builder.on_visit();
         assert_eq!(policy(), before, "the building thread keeps its policy");
-        let policies: Vec<i32> = std::thread::scope(|scope| {
+        let policies: Vec<(i32, i32)> = std::thread::scope(|scope| {
             let walkers: Vec<_> = (0..3)
                 .map(|_| walk.visitor())
                 .map(|mut priority| {
@@ -198,13 +225,13 @@ mod tests {
                 .collect();
             walkers
         });
-        assert_eq!(policies, vec![before, libc::SCHED_IDLE, libc::SCHED_IDLE]);
+        assert_eq!(policies, vec![before, HELPER, HELPER]);
         assert_eq!(policy(), before, "other threads are unaffected");
     }
 
-    /// The calling thread works at its own priority, the helpers at idle priority.
+    /// The calling thread works at its own priority, the helpers at helper priority.
     #[test]
-    fn run_on_threads_uses_the_caller_and_idle_helpers() {
+    fn run_on_threads_uses_the_caller_and_low_priority_helpers() {
         let caller = std::thread::current().id();
         let before = policy();
         let seen = std::sync::Mutex::new(Vec::new());
@@ -219,7 +246,7 @@ mod tests {
             if *thread == caller {
                 assert_eq!(*policy, before, "the caller keeps its policy");
             } else {
-                assert_eq!(*policy, libc::SCHED_IDLE, "a helper runs at idle priority");
+                assert_eq!(*policy, HELPER, "a helper runs at the lowest fair share");
             }
         }
         assert_eq!(seen.iter().filter(|(t, _)| *t == caller).count(), 1);
@@ -231,7 +258,7 @@ mod tests {
 mod windows_tests {
     use super::*;
     use windows_sys::Win32::System::Threading::{
-        GetCurrentThread, GetThreadPriority, THREAD_PRIORITY_IDLE,
+        GetCurrentThread, GetThreadPriority, THREAD_PRIORITY_LOWEST,
     };
 
     fn priority() -> i32 {
@@ -239,12 +266,12 @@ mod windows_tests {
         unsafe { GetThreadPriority(GetCurrentThread()) }
     }
 
-    /// The calling thread works at its own priority, the helpers at idle priority.
+    /// The calling thread works at its own priority, the helpers at the lowest one above idle.
     #[test]
-    fn run_on_threads_uses_the_caller_and_idle_helpers() {
+    fn run_on_threads_uses_the_caller_and_low_priority_helpers() {
         let caller = std::thread::current().id();
         let before = priority();
-        assert_ne!(before, THREAD_PRIORITY_IDLE);
+        assert_ne!(before, THREAD_PRIORITY_LOWEST);
         let seen = std::sync::Mutex::new(Vec::new());
         run_on_threads(3, || {
             seen.lock()
@@ -257,7 +284,7 @@ mod windows_tests {
             let expected = if *thread == caller {
                 before
             } else {
-                THREAD_PRIORITY_IDLE
+                THREAD_PRIORITY_LOWEST
             };
             assert_eq!(*priority, expected);
         }
