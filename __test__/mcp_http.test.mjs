@@ -547,7 +547,8 @@ describe("MCP over HTTP: start-up rules", () => {
     try {
       for (const headers of [{}, { authorization: "Bearer wrong-token-0123456789abcdef" }, { authorization: `Bearer ${TOKEN}`, origin: "http://evil.example" }]) {
         const { status, written, closed } = await streamBody(server.port, headers);
-        assert.ok(status === 401 || status === 403, `status ${status}`);
+        // The answer may be lost to the reset when the client is still writing (Bun's sockets).
+        assert.ok(Number.isNaN(status) || status === 401 || status === 403, `status ${status}`);
         assert.ok(closed, "the server closed the connection");
         // Without the close, the server reads on (gigabytes in seconds) until its request timeout.
         assert.ok(written < 64 << 20, `${written} bytes accepted after the refusal`);

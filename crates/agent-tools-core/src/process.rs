@@ -48,8 +48,6 @@ use serde::{Serialize, Serializer};
 
 use super::error::node_io_message;
 #[cfg(unix)]
-use super::exec_sandbox::Spawned;
-#[cfg(unix)]
 use super::supervisor::ExecImage;
 use super::value::utf16_len;
 
@@ -204,48 +202,16 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
     }
     let started = Instant::now();
-    let (mut child, mut tree) = match spec.restriction {
-        None => {
-            let child = command.process_group(0).spawn().map_err(spawn_error)?;
-            let pid = Pid::from_child(&child);
-            (child, Tree::Group(pid))
-        }
-        Some(restriction) => {
-            let image = ExecImage::new(
-                location.as_os_str(),
-                spec.argv.iter().skip(1).map(std::ffi::OsStr::new),
-                spec.env,
-            )
-            .map_err(spawn_error)?;
-            match restriction
-                .spawn(&mut command, std::sync::Arc::new(image))
-                .map_err(spawn_error)?
-            {
-                Spawned::Plain(child) => {
-                    let pid = Pid::from_child(&child);
-                    (child, Tree::Group(pid))
-                }
-                #[cfg(linux_native)]
-                Spawned::Supervised(supervised) => (
-                    supervised.child,
-                    Tree::Supervised {
-                        control: Some(supervised.control),
-                        report: supervised.report,
-                        exit: None,
-                    },
-                ),
-            }
-        }
-    };
-    let supervised = supervise(&mut child, &mut tree, spec, started);
+    let (mut streams, mut reaper, mut tree) = spawn(command, &location, spec).map_err(spawn_error)?;
+    let supervised = supervise(&mut streams, &mut tree, spec, started);
     tree.end_of_call();
     // Whatever happened, the child is reaped (no zombies).
-    let status = child.wait();
+    let status = reaper.wait();
     let (stdout, stderr, timed_out) = supervised.map_err(spawn_error)?;
     let cancelled = spec.cancel.is_some_and(|c| c.is_cancelled());
     let duration_ms = started.elapsed().as_millis() as u64;
     let exit = match tree {
-        Tree::Group(_) => status.ok().and_then(exit_code_of),
+        Tree::Group(_) => status.and_then(exit_code_of),
         #[cfg(linux_native)]
         Tree::Supervised { exit, .. } => exit.map(crate::supervisor::Exit::code),
     };
@@ -262,6 +228,96 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         cancelled,
         duration_ms,
     })
+}
+
+/// Starts the command: a plain child in its own group, or (Linux, sandboxed) under its
+/// supervisor.
+#[cfg(unix)]
+fn spawn(mut command: Command, location: &Path, spec: &RunSpec) -> io::Result<(Streams, Reaper, Tree)> {
+    let plain = |child: io::Result<Child>| {
+        let mut child = child?;
+        let pid = Pid::from_child(&child);
+        let streams = Streams {
+            stdin: child.stdin.take().map(OwnedFd::from),
+            stdout: child.stdout.take().map(OwnedFd::from),
+            stderr: child.stderr.take().map(OwnedFd::from),
+        };
+        Ok((streams, Reaper::Child(child), Tree::Group(pid)))
+    };
+    let Some(restriction) = spec.restriction else {
+        return plain(command.process_group(0).spawn());
+    };
+    #[cfg(portable)]
+    {
+        let _ = location;
+        plain(restriction.spawn(&mut command))
+    }
+    #[cfg(linux_native)]
+    {
+        drop(command);
+        // The host's environment is copied here: the supervisor shares this process's memory,
+        // where another thread may change `environ` meanwhile.
+        let inherited: Vec<(OsString, OsString)>;
+        let env = match spec.env {
+            Some(env) => env,
+            None => {
+                inherited = std::env::vars_os().collect();
+                &inherited
+            }
+        };
+        let image = ExecImage::new(
+            location.as_os_str(),
+            spec.argv.iter().skip(1).map(std::ffi::OsStr::new),
+            Some(env),
+        )?;
+        let supervised = restriction.spawn_supervised(
+            std::sync::Arc::new(image),
+            spec.cwd,
+            spec.stdin.is_some(),
+        )?;
+        let streams = Streams {
+            stdin: supervised.stdin,
+            stdout: Some(supervised.stdout),
+            stderr: Some(supervised.stderr),
+        };
+        let tree = Tree::Supervised {
+            control: Some(supervised.control),
+            report: supervised.report,
+            exit: None,
+        };
+        Ok((streams, Reaper::Supervisor(supervised.process), tree))
+    }
+}
+
+/// The host's ends of the child's standard streams.
+#[cfg(unix)]
+struct Streams {
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+}
+
+/// What is reaped at the end: the child, or (Linux, sandboxed) the supervisor.
+#[cfg(unix)]
+enum Reaper {
+    Child(Child),
+    #[cfg(linux_native)]
+    Supervisor(crate::supervisor::SupervisorProcess),
+}
+
+#[cfg(unix)]
+impl Reaper {
+    /// Reaps the process; the plain child's status.
+    fn wait(&mut self) -> Option<ExitStatus> {
+        match self {
+            Reaper::Child(child) => child.wait().ok(),
+            #[cfg(linux_native)]
+            Reaper::Supervisor(process) => {
+                process.wait();
+                None
+            }
+        }
+    }
 }
 
 /// The command's process tree: how it is signalled and how its exit is seen.
@@ -396,7 +452,7 @@ enum Phase {
 /// can always reap the child.
 #[cfg(unix)]
 fn supervise(
-    child: &mut Child,
+    streams: &mut Streams,
     tree: &mut Tree,
     spec: &RunSpec,
     started: Instant,
@@ -406,7 +462,7 @@ fn supervise(
         #[cfg(linux_native)]
         Tree::Supervised { .. } => None,
     };
-    let pumped = pump(child, tree, watch.as_ref(), spec, started);
+    let pumped = pump(streams, tree, watch.as_ref(), spec, started);
     if pumped.is_err() {
         tree.kill();
     }
@@ -415,22 +471,22 @@ fn supervise(
 
 #[cfg(unix)]
 fn pump(
-    child: &mut Child,
+    streams: &mut Streams,
     tree: &mut Tree,
     watch: Option<&ExitWatch>,
     spec: &RunSpec,
     started: Instant,
 ) -> io::Result<(CappedText, CappedText, bool)> {
-    let mut stdin = match (child.stdin.take(), spec.stdin) {
+    let mut stdin = match (streams.stdin.take(), spec.stdin) {
         (Some(pipe), Some(data)) if !data.is_empty() => {
             rustix::io::ioctl_fionbio(&pipe, true)?;
-            Some((pipe, data))
+            Some((File::from(pipe), data))
         }
         _ => None, // empty input: dropping the pipe closes it at once
     };
     let mut outputs = [
-        OutputPipe::new(child.stdout.take(), spec.max_output_units)?,
-        OutputPipe::new(child.stderr.take(), spec.max_output_units)?,
+        OutputPipe::new(streams.stdout.take(), spec.max_output_units)?,
+        OutputPipe::new(streams.stderr.take(), spec.max_output_units)?,
     ];
     let deadline = spec.timeout.map(|t| started + t);
     let mut buf = vec![0u8; READ_CHUNK];
@@ -1074,8 +1130,13 @@ mod tests {
         // Long enough for a loaded machine to start the shell (its pid is read below).
         s.timeout = Some(Duration::from_millis(1000));
         let mut tree = Tree::Group(Pid::from_child(&child));
+        let mut streams = Streams {
+            stdin: None,
+            stdout: child.stdout.take().map(OwnedFd::from),
+            stderr: child.stderr.take().map(OwnedFd::from),
+        };
         let (stdout, _, timed_out) =
-            pump(&mut child, &mut tree, Some(&watch), &s, Instant::now()).unwrap();
+            pump(&mut streams, &mut tree, Some(&watch), &s, Instant::now()).unwrap();
         let status = child.wait().unwrap();
         drop(watch);
         assert!(timed_out);

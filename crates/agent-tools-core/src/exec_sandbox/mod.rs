@@ -258,64 +258,52 @@ pub enum Refusal {
 #[cfg_attr(windows, allow(dead_code))] // never built on Windows (no OS sandbox there)
 pub struct ChildRestriction(std::sync::Arc<platform::Restriction>);
 
-/// A started command.
-pub enum Spawned {
-    /// A plain child, leader of its own session and process group (macOS; Linux with
-    /// `portable-unix`).
-    Plain(std::process::Child),
-    /// Linux: the command under its supervisor (crate::supervisor).
-    #[cfg(linux_native)]
-    Supervised(crate::supervisor::Supervised),
-}
-
 impl ChildRestriction {
-    /// Starts `command` under the restriction.
-    ///
-    /// Linux: through a supervisor process (crate::supervisor) that ends the command's whole
-    /// tree when the call ends; the command's process takes on the restriction between fork and
-    /// exec and executes `image` itself. Elsewhere (and on Linux with the `portable-unix`
-    /// feature, where the restriction stays Landlock's) the child starts a session, applies the
-    /// restriction to itself between fork and exec and std executes the command: no supervisor,
-    /// so what the command leaves running outlives the call, as on macOS.
-    #[cfg(unix)]
+    /// Linux: starts `image` under its supervisor (crate::supervisor), which applies the
+    /// restriction in the command's process right before `execve`.
+    #[cfg(linux_native)]
+    pub fn spawn_supervised(
+        &self,
+        image: std::sync::Arc<crate::supervisor::ExecImage>,
+        cwd: Option<&Path>,
+        stdin_piped: bool,
+    ) -> std::io::Result<crate::supervisor::Supervised> {
+        let restriction = self.0.clone();
+        crate::supervisor::spawn(
+            image,
+            std::sync::Arc::new(move || restriction.apply()),
+            cwd,
+            stdin_piped,
+        )
+    }
+
+    /// Elsewhere (and on Linux with the `portable-unix` feature, where the restriction stays
+    /// Landlock's) the child starts a session, applies the restriction to itself between fork
+    /// and exec and std executes the command: no supervisor, so what the command leaves running
+    /// outlives the call, as on macOS.
+    #[cfg(all(unix, portable))]
     pub fn spawn(
         &self,
         command: &mut std::process::Command,
-        #[cfg_attr(portable, allow(unused_variables))] image: std::sync::Arc<
-            crate::supervisor::ExecImage,
-        >,
-    ) -> std::io::Result<Spawned> {
-        #[cfg(linux_native)]
-        {
-            let restriction = self.0.clone();
-            crate::supervisor::spawn(
-                command,
-                image,
-                std::sync::Arc::new(move || restriction.apply()),
-            )
-            .map(Spawned::Supervised)
+    ) -> std::io::Result<std::process::Child> {
+        use std::os::unix::process::CommandExt;
+        let restriction = self.0.clone();
+        let limit = descriptor_limit();
+        // SAFETY: the closure runs in the child between fork and exec; `apply` only uses
+        // memory prepared before the fork (see its platform's notes), the rest is `fcntl`.
+        unsafe {
+            command.pre_exec(move || {
+                // A session of its own, so no controlling terminal, as under Linux's
+                // supervisor; the child leads its process group as with `process_group(0)`.
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                restriction.apply()?;
+                inherit_only_standard_streams(limit);
+                Ok(())
+            });
         }
-        #[cfg(portable)]
-        {
-            use std::os::unix::process::CommandExt;
-            let restriction = self.0.clone();
-            let limit = descriptor_limit();
-            // SAFETY: the closure runs in the child between fork and exec; `apply` only uses
-            // memory prepared before the fork (see its platform's notes), the rest is `fcntl`.
-            unsafe {
-                command.pre_exec(move || {
-                    // A session of its own, so no controlling terminal, as under Linux's
-                    // supervisor; the child leads its process group as with `process_group(0)`.
-                    if libc::setsid() < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    restriction.apply()?;
-                    inherit_only_standard_streams(limit);
-                    Ok(())
-                });
-            }
-            command.spawn().map(Spawned::Plain)
-        }
+        command.spawn()
     }
 }
 
