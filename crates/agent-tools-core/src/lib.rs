@@ -18,6 +18,7 @@ pub mod output_cache;
 pub mod paths;
 pub mod policy;
 pub mod process;
+pub mod processes;
 pub mod registry;
 pub mod sandbox;
 pub mod search_cache;

@@ -47,7 +47,7 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use serde::{Serialize, Serializer};
 
 use super::error::node_io_message;
-#[cfg(unix)]
+#[cfg(linux_native)]
 use super::supervisor::ExecImage;
 use super::value::utf16_len;
 
@@ -202,7 +202,8 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
     }
     let started = Instant::now();
-    let (mut streams, mut reaper, mut tree) = spawn(command, &location, spec).map_err(spawn_error)?;
+    let (mut streams, mut reaper, mut tree) =
+        spawn(command, &location, spec).map_err(spawn_error)?;
     let supervised = supervise(&mut streams, &mut tree, spec, started);
     tree.end_of_call();
     // Whatever happened, the child is reaped (no zombies).
@@ -233,7 +234,11 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
 /// Starts the command: a plain child in its own group, or (Linux, sandboxed) under its
 /// supervisor.
 #[cfg(unix)]
-fn spawn(mut command: Command, location: &Path, spec: &RunSpec) -> io::Result<(Streams, Reaper, Tree)> {
+fn spawn(
+    mut command: Command,
+    location: &Path,
+    spec: &RunSpec,
+) -> io::Result<(Streams, Reaper, Tree)> {
     let plain = |child: io::Result<Child>| {
         let mut child = child?;
         let pid = Pid::from_child(&child);

@@ -10,9 +10,9 @@
 //!   restriction (Landlock, seccomp, no capabilities, descriptors above 2 closed). With Landlock
 //!   ABI 6 its domain is scoped, so it cannot signal the supervisor (or the host).
 //! - Two pipes tie the supervisor to the host: it reports the command's exit through the
-//!   report pipe, and the host's end of the control pipe asks it to terminate (`T`: `SIGTERM` to
-//!   the command's group and the adopted orphans) or, closed, to kill the whole tree with
-//!   `SIGKILL`, reap it and exit. The host closes the control pipe when the call ends, however
+//!   report pipe, and the host's end of the control pipe asks it to signal the tree (`T`:
+//!   `SIGTERM`, another byte: that signal's number, to the command's group and the adopted
+//!   orphans) or, closed, to kill the whole tree with `SIGKILL`, reap it and exit. The host closes the control pipe when the call ends, however
 //!   it ends; if the host dies, the kernel closes it.
 //!
 //! Both processes share the host's memory (`CLONE_VM`): the supervisor for its whole life, on a
@@ -108,7 +108,7 @@ impl Exit {
 }
 
 #[cfg(linux_native)]
-pub use linux::{spawn, Restrict, SupervisorProcess, Supervised};
+pub use linux::{spawn, Restrict, Supervised, SupervisorProcess};
 
 #[cfg(linux_native)]
 mod linux {
@@ -141,6 +141,8 @@ mod linux {
         pub control: OwnedFd,
         /// The supervisor process, reaped with [`SupervisorProcess::wait`].
         pub process: SupervisorProcess,
+        /// The command's process id.
+        pub command_pid: u32,
     }
 
     /// The supervisor process, and the memory it runs on until it has exited.
@@ -156,12 +158,9 @@ mod linux {
             if self.memory.is_none() {
                 return;
             }
-            loop {
-                match rustix::process::waitpid(Some(self.pid), WaitOptions::empty()) {
-                    Err(rustix::io::Errno::INTR) => continue,
-                    _ => break,
-                }
-            }
+            while let Err(rustix::io::Errno::INTR) =
+                rustix::process::waitpid(Some(self.pid), WaitOptions::empty())
+            {}
             self.memory = None;
         }
     }
@@ -237,7 +236,7 @@ mod linux {
         stdio: [c_int; 3],
         control: c_int,
         report: c_int,
-        /// Written with an errno if the command could not be started; closed once it was.
+        /// Given `[0, errno]` if the command could not be started, `[1, pid]` once it was.
         started: c_int,
     }
 
@@ -323,11 +322,19 @@ mod linux {
             pid: Pid::from_raw(pid).ok_or_else(|| io::Error::from_raw_os_error(libc::ESRCH))?,
             memory: Some((start, stack)),
         };
-        let mut errno = [0u8; 4];
-        if read_full(started_read.as_fd(), &mut errno) == errno.len() {
+        let mut word = [0u8; 8];
+        let got = read_full(started_read.as_fd(), &mut word);
+        let kind = i32::from_ne_bytes([word[0], word[1], word[2], word[3]]);
+        let value = i32::from_ne_bytes([word[4], word[5], word[6], word[7]]);
+        if got != word.len() || kind != 1 {
             // The command never ran; the supervisor has exited.
             process.wait();
-            return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
+            let errno = if got == word.len() {
+                value
+            } else {
+                libc::ECHILD
+            };
+            return Err(io::Error::from_raw_os_error(errno));
         }
         Ok(Supervised {
             stdin,
@@ -336,6 +343,7 @@ mod linux {
             report,
             control,
             process,
+            command_pid: value as u32,
         })
     }
 
@@ -348,14 +356,21 @@ mod linux {
             let start = &*(start as *const SupervisorStart);
             let error = supervise(start);
             let errno = error.raw_os_error().unwrap_or(libc::EINVAL);
-            let bytes = errno.to_ne_bytes();
-            libc::write(start.started, bytes.as_ptr().cast(), bytes.len());
+            tell_started(start.started, 0, errno);
             libc::_exit(127)
         }
     }
 
     fn last_error() -> io::Error {
         io::Error::last_os_error()
+    }
+
+    /// The `started` pipe's word: `[kind, value]`.
+    unsafe fn tell_started(fd: c_int, kind: i32, value: i32) {
+        let mut word = [0u8; 8];
+        word[..4].copy_from_slice(&kind.to_ne_bytes());
+        word[4..].copy_from_slice(&value.to_ne_bytes());
+        libc::write(fd, word.as_ptr().cast(), word.len());
     }
 
     /// The supervisor's setup: a session, the subreaper role, the standard streams and the
@@ -420,8 +435,9 @@ mod linux {
             libc::waitpid(pid, std::ptr::null_mut(), 0);
             return io::Error::from_raw_os_error(i32::from_ne_bytes(errno));
         }
-        // Closing `started` (with everything else) tells the host the command runs. From here
-        // on only raw system calls: the host's thread reads `errno` again.
+        // The word on `started` tells the host the command runs; then the host's thread reads
+        // `errno` again, so from here on only raw system calls.
+        tell_started(start.started, 1, pid);
         close_all_except(&mut [start.control, start.report, signals]);
         let Some(command) = Pid::from_raw(pid) else {
             libc::_exit(1)
@@ -614,7 +630,7 @@ mod linux {
             if control_ready {
                 let mut byte = [0u8; 1];
                 match rustix::io::read(control, &mut byte) {
-                    Ok(1) => terminate(command),
+                    Ok(1) => terminate(command, signal_of(byte[0])),
                     Err(rustix::io::Errno::INTR) => {}
                     _ => end_tree(command),
                 }
@@ -639,7 +655,9 @@ mod linux {
         let mut digits = false;
         for &byte in &text[..len] {
             if byte.is_ascii_digit() {
-                value = value.saturating_mul(10).saturating_add((byte - b'0') as i32);
+                value = value
+                    .saturating_mul(10)
+                    .saturating_add((byte - b'0') as i32);
                 digits = true;
             } else {
                 if digits && count < pids.len() {
@@ -671,14 +689,24 @@ mod linux {
         }
     }
 
-    /// `SIGTERM` to the command's group and to every adopted orphan.
-    fn terminate(command: Pid) {
-        let _ = rustix::process::kill_process_group(command, Signal::TERM);
+    /// The signal a control byte asks for: `T` (the host's timeout) is `SIGTERM`, a byte below
+    /// 65 that signal's number.
+    fn signal_of(byte: u8) -> Signal {
+        match byte {
+            b'T' => Signal::TERM,
+            // SAFETY: a number the host sent as a signal; an invalid one makes `kill` fail.
+            n => unsafe { Signal::from_raw_unchecked(i32::from(n)) },
+        }
+    }
+
+    /// `signal` to the command's group and to every adopted orphan.
+    fn terminate(command: Pid, signal: Signal) {
+        let _ = rustix::process::kill_process_group(command, signal);
         let mut pids = [0; 512];
         if let Some(count) = children(&mut pids) {
             for pid in pids[..count].iter().filter_map(|&p| Pid::from_raw(p)) {
                 if pid != command {
-                    let _ = rustix::process::kill_process(pid, Signal::TERM);
+                    let _ = rustix::process::kill_process(pid, signal);
                 }
             }
         }

@@ -268,13 +268,14 @@ impl ChildRestriction {
         cwd: Option<&Path>,
         stdin_piped: bool,
     ) -> std::io::Result<crate::supervisor::Supervised> {
+        crate::supervisor::spawn(image, self.restrict(), cwd, stdin_piped)
+    }
+
+    /// The restriction as the supervisor applies it, in the command's process before `execve`.
+    #[cfg(linux_native)]
+    pub fn restrict(&self) -> crate::supervisor::Restrict {
         let restriction = self.0.clone();
-        crate::supervisor::spawn(
-            image,
-            std::sync::Arc::new(move || restriction.apply()),
-            cwd,
-            stdin_piped,
-        )
+        std::sync::Arc::new(move || restriction.apply())
     }
 
     /// Elsewhere (and on Linux with the `portable-unix` feature, where the restriction stays

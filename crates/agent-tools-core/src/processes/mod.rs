@@ -1,0 +1,760 @@
+//! Processes that outlive a call: the table behind process_start, process_read, process_write,
+//! process_list and process_kill (docs/tools/process.md).
+//!
+//! Each context that enables the process tools has one [`ProcessTable`]. A process in it:
+//! - runs as exec_command's commands run (the same program lookup, working directory check and
+//!   OS sandbox), its stdout and stderr read by a thread of its own into a bounded [`Ring`]
+//!   (1 MiB by default): older output is dropped and counted, memory never grows without bound;
+//! - on Linux runs under the supervisor (`crate::supervisor`), always, sandboxed or not: its
+//!   whole tree (what it starts in the background, a `setsid` daemon, a double fork) ends when
+//!   the process is killed, when it exits, when the table is closed or dropped, and when the
+//!   host process dies, even by `SIGKILL` (the control pipe closes with it). Elsewhere it leads
+//!   a process group of its own, which is what is signalled;
+//! - is counted against the table's limit while it runs; once it has exited its status and the
+//!   last output stay readable until a read or a list has reported the exit (bounded).
+
+mod ring;
+
+pub use ring::{Ring, Slice};
+
+use std::ffi::OsString;
+use std::io;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// The table's bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Processes running at once.
+    pub max_running: usize,
+    /// Output kept per process.
+    pub buffer_bytes: usize,
+    /// A process running longer is killed (`None`: no limit).
+    pub max_lifetime: Option<Duration>,
+    /// Exited processes kept for a last read; the oldest goes first.
+    pub max_exited: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_running: 8,
+            buffer_bytes: 1 << 20,
+            max_lifetime: None,
+            max_exited: 16,
+        }
+    }
+}
+
+/// Why a process could not be started or reached.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error("no process with id {0}")]
+    Unknown(String),
+    #[error("{running} processes are running, the limit of this context")]
+    TooMany { running: usize },
+    #[error("stdin of process {0} is closed")]
+    StdinClosed(String),
+    #[error("{0}")]
+    Spawn(io::Error),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// What a process is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Running,
+    /// Exited with a code, or ended by a signal.
+    Exited {
+        code: Option<i32>,
+        signal: Option<i32>,
+    },
+}
+
+/// How to run a process.
+pub struct StartSpec {
+    /// The program (found as exec_command finds it: a full path here) and its arguments.
+    pub argv: Vec<String>,
+    /// The checked working directory (on Linux the `/proc/self/fd` path of an open directory).
+    pub cwd: PathBuf,
+    /// The complete environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// exec_command's OS sandbox, when the context asks for it.
+    pub restriction: Option<crate::exec_sandbox::ChildRestriction>,
+    /// Kept as long as the process runs (the sandbox's private `TMPDIR`).
+    pub keep: Option<crate::exec_sandbox::PrivateTmp>,
+}
+
+/// A read of a process's output (and its status then).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    pub text: String,
+    pub cursor: u64,
+    pub dropped_bytes: u64,
+    pub status: Status,
+}
+
+/// One line of `process_list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub id: String,
+    pub command: Vec<String>,
+    pub pid: u32,
+    pub started_ms: u64,
+    pub status: Status,
+    pub buffered_bytes: usize,
+}
+
+/// Every process of a context.
+pub struct ProcessTable {
+    limits: Limits,
+    state: Mutex<TableState>,
+}
+
+#[derive(Default)]
+struct TableState {
+    next_id: u64,
+    processes: Vec<Arc<Process>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl ProcessTable {
+    pub fn new(limits: Limits) -> ProcessTable {
+        ProcessTable {
+            limits,
+            state: Mutex::default(),
+        }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Starts a process; refused past the limit of running processes.
+    pub fn start(&self, spec: StartSpec) -> Result<Arc<Process>, ProcessError> {
+        let mut state = lock(&self.state);
+        let running = state.processes.iter().filter(|p| p.is_running()).count();
+        if running >= self.limits.max_running {
+            return Err(ProcessError::TooMany { running });
+        }
+        state.next_id += 1;
+        let id = format!("p{}", state.next_id);
+        let process = Process::spawn(id, spec, self.limits)?;
+        state.processes.push(Arc::clone(&process));
+        // Bounded: the oldest exited processes nobody read go first.
+        let exited: Vec<usize> = (0..state.processes.len())
+            .filter(|&i| !state.processes[i].is_running())
+            .collect();
+        let excess = exited.len().saturating_sub(self.limits.max_exited);
+        for &i in exited[..excess].iter().rev() {
+            state.processes.remove(i);
+        }
+        Ok(process)
+    }
+
+    /// The process `id`.
+    pub fn get(&self, id: &str) -> Result<Arc<Process>, ProcessError> {
+        lock(&self.state)
+            .processes
+            .iter()
+            .find(|p| p.id == id)
+            .cloned()
+            .ok_or_else(|| ProcessError::Unknown(id.to_string()))
+    }
+
+    /// Forgets an exited process once its exit was reported.
+    pub fn forget_if_exited(&self, process: &Process) {
+        if !process.is_running() {
+            lock(&self.state).processes.retain(|p| p.id != process.id);
+        }
+    }
+
+    /// Every process, oldest first; exited ones are then forgotten (their exit is reported).
+    pub fn list(&self) -> Vec<Listed> {
+        let mut state = lock(&self.state);
+        let listed = state.processes.iter().map(|p| p.listed()).collect();
+        state.processes.retain(|p| p.is_running());
+        listed
+    }
+
+    /// Ends every process (their trees) and waits until they are gone.
+    pub fn close(&self) {
+        let processes = std::mem::take(&mut lock(&self.state).processes);
+        for process in &processes {
+            process.end();
+        }
+        for process in &processes {
+            process.wait_gone(None);
+        }
+    }
+}
+
+impl Drop for ProcessTable {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A started process.
+pub struct Process {
+    pub id: String,
+    pub command: Vec<String>,
+    pub pid: u32,
+    pub started_ms: u64,
+    shared: Mutex<Shared>,
+    changed: Condvar,
+    stdin: Mutex<Option<std::fs::File>>,
+    tree: platform::Tree,
+    _keep: Option<crate::exec_sandbox::PrivateTmp>,
+}
+
+struct Shared {
+    ring: Ring,
+    status: Status,
+    /// Where the last read stopped.
+    cursor: u64,
+    /// Both output pipes are at end of file and the process is reaped: nothing will change.
+    finished: bool,
+}
+
+impl Process {
+    fn spawn(id: String, spec: StartSpec, limits: Limits) -> Result<Arc<Process>, ProcessError> {
+        let command = spec.argv.clone();
+        let started = platform::start(&spec)?;
+        let process = Arc::new(Process {
+            id,
+            command,
+            pid: started.pid,
+            started_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+            shared: Mutex::new(Shared {
+                ring: Ring::new(limits.buffer_bytes),
+                status: Status::Running,
+                cursor: 0,
+                finished: false,
+            }),
+            changed: Condvar::new(),
+            stdin: Mutex::new(Some(started.stdin)),
+            tree: started.tree,
+            _keep: spec.keep,
+        });
+        let reader = Arc::clone(&process);
+        let deadline = limits.max_lifetime.map(|l| Instant::now() + l);
+        std::thread::Builder::new()
+            .name("atn-process".into())
+            .stack_size(128 << 10)
+            .spawn(move || platform::read_until_gone(&reader, started.outputs, deadline))
+            .map_err(ProcessError::Spawn)?;
+        Ok(process)
+    }
+
+    pub fn is_running(&self) -> bool {
+        lock(&self.shared).status == Status::Running
+    }
+
+    pub fn status(&self) -> Status {
+        lock(&self.shared).status
+    }
+
+    fn listed(&self) -> Listed {
+        let shared = lock(&self.shared);
+        Listed {
+            id: self.id.clone(),
+            command: self.command.clone(),
+            pid: self.pid,
+            started_ms: self.started_ms,
+            status: shared.status,
+            buffered_bytes: shared.ring.len(),
+        }
+    }
+
+    /// Output arrived (called by the reader thread).
+    #[cfg_attr(windows, allow(dead_code))]
+    fn append(&self, bytes: &[u8]) {
+        lock(&self.shared).ring.push(bytes);
+        self.changed.notify_all();
+    }
+
+    #[cfg_attr(windows, allow(dead_code))]
+    fn set_status(&self, status: Status) {
+        let mut shared = lock(&self.shared);
+        if shared.status == Status::Running {
+            shared.status = status;
+        }
+        drop(shared);
+        self.changed.notify_all();
+    }
+
+    #[cfg_attr(windows, allow(dead_code))]
+    fn set_finished(&self) {
+        lock(&self.shared).finished = true;
+        self.changed.notify_all();
+    }
+
+    /// Waits until `deadline` at most, returning early when the process has exited or when the
+    /// output after `from` matches `pattern`.
+    pub fn wait(&self, from: u64, deadline: Instant, pattern: Option<&regex::Regex>) {
+        let mut shared = lock(&self.shared);
+        // Where the pattern has been tried up to (the start of the last line seen, so a line
+        // that was incomplete is tried again whole).
+        let mut tried = from;
+        loop {
+            if shared.status != Status::Running {
+                return;
+            }
+            if let Some(pattern) = pattern {
+                let slice = shared.ring.read(tried, usize::MAX, false);
+                let text = String::from_utf8_lossy(&slice.bytes);
+                if pattern.is_match(&text) {
+                    return;
+                }
+                let last_line = slice.bytes.iter().rposition(|&b| b == b'\n');
+                tried = slice.cursor
+                    - last_line.map_or(slice.bytes.len(), |i| slice.bytes.len() - i - 1) as u64;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return;
+            }
+            shared = self
+                .changed
+                .wait_timeout(shared, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// The output after `cursor` (the last read's end when `None`), at most `max_bytes`.
+    pub fn read(&self, cursor: Option<u64>, max_bytes: usize) -> Output {
+        let mut shared = lock(&self.shared);
+        let from = cursor.unwrap_or(shared.cursor);
+        let slice = shared.ring.read(from, max_bytes, shared.finished);
+        shared.cursor = slice.cursor;
+        Output {
+            text: String::from_utf8_lossy(&slice.bytes).into_owned(),
+            cursor: slice.cursor,
+            dropped_bytes: slice.dropped,
+            status: shared.status,
+        }
+    }
+
+    /// Where the last read stopped.
+    pub fn cursor(&self) -> u64 {
+        lock(&self.shared).cursor
+    }
+
+    /// Writes to the process's stdin; `close` closes it afterwards.
+    pub fn write(&self, input: &[u8], close: bool) -> Result<(), ProcessError> {
+        use std::io::Write;
+        let mut stdin = lock(&self.stdin);
+        let Some(pipe) = stdin.as_mut() else {
+            return Err(ProcessError::StdinClosed(self.id.clone()));
+        };
+        if !input.is_empty() {
+            if let Err(error) = pipe.write_all(input) {
+                *stdin = None;
+                return Err(if error.kind() == io::ErrorKind::BrokenPipe {
+                    ProcessError::StdinClosed(self.id.clone())
+                } else {
+                    ProcessError::Spawn(error)
+                });
+            }
+        }
+        if close {
+            *stdin = None;
+        }
+        Ok(())
+    }
+
+    /// Sends `signal` to the process's tree.
+    pub fn signal(&self, signal: i32) {
+        self.tree.signal(signal);
+    }
+
+    /// Ends the whole tree at once.
+    pub fn end(&self) {
+        *lock(&self.stdin) = None;
+        self.tree.end();
+    }
+
+    /// Waits until nothing of the process is left (its output closed, it and its tree reaped),
+    /// for `limit` at most (`None`: as long as it takes). True when it is gone.
+    pub fn wait_gone(&self, limit: Option<Duration>) -> bool {
+        let deadline = limit.map(|l| Instant::now() + l);
+        let mut shared = lock(&self.shared);
+        while !shared.finished {
+            shared = match deadline {
+                None => self
+                    .changed
+                    .wait(shared)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(at) => {
+                    let now = Instant::now();
+                    if now >= at {
+                        return false;
+                    }
+                    self.changed
+                        .wait_timeout(shared, at - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+            };
+        }
+        true
+    }
+}
+
+/// A pipe end, as the platform has it.
+#[cfg(unix)]
+type Pipe = std::os::fd::OwnedFd;
+#[cfg(windows)]
+type Pipe = std::os::windows::io::OwnedHandle;
+
+/// What a platform's start gives.
+struct Started {
+    pid: u32,
+    stdin: std::fs::File,
+    outputs: Vec<Pipe>,
+    tree: platform::Tree,
+}
+
+/// The reader thread's loop: output into the ring until both pipes are closed. `exit_fd` turns
+/// readable when the process has exited (then `on_exit(Some(fd))` records it); without one,
+/// `on_exit(None)` is asked every 50 ms and answers whether it has. Past `deadline` (the
+/// table's maximum lifetime) the tree is ended.
+#[cfg(unix)]
+fn pump(
+    process: &Process,
+    mut outputs: Vec<Pipe>,
+    mut exit_fd: Option<Pipe>,
+    deadline: Option<Instant>,
+    mut on_exit: impl FnMut(Option<&Pipe>) -> bool,
+) {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let mut buf = vec![0u8; 64 << 10];
+    let mut exited = false;
+    loop {
+        if !exited && exit_fd.is_none() {
+            exited = on_exit(None);
+        }
+        if outputs.is_empty() && exited {
+            break;
+        }
+        let now = Instant::now();
+        if let Some(at) = deadline {
+            if now >= at && !exited {
+                process.end();
+            }
+        }
+        let mut wait = if exit_fd.is_none() && !exited {
+            Some(Duration::from_millis(50))
+        } else {
+            None
+        };
+        if let Some(at) = deadline.filter(|&at| at > now && !exited) {
+            let left = at - now;
+            wait = Some(wait.map_or(left, |w| w.min(left)));
+        }
+        let mut fds: Vec<PollFd> = outputs
+            .iter()
+            .map(|fd| PollFd::new(fd, PollFlags::IN))
+            .collect();
+        if let Some(fd) = &exit_fd {
+            fds.push(PollFd::new(fd, PollFlags::IN));
+        }
+        let timeout = wait.map(|d| Timespec {
+            tv_sec: d.as_secs() as _,
+            tv_nsec: d.subsec_nanos() as _,
+        });
+        match poll(&mut fds, timeout.as_ref()) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(_) => break,
+        }
+        let ready: Vec<bool> = fds.iter().map(|fd| !fd.revents().is_empty()).collect();
+        drop(fds);
+        if exit_fd.is_some() && ready[outputs.len()] {
+            on_exit(exit_fd.as_ref());
+            exit_fd = None;
+            exited = true;
+        }
+        let mut index = 0;
+        outputs.retain(|fd| {
+            let is_ready = ready[index];
+            index += 1;
+            if !is_ready {
+                return true;
+            }
+            match rustix::io::read(fd, &mut buf) {
+                Ok(0) => false,
+                Ok(n) => {
+                    process.append(&buf[..n]);
+                    true
+                }
+                Err(rustix::io::Errno::INTR) | Err(rustix::io::Errno::AGAIN) => true,
+                Err(_) => false,
+            }
+        });
+    }
+}
+
+#[cfg(linux_native)]
+mod platform {
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    use super::{lock, Process, ProcessError, StartSpec, Started, Status};
+    use crate::supervisor::{ExecImage, SupervisorProcess};
+
+    /// The supervisor's control pipe (a signal number to send, or closed to end the tree) and
+    /// the supervisor itself, reaped by the reader thread.
+    pub struct Tree {
+        control: Mutex<Option<OwnedFd>>,
+        supervisor: Mutex<Option<SupervisorProcess>>,
+        report: Mutex<Option<OwnedFd>>,
+    }
+
+    impl Tree {
+        pub fn signal(&self, signal: i32) {
+            if let Some(control) = lock(&self.control).as_ref() {
+                let byte = [u8::try_from(signal).unwrap_or(b'T')];
+                let _ = rustix::io::write(control, &byte);
+            }
+        }
+
+        pub fn end(&self) {
+            drop(lock(&self.control).take());
+        }
+    }
+
+    pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
+        let program = spec.argv.first().cloned().unwrap_or_default();
+        let image = ExecImage::new(
+            std::ffi::OsStr::new(&program),
+            spec.argv.iter().skip(1).map(std::ffi::OsStr::new),
+            Some(&spec.env),
+        )
+        .map_err(ProcessError::Spawn)?;
+        let restrict: crate::supervisor::Restrict = match &spec.restriction {
+            Some(restriction) => restriction.restrict(),
+            None => Arc::new(|| Ok(())),
+        };
+        let supervised = crate::supervisor::spawn(Arc::new(image), restrict, Some(&spec.cwd), true)
+            .map_err(ProcessError::Spawn)?;
+        let pid = supervised.command_pid;
+        let stdin = supervised
+            .stdin
+            .map(std::fs::File::from)
+            .ok_or_else(|| ProcessError::Spawn(std::io::ErrorKind::BrokenPipe.into()))?;
+        Ok(Started {
+            pid,
+            stdin,
+            outputs: vec![supervised.stdout, supervised.stderr],
+            tree: Tree {
+                control: Mutex::new(Some(supervised.control)),
+                supervisor: Mutex::new(Some(supervised.process)),
+                report: Mutex::new(Some(supervised.report)),
+            },
+        })
+    }
+
+    /// The reader thread: output into the ring, the exit from the supervisor's report; once the
+    /// command has exited its tree is ended (nothing it started outlives it), and once the
+    /// output is closed the supervisor is reaped.
+    pub fn read_until_gone(
+        process: &Arc<Process>,
+        outputs: Vec<OwnedFd>,
+        deadline: Option<Instant>,
+    ) {
+        let report = lock(&process.tree.report).take();
+        super::pump(process, outputs, report, deadline, |report| {
+            let Some(report) = report else {
+                return false;
+            };
+            let mut bytes = [0u8; 8];
+            let got = read_full(report.as_fd(), &mut bytes);
+            let status = if got == bytes.len() {
+                match crate::supervisor::exit_of(&bytes) {
+                    crate::supervisor::Exit::Code(code) => Status::Exited {
+                        code: Some(code),
+                        signal: None,
+                    },
+                    crate::supervisor::Exit::Signal(signal) => Status::Exited {
+                        code: None,
+                        signal: Some(signal),
+                    },
+                }
+            } else {
+                Status::Exited {
+                    code: None,
+                    signal: None,
+                }
+            };
+            process.set_status(status);
+            process.tree.end();
+            true
+        });
+        if let Some(mut supervisor) = lock(&process.tree.supervisor).take() {
+            supervisor.wait();
+        }
+        process.set_finished();
+    }
+
+    fn read_full(fd: std::os::fd::BorrowedFd<'_>, buf: &mut [u8]) -> usize {
+        let mut got = 0;
+        while got < buf.len() {
+            match rustix::io::read(fd, &mut buf[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(_) => break,
+            }
+        }
+        got
+    }
+}
+
+#[cfg(all(unix, portable))]
+mod platform {
+    use std::os::fd::OwnedFd;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Child, Command, Stdio};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+
+    use rustix::process::{Pid, Signal, WaitIdOptions};
+
+    use super::{lock, Process, ProcessError, StartSpec, Started, Status};
+
+    /// The process group the command leads (its pid), and the child until reaped.
+    pub struct Tree {
+        group: Pid,
+        child: Mutex<Option<Child>>,
+    }
+
+    impl Tree {
+        pub fn signal(&self, signal: i32) {
+            if let Some(signal) = Signal::from_named_raw(signal) {
+                let _ = rustix::process::kill_process_group(self.group, signal);
+            }
+        }
+
+        pub fn end(&self) {
+            let _ = rustix::process::kill_process_group(self.group, Signal::KILL);
+        }
+    }
+
+    pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
+        let mut command = Command::new(&spec.argv[0]);
+        command
+            .args(&spec.argv[1..])
+            .current_dir(&spec.cwd)
+            .env_clear()
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = match &spec.restriction {
+            Some(restriction) => restriction.spawn(&mut command),
+            None => {
+                // SAFETY: `setsid` is async-signal-safe; nothing else runs between fork and exec.
+                unsafe {
+                    command.pre_exec(|| {
+                        if libc::setsid() < 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+                command.spawn()
+            }
+        }
+        .map_err(ProcessError::Spawn)?;
+        let pid = child.id();
+        let group = Pid::from_raw(pid as i32)
+            .ok_or_else(|| ProcessError::Spawn(std::io::Error::from_raw_os_error(libc::ESRCH)))?;
+        let stdin = child.stdin.take().map(|p| std::fs::File::from(OwnedFd::from(p)));
+        let outputs = [
+            child.stdout.take().map(OwnedFd::from),
+            child.stderr.take().map(OwnedFd::from),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        Ok(Started {
+            pid,
+            stdin: stdin
+                .ok_or_else(|| ProcessError::Spawn(std::io::ErrorKind::BrokenPipe.into()))?,
+            outputs,
+            tree: Tree {
+                group,
+                child: Mutex::new(Some(child)),
+            },
+        })
+    }
+
+    /// The reader thread: output into the ring until the pipes close; the exit is looked for
+    /// every 50 ms (the group is then ended), the child reaped at the end.
+    pub fn read_until_gone(
+        process: &Arc<Process>,
+        outputs: Vec<OwnedFd>,
+        deadline: Option<Instant>,
+    ) {
+        let group = process.tree.group;
+        super::pump(process, outputs, None, deadline, |_| {
+            let exited = rustix::process::waitid(
+                rustix::process::WaitId::Pid(group),
+                WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+            );
+            match exited {
+                Ok(Some(status)) => {
+                    process.set_status(Status::Exited {
+                        code: status.exit_status(),
+                        signal: status.terminating_signal(),
+                    });
+                    process.tree.end();
+                    true
+                }
+                _ => false,
+            }
+        });
+        if let Some(mut child) = lock(&process.tree.child).take() {
+            let _ = child.wait();
+        }
+        process.set_finished();
+    }
+}
+
+#[cfg(windows)]
+mod platform {
+    use super::{ProcessError, StartSpec, Started};
+
+    pub struct Tree;
+
+    impl Tree {
+        pub fn signal(&self, _: i32) {}
+        pub fn end(&self) {}
+    }
+
+    pub fn start(_: &StartSpec) -> Result<Started, ProcessError> {
+        Err(ProcessError::Unsupported(
+            "background processes are not available on Windows yet".into(),
+        ))
+    }
+
+    pub fn read_until_gone(
+        _: &std::sync::Arc<super::Process>,
+        _: Vec<super::Pipe>,
+        _: Option<std::time::Instant>,
+    ) {
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests;

@@ -1,0 +1,210 @@
+use super::*;
+use std::time::Duration;
+
+fn spec(script: &str, dir: &std::path::Path) -> StartSpec {
+    StartSpec {
+        argv: vec!["/bin/sh".into(), "-c".into(), script.into()],
+        cwd: dir.to_path_buf(),
+        env: std::env::vars_os().collect(),
+        restriction: None,
+        keep: None,
+    }
+}
+
+fn table(limits: Limits) -> (tempfile::TempDir, ProcessTable) {
+    (tempfile::tempdir().unwrap(), ProcessTable::new(limits))
+}
+
+/// Waits (generously, for a busy machine) until the output matches `pattern`, then reads it.
+fn read_until(p: &Process, pattern: &str) -> Output {
+    let re = regex::Regex::new(pattern).unwrap();
+    p.wait(
+        p.cursor(),
+        Instant::now() + Duration::from_secs(30),
+        Some(&re),
+    );
+    p.read(None, usize::MAX)
+}
+
+fn alive(pid: i32) -> bool {
+    // Signal 0 checks existence; a zombie counts as gone for this purpose only once reaped, so
+    // the process's state is looked at too.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.contains(") Z "))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_dialogue_on_stdin_then_kill_ends_the_tree() {
+    let (dir, t) = table(Limits::default());
+    let p = t
+        .start(spec(
+            "sleep 300 & echo bg $!; echo ready; read line; echo \"got $line\"; sleep 300",
+            dir.path(),
+        ))
+        .unwrap();
+    let out = read_until(&p, "ready");
+    assert!(out.text.contains("ready"), "{out:?}");
+    let background: i32 = out
+        .text
+        .lines()
+        .find_map(|l| l.strip_prefix("bg "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(alive(background));
+    p.write(b"hello\n", false).unwrap();
+    let out = read_until(&p, "got hello");
+    assert_eq!(out.text, "got hello\n");
+    assert_eq!(out.status, Status::Running);
+    p.end();
+    assert!(p.wait_gone(Some(Duration::from_secs(30))));
+    assert!(!alive(background), "the background child outlived the kill");
+    assert!(!p.is_running());
+}
+
+#[test]
+fn exit_codes_signals_and_the_last_output_stay_readable() {
+    let (dir, t) = table(Limits::default());
+    let p = t.start(spec("echo bye; exit 3", dir.path())).unwrap();
+    assert!(p.wait_gone(Some(Duration::from_secs(30))));
+    let out = p.read(None, usize::MAX);
+    assert_eq!(out.text, "bye\n");
+    assert_eq!(
+        out.status,
+        Status::Exited {
+            code: Some(3),
+            signal: None
+        }
+    );
+    let q = t.start(spec("kill -KILL $$", dir.path())).unwrap();
+    assert!(q.wait_gone(Some(Duration::from_secs(30))));
+    assert_eq!(
+        q.status(),
+        Status::Exited {
+            code: None,
+            signal: Some(libc::SIGKILL)
+        }
+    );
+    // Listing reports the exits, then forgets them.
+    let listed = t.list();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed[0].id, p.id);
+    assert_eq!(listed[0].command[2], "echo bye; exit 3");
+    assert!(t.list().is_empty());
+    assert!(matches!(t.get(&p.id), Err(ProcessError::Unknown(_))));
+}
+
+#[test]
+fn a_signal_reaches_the_process_and_stdin_can_be_closed() {
+    let (dir, t) = table(Limits::default());
+    let p = t
+        .start(spec(
+            "trap 'echo term; exit 7' TERM; echo ready; while :; do sleep 0.05; done",
+            dir.path(),
+        ))
+        .unwrap();
+    read_until(&p, "ready");
+    p.signal(libc::SIGTERM);
+    assert!(p.wait_gone(Some(Duration::from_secs(30))));
+    // The whole group got the signal: the shell may also report its `sleep` terminated.
+    assert!(p.read(None, usize::MAX).text.ends_with("term\n"));
+    assert_eq!(
+        p.status(),
+        Status::Exited {
+            code: Some(7),
+            signal: None
+        }
+    );
+
+    let cat = t.start(spec("cat; echo done", dir.path())).unwrap();
+    cat.write(b"abc", true).unwrap();
+    assert!(cat.wait_gone(Some(Duration::from_secs(30))));
+    assert_eq!(cat.read(Some(0), usize::MAX).text, "abcdone\n");
+    assert!(matches!(
+        cat.write(b"more", false),
+        Err(ProcessError::StdinClosed(_))
+    ));
+}
+
+#[test]
+fn output_is_bounded_and_drops_are_counted() {
+    let (dir, t) = table(Limits {
+        buffer_bytes: 4096,
+        ..Limits::default()
+    });
+    // 20 MB of output, far more than the buffer.
+    let p = t
+        .start(spec(
+            "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo end",
+            dir.path(),
+        ))
+        .unwrap();
+    assert!(p.wait_gone(Some(Duration::from_secs(60))));
+    let out = p.read(Some(0), usize::MAX);
+    assert!(out.text.ends_with("xxx\nend\n"));
+    assert_eq!(out.text.len(), 4096);
+    assert_eq!(out.dropped_bytes, 20_000_005 - 4096);
+    assert_eq!(out.cursor, 20_000_005);
+}
+
+#[test]
+fn the_running_limit_is_enforced() {
+    let (dir, t) = table(Limits {
+        max_running: 2,
+        ..Limits::default()
+    });
+    let a = t.start(spec("sleep 300", dir.path())).unwrap();
+    let _b = t.start(spec("sleep 300", dir.path())).unwrap();
+    assert!(matches!(
+        t.start(spec("sleep 300", dir.path())),
+        Err(ProcessError::TooMany { running: 2 })
+    ));
+    a.end();
+    assert!(a.wait_gone(Some(Duration::from_secs(30))));
+    assert!(t.start(spec("true", dir.path())).is_ok());
+}
+
+#[test]
+fn closing_the_table_ends_everything() {
+    let (dir, t) = table(Limits::default());
+    let p = t.start(spec("echo $$; sleep 300", dir.path())).unwrap();
+    let pid: i32 = read_until(&p, "\n").text.trim().parse().unwrap();
+    assert!(alive(pid));
+    drop(t);
+    assert!(!alive(pid));
+    assert!(!p.is_running());
+}
+
+#[test]
+fn the_maximum_lifetime_ends_a_process() {
+    let (dir, t) = table(Limits {
+        max_lifetime: Some(Duration::from_millis(300)),
+        ..Limits::default()
+    });
+    let p = t.start(spec("sleep 300", dir.path())).unwrap();
+    assert!(p.wait_gone(Some(Duration::from_secs(30))));
+    assert!(!p.is_running());
+}
+
+#[test]
+fn waiting_for_a_pattern_returns_early() {
+    let (dir, t) = table(Limits::default());
+    let p = t
+        .start(spec(
+            "echo starting; sleep 0.2; echo 'listening on :8080'; sleep 300",
+            dir.path(),
+        ))
+        .unwrap();
+    let started = Instant::now();
+    let re = regex::Regex::new(r"listening on :\d+").unwrap();
+    p.wait(0, started + Duration::from_secs(60), Some(&re));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let out = p.read(None, usize::MAX);
+    assert!(out.text.contains("listening on :8080"), "{out:?}");
+    // Nothing new: a wait without a pattern runs to its deadline.
+    let started = Instant::now();
+    p.wait(p.cursor(), started + Duration::from_millis(100), Some(&re));
+    assert!(started.elapsed() >= Duration::from_millis(100));
+    p.end();
+}
