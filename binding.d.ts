@@ -161,12 +161,20 @@ export interface CatalogEntry {
 export declare function checkToolHistory(input: string): ProviderMapped
 
 /**
+ * Ends every process of the table (their whole trees) and resolves once they are gone; the
+ * waiting is done off the JavaScript thread.
+ */
+export declare function closeProcessTable(table: ExternalObject<'ProcessTable'>): Promise<void>
+
+/**
  * The context of calls: the fields of a `ToolContext` object read once. The JavaScript side keeps
  * one per context and makes a new one whenever a field changes, so edits apply to the next call.
  * `reads` is the context's read ledger (`newReadLedger()`), when a toolkit over it enabled
  * edit_file: the calls then record what they read and write, and edit_file checks it.
+ * `processes` is its process table (`newProcessTable()`), when a toolkit enabled the process
+ * tools.
  */
-export declare function contextHandle(context: object, reads?: ExternalObject<'ReadLedger'>): ExternalObject<'ToolContext'>
+export declare function contextHandle(context: object, reads?: ExternalObject<'ReadLedger'>, processes?: ExternalObject<'ProcessTable'>): ExternalObject<'ToolContext'>
 
 /**
  * Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to
@@ -217,6 +225,9 @@ export interface GrepRequest {
   after?: number
   maxMatches?: number
 }
+
+/** A new, empty process table. */
+export declare function newProcessTable(): ExternalObject<'ProcessTable'>
 
 /**
  * A new, empty read ledger: one per context object whose toolkit enables edit_file (see

@@ -2,7 +2,7 @@
 // Generated from ts/context.cts by `npm run build:ts`: edit that file, not this one.
 // Tool contexts: `createToolContext`, and the native copy of a context each call hands over
 // (kept per context while it stays the same), with the read ledger of a toolkit with edit_file.
-exports.readLedgers = exports.createToolContext = void 0;
+exports.processTables = exports.readLedgers = exports.createToolContext = void 0;
 exports.contextHandle = contextHandle;
 const node_os_1 = require("node:os");
 const native_cjs_1 = require("./native.cjs");
@@ -35,6 +35,12 @@ const contextHandles = new WeakMap();
  */
 exports.readLedgers = new WeakMap();
 /**
+ * The process table of each context a toolkit with the process tools serves: the processes its
+ * calls started (kept natively). It goes with the context: garbage-collected, it ends them all;
+ * `toolkit.close()` ends them and waits.
+ */
+exports.processTables = new WeakMap();
+/**
  * The native copy of `context` for a call. Kept per context while the fields the native side
  * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
  * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
@@ -42,15 +48,16 @@ exports.readLedgers = new WeakMap();
  */
 function contextHandle(context) {
     const reads = exports.readLedgers.get(context);
+    const processes = exports.processTables.get(context);
     const cached = contextHandles.get(context);
     // The fields compared one by one with the key kept: no key is made while they stay the same.
-    if (cached !== undefined && cached.reads === reads && sameKey(cached.key, context))
+    if (cached !== undefined && cached.reads === reads && cached.processes === processes && sameKey(cached.key, context))
         return cached.handle;
     const key = contextKey(context);
     if (key === null)
-        return native.contextHandle(context, reads);
-    const handle = native.contextHandle(context, reads);
-    contextHandles.set(context, { key, handle, reads });
+        return native.contextHandle(context, reads, processes);
+    const handle = native.contextHandle(context, reads, processes);
+    contextHandles.set(context, { key, handle, reads, processes });
     return handle;
 }
 /**

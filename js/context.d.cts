@@ -21,6 +21,12 @@ type ContextHandle = ReturnType<typeof native.contextHandle>;
  */
 export declare const readLedgers: WeakMap<object, import("../binding.js").ExternalObject<"ReadLedger">>;
 /**
+ * The process table of each context a toolkit with the process tools serves: the processes its
+ * calls started (kept natively). It goes with the context: garbage-collected, it ends them all;
+ * `toolkit.close()` ends them and waits.
+ */
+export declare const processTables: WeakMap<object, import("../binding.js").ExternalObject<"ProcessTable">>;
+/**
  * The native copy of `context` for a call. Kept per context while the fields the native side
  * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
  * one of them changes, so a policy edited between calls applies at once; a context with `exec` or

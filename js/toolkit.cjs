@@ -154,9 +154,15 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
     }
     if (registered.optIns.has("edit_file") && !context_cjs_1.readLedgers.has(context))
         context_cjs_1.readLedgers.set(context, native.newReadLedger());
+    const startsProcesses = registered.optIns.has("process_start");
+    if (startsProcesses && !context_cjs_1.processTables.has(context))
+        context_cjs_1.processTables.set(context, native.newProcessTable());
     const optInNames = [...registered.optIns.keys()];
     const userNames = [...registered.byName.keys()];
+    // With opt-in tools, the toolkit also ends what its context's processes left running.
+    const lifecycle = registered.optIns.size > 0 ? { close: () => closeProcesses(context), [Symbol.asyncDispose]: () => closeProcesses(context) } : {};
     const toolkit = {
+        ...lifecycle,
         tools,
         invoke: (name, args) => invoke(context, name, args, registered),
         getAllowedTools: () => native
@@ -169,6 +175,12 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
     return toolkit;
 };
 exports.createAgentToolkit = createAgentToolkit;
+/** Ends every process the context's calls started (whole trees) and resolves once they are gone. */
+async function closeProcesses(context) {
+    const table = context_cjs_1.processTables.get(context);
+    if (table !== undefined)
+        await native.closeProcessTable(table);
+}
 /** An opt-in tool has no replaceable handler: its calls always run the native one. */
 const noHandler = async () => {
     throw (0, errors_cjs_1.internalError)("an opt-in tool has no JavaScript handler");

@@ -34,13 +34,21 @@ export const createToolContext = function createToolContext<const TUserToolName 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 type ContextHandle = ReturnType<typeof native.contextHandle>;
 type ReadLedger = ReturnType<typeof native.newReadLedger>;
-const contextHandles = new WeakMap<object, { key: unknown[]; handle: ContextHandle; reads: ReadLedger | undefined }>();
+type ProcessTable = ReturnType<typeof native.newProcessTable>;
+const contextHandles = new WeakMap<object, { key: unknown[]; handle: ContextHandle; reads: ReadLedger | undefined; processes: ProcessTable | undefined }>();
 /**
  * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
  * through the toolkit (content fingerprints by real path, kept natively), for edit_file's
  * stale-read guard. Kept beside the context, not on it, so the context object keeps its shape.
  */
 export const readLedgers = new WeakMap<object, ReadLedger>();
+
+/**
+ * The process table of each context a toolkit with the process tools serves: the processes its
+ * calls started (kept natively). It goes with the context: garbage-collected, it ends them all;
+ * `toolkit.close()` ends them and waits.
+ */
+export const processTables = new WeakMap<object, ProcessTable>();
 
 /**
  * The native copy of `context` for a call. Kept per context while the fields the native side
@@ -50,13 +58,14 @@ export const readLedgers = new WeakMap<object, ReadLedger>();
  */
 export function contextHandle(context: ToolContext): ContextHandle {
   const reads = readLedgers.get(context);
+  const processes = processTables.get(context);
   const cached = contextHandles.get(context);
   // The fields compared one by one with the key kept: no key is made while they stay the same.
-  if (cached !== undefined && cached.reads === reads && sameKey(cached.key, context)) return cached.handle;
+  if (cached !== undefined && cached.reads === reads && cached.processes === processes && sameKey(cached.key, context)) return cached.handle;
   const key = contextKey(context);
-  if (key === null) return native.contextHandle(context, reads);
-  const handle = native.contextHandle(context, reads);
-  contextHandles.set(context, { key, handle, reads });
+  if (key === null) return native.contextHandle(context, reads, processes);
+  const handle = native.contextHandle(context, reads, processes);
+  contextHandles.set(context, { key, handle, reads, processes });
   return handle;
 }
 

@@ -6,7 +6,7 @@ import type { CallRequest, OutputCache as NativeOutputCache } from "../binding.j
 import type { OptInToolName } from "../types/tools.js";
 import { SecurityBypass } from "./bypass.cjs";
 import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
-import { readLedgers } from "./context.cjs";
+import { processTables, readLedgers } from "./context.cjs";
 import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
 import { type AnyToolkit, loopAborted } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
@@ -199,9 +199,14 @@ export const createAgentToolkit: {
     tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
   }
   if (registered.optIns.has("edit_file") && !readLedgers.has(context)) readLedgers.set(context, native.newReadLedger());
+  const startsProcesses = registered.optIns.has("process_start");
+  if (startsProcesses && !processTables.has(context)) processTables.set(context, native.newProcessTable());
   const optInNames = [...registered.optIns.keys()];
   const userNames = [...registered.byName.keys()];
+  // With opt-in tools, the toolkit also ends what its context's processes left running.
+  const lifecycle = registered.optIns.size > 0 ? { close: () => closeProcesses(context), [Symbol.asyncDispose]: () => closeProcesses(context) } : {};
   const toolkit = {
+    ...lifecycle,
     tools,
     invoke: (name: unknown, args: unknown) => invoke(context, name, args, registered),
     getAllowedTools: () =>
@@ -215,8 +220,14 @@ export const createAgentToolkit: {
         ),
   };
   toolkitState.set(toolkit, { context, registered });
-  return toolkit as unknown as AgentToolkit;
+  return toolkit as unknown as AgentToolkit & AgentToolkit<never, OptInToolName>;
 };
+
+/** Ends every process the context's calls started (whole trees) and resolves once they are gone. */
+async function closeProcesses(context: ToolContext): Promise<void> {
+  const table = processTables.get(context);
+  if (table !== undefined) await native.closeProcessTable(table);
+}
 
 /** An opt-in tool has no replaceable handler: its calls always run the native one. */
 const noHandler: Handler = async () => {

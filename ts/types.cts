@@ -147,6 +147,12 @@ export type AgentToolkit<TUser extends AnyTool = never, TOptIn extends OptInTool
       tools: SecureTools & OptInSecureTools<TOptIn>;
       invoke: InvokeWithOptInTools<TUser, TOptIn>;
       getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TOptIn] | TUser["definition"]>;
+      /**
+       * Ends every process the context's calls started with process_start (their whole trees)
+       * and resolves once they are gone. Also `await using toolkit = ...` (`Symbol.asyncDispose`).
+       */
+      close: () => Promise<void>;
+      [Symbol.asyncDispose]: () => Promise<void>;
     };
 
 export type AgentToolkitOptions<TTools extends readonly AnyTool[], TOptIn extends OptInToolName = never> = {

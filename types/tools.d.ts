@@ -54,6 +54,34 @@ export type PatchAction = "added" | "updated" | "deleted" | "moved";
 
 export type PatchedFile = { path: string, action: PatchAction, moved_to?: string, };
 
+export type ProcessKillInput = { process_id: string, signal?: "SIGTERM" | "SIGKILL" | "SIGINT" | "SIGHUP" | "SIGQUIT", };
+
+export type ProcessListEntry = { process_id: string, command: Array<string>, status: "running" | "exited", pid: number, 
+/**
+ * ISO 8601, UTC.
+ */
+started_at: string, exit_code: number | null, signal: string | null, buffered_bytes: number, };
+
+export type ProcessListInput = Record<symbol, never>;
+
+export type ProcessListOutput = { processes: Array<ProcessListEntry>, };
+
+export type ProcessOutput = { process_id: string, pid: number, status: "running" | "exited", exit_code: number | null, signal: string | null, output: string, 
+/**
+ * Where the next read continues (a byte offset in everything the process wrote).
+ */
+cursor: number, 
+/**
+ * Output lost before it was read (the buffer keeps the last bytes only).
+ */
+dropped_bytes: number, };
+
+export type ProcessReadInput = { process_id: string, cursor?: number, wait_ms?: number, wait_for?: string, max_chars?: number, };
+
+export type ProcessStartInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, tty?: boolean, cols?: number, rows?: number, env?: { [key in string]: string }, wait_ms?: number, wait_for?: string, };
+
+export type ProcessWriteInput = { process_id: string, input: string, close_stdin?: boolean, wait_ms?: number, wait_for?: string, };
+
 export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
 
 export type ReadFileMeta = { byte_length: number, line_count: number, returned_line_count: number, mtime_ms: number, };
@@ -578,18 +606,28 @@ export type ToolCatalogMetadata = {
 };
 
 /** The opt-in tools: `createAgentToolkit(context, { extraTools: [...] })`. */
-export type OptInToolName = "edit_file" | "find_files" | "apply_patches";
+export type OptInToolName = "edit_file" | "find_files" | "apply_patches" | "process_start" | "process_read" | "process_write" | "process_list" | "process_kill";
 
 export interface OptInToolArgsByName extends Record<OptInToolName, unknown> {
   edit_file: EditFileInput;
   find_files: FindFilesInput;
   apply_patches: ApplyPatchesInput;
+  process_start: ProcessStartInput;
+  process_read: ProcessReadInput;
+  process_write: ProcessWriteInput;
+  process_list: ProcessListInput;
+  process_kill: ProcessKillInput;
 }
 
 export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
   edit_file: EditFileOutput;
   find_files: FindFilesOutput;
   apply_patches: ApplyPatchesOutput;
+  process_start: ProcessOutput;
+  process_read: ProcessOutput;
+  process_write: ProcessOutput;
+  process_list: ProcessListOutput;
+  process_kill: ProcessOutput;
 }
 
 /** The positional parameters of each opt-in tool (`toolkit.tools.<name>(...)` when enabled). */
@@ -597,6 +635,11 @@ export type OptInToolParams = {
   edit_file: [path: string, options: EditFileOptions];
   find_files: [input: FindFilesInput];
   apply_patches: [input: ApplyPatchesInput];
+  process_start: [input: ProcessStartInput];
+  process_read: [input: ProcessReadInput];
+  process_write: [input: ProcessWriteInput];
+  process_list: [_input: ProcessListInput];
+  process_kill: [input: ProcessKillInput];
 };
 
 export type OptInToolDefinitions = {
@@ -680,6 +723,160 @@ export type OptInToolDefinitions = {
           };
         };
         readonly "required": readonly ["patch"];
+      };
+    };
+  };
+  readonly "process_start": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "process_start";
+      readonly "description": "Starts a command that keeps running after this call (a dev server, a watcher, a REPL, a long build) in the workspace, under the same sandbox as exec_command, and returns its first output and a process_id. Waits up to wait_ms (default 1000) for output; answers early at the exit, when the output matches the regex wait_for (e.g. \"listening on\"), or once output has been quiet for 250 ms. Then use process_read to follow its output, process_write to answer prompts or drive a REPL, process_kill to stop it. Processes end with the session.";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "cwd": {
+            readonly "type": "string";
+            readonly "description": "Working directory path in workspace.";
+          };
+          readonly "command": {
+            readonly "type": "array";
+            readonly "items": {
+              readonly "type": "string";
+            };
+            readonly "description": "The command tokens to run (e.g. [\"npm\", \"run\", \"dev\"]).";
+          };
+          readonly "shell_mode": {
+            readonly "type": "string";
+            readonly "enum": readonly ["default", "direct"];
+            readonly "description": "Use default to apply OS shell wrapper automatically (default: default).";
+          };
+          readonly "tty": {
+            readonly "type": "boolean";
+            readonly "description": "Run in a pseudo-terminal (default: false; not available in this version).";
+          };
+          readonly "cols": {
+            readonly "type": "number";
+            readonly "description": "Terminal width with tty (default: 80).";
+          };
+          readonly "rows": {
+            readonly "type": "number";
+            readonly "description": "Terminal height with tty (default: 24).";
+          };
+          readonly "env": {
+            readonly "type": "object";
+            readonly "description": "Environment variables to set for the process.";
+            readonly "additionalProperties": {
+              readonly "type": "string";
+            };
+          };
+          readonly "wait_ms": {
+            readonly "type": "number";
+            readonly "description": "Milliseconds to wait for output before answering, 0-30000 (default: 1000); the wait ends early at the exit, at a wait_for match, or once output has been quiet for 250 ms.";
+          };
+          readonly "wait_for": {
+            readonly "type": "string";
+            readonly "description": "A regular expression: answer as soon as the new output matches it (e.g. \"listening on\").";
+          };
+        };
+        readonly "required": readonly ["cwd", "command"];
+      };
+    };
+  };
+  readonly "process_read": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "process_read";
+      readonly "description": "Returns a started process's output since the last read (or after cursor), its status (running or exited) and exit code. Can wait up to wait_ms for new output, or until it matches the regex wait_for. dropped_bytes counts output lost before it was read (the buffer keeps the last 1 MiB).";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "process_id": {
+            readonly "type": "string";
+            readonly "description": "The id process_start returned.";
+          };
+          readonly "cursor": {
+            readonly "type": "number";
+            readonly "description": "Read the output after this cursor (default: after the last read).";
+          };
+          readonly "wait_ms": {
+            readonly "type": "number";
+            readonly "description": "Milliseconds to wait for new output, 0-30000 (default: 0); ends early as for process_start.";
+          };
+          readonly "wait_for": {
+            readonly "type": "string";
+            readonly "description": "A regular expression: answer as soon as the new output matches it.";
+          };
+          readonly "max_chars": {
+            readonly "type": "number";
+            readonly "description": "The most output characters to return (default: 20000).";
+          };
+        };
+        readonly "required": readonly ["process_id"];
+      };
+    };
+  };
+  readonly "process_write": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "process_write";
+      readonly "description": "Writes input to a started process's stdin (end lines with \\n; close_stdin to send end of file), then returns its new output like process_read (waits up to wait_ms, default 1000, or until wait_for matches).";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "process_id": {
+            readonly "type": "string";
+            readonly "description": "The id process_start returned.";
+          };
+          readonly "input": {
+            readonly "type": "string";
+            readonly "description": "Text written to the process's stdin (include \"\\n\" to end a line).";
+          };
+          readonly "close_stdin": {
+            readonly "type": "boolean";
+            readonly "description": "Close stdin after writing (default: false).";
+          };
+          readonly "wait_ms": {
+            readonly "type": "number";
+            readonly "description": "Milliseconds to wait for the answer, 0-30000 (default: 1000); ends early as for process_start.";
+          };
+          readonly "wait_for": {
+            readonly "type": "string";
+            readonly "description": "A regular expression: answer as soon as the new output matches it.";
+          };
+        };
+        readonly "required": readonly ["process_id", "input"];
+      };
+    };
+  };
+  readonly "process_list": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "process_list";
+      readonly "description": "Lists the processes started in this session: process_id, command, status, pid, start time, exit code and buffered output size. Does not stop anything.";
+      readonly "parameters": {
+        readonly "type": "object";
+      };
+    };
+  };
+  readonly "process_kill": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "process_kill";
+      readonly "description": "Stops a started process and everything it started (SIGTERM, then SIGKILL after 2 s; or the signal given), waits until they are gone, and returns the final status and the output not read yet.";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "process_id": {
+            readonly "type": "string";
+            readonly "description": "The id process_start returned.";
+          };
+          readonly "signal": {
+            readonly "type": "string";
+            readonly "enum": readonly ["SIGTERM", "SIGKILL", "SIGINT", "SIGHUP", "SIGQUIT"];
+            readonly "description": "SIGTERM (default: the tree gets 2 s to exit, then SIGKILL), SIGKILL, SIGINT, SIGHUP or SIGQUIT.";
+          };
+        };
+        readonly "required": readonly ["process_id"];
       };
     };
   };

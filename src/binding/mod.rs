@@ -5,6 +5,7 @@ pub mod catalog;
 mod convert;
 pub mod exec_sandbox;
 pub mod output_cache;
+pub mod processes;
 pub mod providers;
 pub mod search_cache;
 pub mod todo;
@@ -262,17 +263,21 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
 /// one per context and makes a new one whenever a field changes, so edits apply to the next call.
 /// `reads` is the context's read ledger (`newReadLedger()`), when a toolkit over it enabled
 /// edit_file: the calls then record what they read and write, and edit_file checks it.
+/// `processes` is its process table (`newProcessTable()`), when a toolkit enabled the process
+/// tools.
 #[napi(
     catch_unwind,
-    ts_args_type = "context: object, reads?: ExternalObject<'ReadLedger'>",
+    ts_args_type = "context: object, reads?: ExternalObject<'ReadLedger'>, processes?: ExternalObject<'ProcessTable'>",
     ts_return_type = "ExternalObject<'ToolContext'>"
 )]
 pub fn context_handle(
     context: Unknown,
     reads: Option<&External<std::sync::Arc<ReadLedger>>>,
+    processes: Option<&External<std::sync::Arc<agent_tools_core::processes::ProcessTable>>>,
 ) -> Result<External<ToolContext>> {
     let mut ctx = read_context(&context)?;
     ctx.reads = reads.map(|r| std::sync::Arc::clone(r));
+    ctx.processes = processes.map(|p| std::sync::Arc::clone(p));
     Ok(External::new(ctx))
 }
 

@@ -58,6 +58,9 @@ pub struct ToolContext {
     /// What this context read or wrote through the toolkit, for edit_file's stale-read guard;
     /// `None` (nothing is recorded) unless a toolkit over this context enabled edit_file.
     pub reads: Option<std::sync::Arc<ReadLedger>>,
+    /// The context's background processes (the process tools); `None` unless a toolkit over
+    /// this context enabled them.
+    pub processes: Option<std::sync::Arc<super::processes::ProcessTable>>,
     /// The real (symlink-free) workspace root, resolved once per call and shared by every path
     /// check and the confinement of the call.
     real_root: std::sync::OnceLock<Result<std::path::PathBuf, String>>,
@@ -76,6 +79,7 @@ impl Clone for ToolContext {
             process_env: self.process_env.clone(),
             cancellation: self.cancellation.clone(),
             reads: self.reads.clone(),
+            processes: self.processes.clone(),
             real_root: std::sync::OnceLock::new(),
         }
     }
@@ -111,6 +115,7 @@ impl ToolContext {
             process_env: None,
             cancellation: None,
             reads: None,
+            processes: None,
             real_root: std::sync::OnceLock::new(),
         }
     }
@@ -130,6 +135,7 @@ impl ToolContext {
             process_env: None,
             cancellation: None,
             reads: None,
+            processes: None,
             real_root: std::sync::OnceLock::new(),
         }
     }

@@ -27,6 +27,14 @@ pub enum ErrorCode {
     SandboxUnavailable,
     Ambiguous,
     StaleRead,
+    /// The process tools: an unknown (or finished and reported) `process_id` ...
+    ProcessNotFound,
+    /// ... too many processes running in the context ...
+    TooManyProcesses,
+    /// ... a write after stdin was closed ...
+    StdinClosed,
+    /// ... and a terminal where none can be given.
+    TtyUnsupported,
     // `InvokeToolError`s (`InvokeToolErrorCode` in the typings)
     ToolNotFound,
     ToolNotAllowed,
@@ -60,6 +68,10 @@ impl ErrorCode {
             ErrorCode::SandboxUnavailable => "SANDBOX_UNAVAILABLE",
             ErrorCode::Ambiguous => "AMBIGUOUS",
             ErrorCode::StaleRead => "STALE_READ",
+            ErrorCode::ProcessNotFound => "PROCESS_NOT_FOUND",
+            ErrorCode::TooManyProcesses => "TOO_MANY_PROCESSES",
+            ErrorCode::StdinClosed => "STDIN_CLOSED",
+            ErrorCode::TtyUnsupported => "TTY_UNSUPPORTED",
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolNotAllowed => "TOOL_NOT_ALLOWED",
             ErrorCode::InvalidToolArgumentsType => "INVALID_TOOL_ARGUMENTS_TYPE",

@@ -176,7 +176,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
     if cfg!(fuzzing) {
         return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
     }
-    let location = locate_program(program, spec).map_err(spawn_error)?;
+    let location = locate_program(program, spec.env, spec.cwd).map_err(spawn_error)?;
     let mut command = piped_command(&location, spec);
     match (spec.cwd, spec.cwd_dir) {
         #[cfg(portable)]
@@ -411,18 +411,22 @@ impl Tree {
 /// with a changed environment it would fork the whole host process instead, several times
 /// slower for a large Node process.
 #[cfg(unix)]
-fn locate_program(program: &str, spec: &RunSpec) -> io::Result<PathBuf> {
+pub(crate) fn locate_program(
+    program: &str,
+    env: Option<&[(OsString, OsString)]>,
+    cwd: Option<&Path>,
+) -> io::Result<PathBuf> {
     if program.contains('/') {
         return Ok(PathBuf::from(program));
     }
-    let path_var = match spec.env {
+    let path_var = match env {
         Some(env) => env
             .iter()
             .find(|(k, _)| k == "PATH")
             .map(|(_, v)| v.clone()),
         None => std::env::var_os("PATH"),
     };
-    let base = spec.cwd.unwrap_or(Path::new(""));
+    let base = cwd.unwrap_or(Path::new(""));
     path_var
         .iter()
         .flat_map(std::env::split_paths)

@@ -9,7 +9,7 @@ use super::tools::todo;
 use super::tools::todo::TodoOp;
 use super::tools::{
     apply_patch, apply_patches, ast_grep_search, edit_file, exec_command, find_files,
-    git_status_summary, read_file, regexp_search, tree, write_file,
+    git_status_summary, process, read_file, regexp_search, tree, write_file,
 };
 #[cfg(feature = "typegen")]
 use super::tstype::{ts, TsType};
@@ -169,7 +169,7 @@ fn mapping_of(input: &InputSpec) -> InvokeArgs {
 
 /// Every tool: the 13 built-ins in `ToolCatalog` / `toolkit.tools` key order, then the opt-in
 /// tools (`opt_in: true`) in the order `getAllowedTools()` lists them when enabled.
-pub static CATALOG: [ToolSpec; 16] = [
+pub static CATALOG: [ToolSpec; 21] = [
     ToolSpec {
         name: "apply_patch",
         effect: Effect::Write,
@@ -382,6 +382,71 @@ pub static CATALOG: [ToolSpec; 16] = [
         #[cfg(feature = "typegen")]
         ts_result: ts::<apply_patches::ApplyPatchesOutput>(),
     },
+    ToolSpec {
+        name: "process_start",
+        effect: Effect::Exec,
+        review_fields: &[("cwd", "cwd"), ("command", "command")],
+        spawns_processes: true,
+        description: "Starts a command that keeps running after the call (a dev server, a watcher, a REPL) and returns its first output and a process_id for process_read, process_write and process_kill.",
+        error_class: tools::process::ERROR_CLASS,
+        input: input::<process::ProcessStartInput>(),
+        opt_in: true,
+        handler: Handler::Worker(tools::process::start),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<process::ProcessOutput>(),
+    },
+    ToolSpec {
+        name: "process_read",
+        effect: Effect::Read,
+        review_fields: &[],
+        spawns_processes: false,
+        description: "Returns a started process's new output (after the last read, or after cursor), its status and exit code; can wait for output matching wait_for.",
+        error_class: tools::process::ERROR_CLASS,
+        input: input::<process::ProcessReadInput>(),
+        opt_in: true,
+        handler: Handler::Worker(tools::process::read),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<process::ProcessOutput>(),
+    },
+    ToolSpec {
+        name: "process_write",
+        effect: Effect::Exec,
+        review_fields: &[("process_id", "process_id"), ("input", "input")],
+        spawns_processes: false,
+        description: "Writes text to a started process's stdin (answer a prompt, drive a REPL), then returns its new output like process_read.",
+        error_class: tools::process::ERROR_CLASS,
+        input: input::<process::ProcessWriteInput>(),
+        opt_in: true,
+        handler: Handler::Worker(tools::process::write),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<process::ProcessOutput>(),
+    },
+    ToolSpec {
+        name: "process_list",
+        effect: Effect::Read,
+        review_fields: &[],
+        spawns_processes: false,
+        description: "Lists the processes started in this session: id, command, status, pid, start time, exit code and buffered output size.",
+        error_class: tools::process::ERROR_CLASS,
+        input: input::<process::ProcessListInput>(),
+        opt_in: true,
+        handler: Handler::Worker(tools::process::list),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<process::ProcessListOutput>(),
+    },
+    ToolSpec {
+        name: "process_kill",
+        effect: Effect::Exec,
+        review_fields: &[("process_id", "process_id"), ("signal", "signal")],
+        spawns_processes: false,
+        description: "Stops a started process and everything it started, waits until they are gone, and returns the final status and the output not read yet.",
+        error_class: tools::process::ERROR_CLASS,
+        input: input::<process::ProcessKillInput>(),
+        opt_in: true,
+        handler: Handler::Worker(tools::process::kill),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<process::ProcessOutput>(),
+    },
 ];
 
 /// `TOOL_DEFINITIONS` as a JSON array in declaration order (the order `getAllowedTools()` uses).
@@ -507,7 +572,15 @@ mod tests {
             .filter(|t| t.effect == Effect::Exec)
             .map(|t| t.name)
             .collect();
-        assert_eq!(exec, ["exec_command"]);
+        assert_eq!(
+            exec,
+            [
+                "exec_command",
+                "process_start",
+                "process_write",
+                "process_kill"
+            ]
+        );
     }
 
     /// A definitions file with each tool's `parameters` generated from its input type, in the
@@ -640,7 +713,19 @@ mod tests {
     #[test]
     fn opt_in_tools_have_definitions_and_stay_apart() {
         let names: Vec<&str> = opt_ins().map(|t| t.name).collect();
-        assert_eq!(names, ["edit_file", "find_files", "apply_patches"]);
+        assert_eq!(
+            names,
+            [
+                "edit_file",
+                "find_files",
+                "apply_patches",
+                "process_start",
+                "process_read",
+                "process_write",
+                "process_list",
+                "process_kill"
+            ]
+        );
         assert_eq!(built_ins().count(), 13);
         let defs: serde_json::Value = serde_json::from_str(OPT_IN_DEFINITIONS_JSON).unwrap();
         let defined: Vec<&str> = defs

@@ -108,7 +108,7 @@ impl Exit {
 }
 
 #[cfg(linux_native)]
-pub use linux::{spawn, Restrict, Supervised, SupervisorProcess};
+pub use linux::{spawn, Restrict, Streams, Supervised, SupervisorProcess};
 
 #[cfg(linux_native)]
 mod linux {
@@ -240,6 +240,16 @@ mod linux {
         started: c_int,
     }
 
+    /// How the command's standard streams are connected.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Streams {
+        /// stdin `/dev/null`, stdout and stderr two pipes (exec_command).
+        Separate,
+        /// stdin a pipe, stdout and stderr one pipe, in the order they were written (the
+        /// process tools); `Supervised::stderr` is then a second end of it, never written.
+        Interactive,
+    }
+
     /// Starts `image` under `restrict` (applied in the command's process right before `execve`),
     /// supervised, in `cwd`, with piped output and stdin a pipe or `/dev/null`.
     ///
@@ -254,12 +264,19 @@ mod linux {
         restrict: Restrict,
         cwd: Option<&Path>,
         stdin_piped: bool,
+        streams: Streams,
     ) -> io::Result<Supervised> {
         let (control_read, control) = pipe_with(PipeFlags::CLOEXEC)?;
         let (report, report_write) = pipe_with(PipeFlags::CLOEXEC)?;
         let (started_read, started_write) = pipe_with(PipeFlags::CLOEXEC)?;
         let (stdout, stdout_write) = pipe_with(PipeFlags::CLOEXEC)?;
-        let (stderr, stderr_write) = pipe_with(PipeFlags::CLOEXEC)?;
+        let (stderr, stderr_write) = match streams {
+            Streams::Separate => pipe_with(PipeFlags::CLOEXEC)?,
+            Streams::Interactive => (
+                rustix::io::fcntl_dupfd_cloexec(&stdout, 0)?,
+                rustix::io::fcntl_dupfd_cloexec(&stdout_write, 0)?,
+            ),
+        };
         let (stdin, stdin_read) = if stdin_piped {
             let (read, write) = pipe_with(PipeFlags::CLOEXEC)?;
             (Some(write), read)

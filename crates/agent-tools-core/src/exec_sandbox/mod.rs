@@ -268,7 +268,13 @@ impl ChildRestriction {
         cwd: Option<&Path>,
         stdin_piped: bool,
     ) -> std::io::Result<crate::supervisor::Supervised> {
-        crate::supervisor::spawn(image, self.restrict(), cwd, stdin_piped)
+        crate::supervisor::spawn(
+            image,
+            self.restrict(),
+            cwd,
+            stdin_piped,
+            crate::supervisor::Streams::Separate,
+        )
     }
 
     /// The restriction as the supervisor applies it, in the command's process before `execve`.

@@ -56,6 +56,8 @@ pub enum ProcessError {
     TooMany { running: usize },
     #[error("stdin of process {0} is closed")]
     StdinClosed(String),
+    #[error("command not found: {0}")]
+    NotFound(String),
     #[error("{0}")]
     Spawn(io::Error),
     #[error("{0}")]
@@ -108,12 +110,13 @@ pub struct Listed {
 }
 
 /// Every process of a context.
+#[derive(Debug)]
 pub struct ProcessTable {
     limits: Limits,
     state: Mutex<TableState>,
 }
 
-#[derive(Default)]
+#[derive(Default, Debug)]
 struct TableState {
     next_id: u64,
     processes: Vec<Arc<Process>>,
@@ -167,11 +170,16 @@ impl ProcessTable {
             .ok_or_else(|| ProcessError::Unknown(id.to_string()))
     }
 
-    /// Forgets an exited process once its exit was reported.
-    pub fn forget_if_exited(&self, process: &Process) {
-        if !process.is_running() {
-            lock(&self.state).processes.retain(|p| p.id != process.id);
+    /// Forgets a process whose exit and whole output have been reported.
+    pub fn forget_if_exited_and_read(&self, process: &Process) {
+        if process.fully_read() {
+            self.forget(process);
         }
+    }
+
+    /// Forgets a process (ended, or about to be).
+    pub fn forget(&self, process: &Process) {
+        lock(&self.state).processes.retain(|p| p.id != process.id);
     }
 
     /// Every process, oldest first; exited ones are then forgotten (their exit is reported).
@@ -195,8 +203,12 @@ impl ProcessTable {
 }
 
 impl Drop for ProcessTable {
+    /// Ends every process without waiting (the table may go with a garbage-collected context
+    /// on the JavaScript thread): each reader thread reaps its own.
     fn drop(&mut self) {
-        self.close();
+        for process in std::mem::take(&mut lock(&self.state).processes) {
+            process.end();
+        }
     }
 }
 
@@ -211,6 +223,16 @@ pub struct Process {
     stdin: Mutex<Option<std::fs::File>>,
     tree: platform::Tree,
     _keep: Option<crate::exec_sandbox::PrivateTmp>,
+}
+
+impl std::fmt::Debug for Process {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Process")
+            .field("id", &self.id)
+            .field("pid", &self.pid)
+            .field("command", &self.command)
+            .finish_non_exhaustive()
+    }
 }
 
 struct Shared {
@@ -349,6 +371,33 @@ impl Process {
         lock(&self.shared).cursor
     }
 
+    /// The offset after the last byte of output so far.
+    pub fn end_offset(&self) -> u64 {
+        lock(&self.shared).ring.end()
+    }
+
+    /// Whether the process is over and a read has reached the end of its output.
+    fn fully_read(&self) -> bool {
+        let shared = lock(&self.shared);
+        shared.finished && shared.cursor >= shared.ring.end()
+    }
+
+    /// Waits until there is output past `seen`, the process has exited, or `deadline`.
+    pub fn wait_for_output(&self, seen: u64, deadline: Instant) {
+        let mut shared = lock(&self.shared);
+        while shared.ring.end() <= seen && shared.status == Status::Running {
+            let now = Instant::now();
+            if now >= deadline {
+                return;
+            }
+            shared = self
+                .changed
+                .wait_timeout(shared, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
     /// Writes to the process's stdin; `close` closes it afterwards.
     pub fn write(&self, input: &[u8], close: bool) -> Result<(), ProcessError> {
         use std::io::Write;
@@ -408,6 +457,20 @@ impl Process {
         }
         true
     }
+}
+
+/// The program to run: `argv[0]` looked up in the process's `PATH` as exec_command's runner
+/// looks it up.
+#[cfg(unix)]
+fn locate(spec: &StartSpec) -> Result<PathBuf, ProcessError> {
+    let program = spec.argv.first().map(String::as_str).unwrap_or_default();
+    crate::process::locate_program(program, Some(&spec.env), Some(&spec.cwd)).map_err(|error| {
+        if error.kind() == io::ErrorKind::NotFound {
+            ProcessError::NotFound(program.to_string())
+        } else {
+            ProcessError::Spawn(error)
+        }
+    })
 }
 
 /// A pipe end, as the platform has it.
@@ -534,9 +597,9 @@ mod platform {
     }
 
     pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
-        let program = spec.argv.first().cloned().unwrap_or_default();
+        let program = super::locate(spec)?;
         let image = ExecImage::new(
-            std::ffi::OsStr::new(&program),
+            program.as_os_str(),
             spec.argv.iter().skip(1).map(std::ffi::OsStr::new),
             Some(&spec.env),
         )
@@ -545,8 +608,14 @@ mod platform {
             Some(restriction) => restriction.restrict(),
             None => Arc::new(|| Ok(())),
         };
-        let supervised = crate::supervisor::spawn(Arc::new(image), restrict, Some(&spec.cwd), true)
-            .map_err(ProcessError::Spawn)?;
+        let supervised = crate::supervisor::spawn(
+            Arc::new(image),
+            restrict,
+            Some(&spec.cwd),
+            true,
+            crate::supervisor::Streams::Interactive,
+        )
+        .map_err(ProcessError::Spawn)?;
         let pid = supervised.command_pid;
         let stdin = supervised
             .stdin
@@ -555,7 +624,8 @@ mod platform {
         Ok(Started {
             pid,
             stdin,
-            outputs: vec![supervised.stdout, supervised.stderr],
+            // stderr is the same pipe: one reader end is enough.
+            outputs: vec![supervised.stdout],
             tree: Tree {
                 control: Mutex::new(Some(supervised.control)),
                 supervisor: Mutex::new(Some(supervised.process)),
@@ -651,15 +721,19 @@ mod platform {
     }
 
     pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
-        let mut command = Command::new(&spec.argv[0]);
+        // stdout and stderr: one pipe, so the output keeps the order it was written in.
+        let (output, output_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+            .map_err(|e| ProcessError::Spawn(e.into()))?;
+        let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
+        let mut command = Command::new(super::locate(spec)?);
         command
             .args(&spec.argv[1..])
             .current_dir(&spec.cwd)
             .env_clear()
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stdout(Stdio::from(output_write))
+            .stderr(Stdio::from(stderr_write));
         let mut child = match &spec.restriction {
             Some(restriction) => restriction.spawn(&mut command),
             None => {
@@ -679,14 +753,13 @@ mod platform {
         let pid = child.id();
         let group = Pid::from_raw(pid as i32)
             .ok_or_else(|| ProcessError::Spawn(std::io::Error::from_raw_os_error(libc::ESRCH)))?;
-        let stdin = child.stdin.take().map(|p| std::fs::File::from(OwnedFd::from(p)));
-        let outputs = [
-            child.stdout.take().map(OwnedFd::from),
-            child.stderr.take().map(OwnedFd::from),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        // The parent's write ends went with `command`: only the child holds the pipe open.
+        drop(command);
+        let stdin = child
+            .stdin
+            .take()
+            .map(|p| std::fs::File::from(OwnedFd::from(p)));
+        let outputs = vec![output];
         Ok(Started {
             pid,
             stdin: stdin

@@ -133,8 +133,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 pub fn command(rc: &RunContext, input: ExecCommandInput) -> Result<String, ToolError> {
     let request = request(input)?;
     let options = ExecOptions::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
-    let env = ExecEnv::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
-    let removed = removed_variables(rc.ctx, &env);
+    let removed = exec_env_overrides(rc.ctx)?;
     let overrides: Vec<(&str, Option<&str>)> =
         removed.iter().map(|name| (name.as_str(), None)).collect();
     let output = execute(rc, &request, &overrides, Sandboxing::Command(options))?;
@@ -163,7 +162,7 @@ fn validate(input: &ArgValue) -> Result<ExecRequest, ToolError> {
 
 impl ExecCommandInput {
     /// Validation steps 1–7 of upstream, in order.
-    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
+    pub(crate) fn parse(input: &ArgValue) -> Result<Self, ToolError> {
         super::object_input(input, ERROR_CLASS, "cwd")?;
         let cwd = match input.get("cwd") {
             ArgValue::String(s) if !js_trim(s).is_empty() => s.clone(),
@@ -217,7 +216,7 @@ impl ExecCommandInput {
 }
 
 /// Step 8 (the working directory), then the request.
-fn request(input: ExecCommandInput) -> Result<ExecRequest, ToolError> {
+pub(crate) fn request(input: ExecCommandInput) -> Result<ExecRequest, ToolError> {
     let ExecCommandInput {
         cwd,
         command,
@@ -256,16 +255,28 @@ fn number_in(value: &ArgValue, default: f64, range: std::ops::RangeInclusive<f64
     }
 }
 
-/// Resolves the command, runs it under `sandboxing` and builds the output. `env_overrides`
-/// adjust the child's environment (git_status_summary's git settings); exec_command itself
-/// passes none.
-pub(crate) fn execute(
+/// A command ready to start: the checked directory, the program and its arguments, the OS
+/// sandbox and the environment.
+pub(crate) struct Launch {
+    /// The directory opened and checked (kept open until the child has started in it).
+    pub confined: Option<(OwnedFd, PathBuf)>,
+    pub argv: Vec<String>,
+    pub sandbox: Option<exec_sandbox::Prepared>,
+    /// `None`: this process's environment as it is.
+    pub env: Option<Vec<(OsString, OsString)>>,
+    /// Where the child starts (the open directory's path where there is one).
+    pub spawn_cwd: PathBuf,
+}
+
+/// Checks the directory, resolves the command and prepares its sandbox and environment.
+/// `env_overrides` adjust the child's environment (git_status_summary's git settings,
+/// `context.exec.env`).
+pub(crate) fn launch(
     rc: &RunContext,
     request: &ExecRequest,
     env_overrides: &[(&str, Option<&str>)],
     sandboxing: Sandboxing,
-) -> Result<ExecCommandOutput, ToolError> {
-    // Kept open until the child has started in it.
+) -> Result<Launch, ToolError> {
     let confined = match &rc.confinement {
         Some(confinement) => Some(confined_dir(confinement, &request.cwd)?),
         None => None,
@@ -285,8 +296,8 @@ pub(crate) fn execute(
     } else {
         shell_wrapped(&request.command, platform)
     };
-    // Set up before the fork (the child only applies it); the private TMPDIR lives until the
-    // call returns.
+    // Set up before the fork (the child only applies it); the private TMPDIR lives as long as
+    // the `Launch`.
     let sandbox = match sandboxing {
         Sandboxing::Command(options) if options.mode == Mode::Off => None,
         Sandboxing::Command(options) => {
@@ -310,21 +321,49 @@ pub(crate) fn execute(
         Some((_, path)) => path.clone(),
         None => PathBuf::from(&request.cwd),
     };
+    Ok(Launch {
+        confined,
+        argv,
+        sandbox,
+        env,
+        spawn_cwd,
+    })
+}
+
+/// `context.exec.env` as environment changes: the host's variables it leaves out, removed.
+pub(crate) fn exec_env_overrides(ctx: &ToolContext) -> Result<Vec<String>, ToolError> {
+    let env = ExecEnv::from_value(&ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
+    Ok(removed_variables(ctx, &env))
+}
+
+/// Resolves the command, runs it under `sandboxing` and builds the output. `env_overrides`
+/// adjust the child's environment (git_status_summary's git settings); exec_command itself
+/// passes what `context.exec.env` removes.
+pub(crate) fn execute(
+    rc: &RunContext,
+    request: &ExecRequest,
+    env_overrides: &[(&str, Option<&str>)],
+    sandboxing: Sandboxing,
+) -> Result<ExecCommandOutput, ToolError> {
+    let launch = launch(rc, request, env_overrides, sandboxing)?;
     let finished = process::run(&RunSpec {
-        argv: &argv,
-        cwd: Some(&spawn_cwd),
-        cwd_dir: confined.as_ref().map(|(dir, _)| dir.as_fd()),
-        env: env.as_deref(),
+        argv: &launch.argv,
+        cwd: Some(&launch.spawn_cwd),
+        cwd_dir: launch.confined.as_ref().map(|(dir, _)| dir.as_fd()),
+        env: launch.env.as_deref(),
         stdin: request.stdin.as_deref().map(str::as_bytes),
         timeout: Some(request.timeout),
         max_output_units: request.max_output_units,
         cancel: rc.ctx.cancellation.as_deref(),
-        restriction: sandbox.as_ref().and_then(|s| s.restriction.as_ref()),
+        restriction: launch.sandbox.as_ref().and_then(|s| s.restriction.as_ref()),
     })
     .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message()))?;
     if finished.cancelled {
         return Err(ERROR_CLASS.coded(ErrorCode::Internal, "the call was aborted"));
     }
+    let Launch {
+        confined, sandbox, ..
+    } = launch;
     drop(confined);
     Ok(ExecCommandOutput {
         cwd: request.cwd.clone(),

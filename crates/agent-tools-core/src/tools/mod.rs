@@ -9,6 +9,7 @@ pub mod edit_file;
 pub mod exec_command;
 pub mod find_files;
 pub mod git_status_summary;
+pub mod process;
 pub mod read_file;
 pub mod regexp_search;
 pub mod todo;
