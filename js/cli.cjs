@@ -297,10 +297,12 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         // A --tools module's tool named like a built-in or an enabled opt-in tool.
         throw new UsageError(error.message);
     }
+    const closable = toolkit;
     return {
         definitions: toolkit.getAllowedTools(),
         invoke: (name, args, signal) => (0, toolkit_cjs_1.invokeWithSignal)(toolkit, name, args, signal),
         userTools: new Map(servedTools.map((t) => [t.name, t])),
+        close: async () => closable.close?.(),
     };
 }
 /** For a name that is an opt-in tool not enabled: how to enable it. */
@@ -449,6 +451,8 @@ function createMcpSession(options, userTools, sdk) {
     // The tool list does not depend on the root; the toolkit used for calls does.
     const listing = makeToolkit(options.root ?? process.cwd(), options, userTools, cacheTools);
     let served = options.root === undefined ? undefined : Promise.resolve(listing);
+    /** Every toolkit the session made: their processes end with it. */
+    const made = new Set([listing]);
     const server = new sdk.server.Server({ name: "agent-tools-native", version: VERSION }, {
         capabilities: { tools: {} },
         instructions: "Sandboxed tools for a coding workspace: every path is confined to the workspace root (symlinks " +
@@ -462,7 +466,9 @@ function createMcpSession(options, userTools, sdk) {
             if (root === null)
                 throw noRoot("start the server with --root DIR or use a client that sends MCP roots");
             process.stderr.write(`agent-tools-native: workspace root ${root} (the client's first root)\n`);
-            return makeToolkit(root, options, userTools, cacheTools);
+            const rooted = makeToolkit(root, options, userTools, cacheTools);
+            made.add(rooted);
+            return rooted;
         }, (error) => {
             throw noRoot(`the client's roots/list failed: ${error?.message ?? String(error)}`);
         });
@@ -534,7 +540,10 @@ function createMcpSession(options, userTools, sdk) {
             return callTool(request.params ?? {}, extra);
         throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
     };
-    return { server, tools: listing.definitions.length, running };
+    const close = async () => {
+        await Promise.all([...made].map((toolkit) => toolkit.close()));
+    };
+    return { server, tools: listing.definitions.length, running, close };
 }
 async function serveMcp(options, userTools, sdk) {
     // Only protocol on stdout: console output of user tools goes to stderr.
@@ -549,7 +558,7 @@ async function serveMcp(options, userTools, sdk) {
         });
         return;
     }
-    const { server, tools, running } = createMcpSession(options, userTools, sdk);
+    const { server, tools, running, close } = createMcpSession(options, userTools, sdk);
     const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
     let closing = false;
     const shutdown = () => {
@@ -558,7 +567,8 @@ async function serveMcp(options, userTools, sdk) {
         closing = true;
         for (const controller of running)
             controller.abort(new Error("the client went away"));
-        server.close().finally(() => {
+        // The session's processes end with it, before the server goes.
+        Promise.allSettled([close(), server.close()]).finally(() => {
             // Running native work (aborted above) must not keep the process: exit once it settles.
             setTimeout(() => process.exit(0), 2_000).unref();
         });
@@ -596,6 +606,10 @@ async function runCall(options, userTools) {
     catch (error) {
         process.stdout.write(`${JSON.stringify({ error: failureOf(error) }, null, 2)}\n`);
         return 1;
+    }
+    finally {
+        // A process the call started ends with it.
+        await served.close();
     }
 }
 async function main(argv) {

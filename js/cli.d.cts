@@ -48,6 +48,8 @@ type Served = {
     }>;
     invoke: (name: string, args: unknown, signal?: AbortSignal) => Promise<unknown>;
     userTools: Map<string, AnyTool>;
+    /** Ends the processes the toolkit's calls started (process_start) and waits until they are gone. */
+    close: () => Promise<void>;
 };
 type ToolFailure = {
     code: string;
@@ -68,6 +70,8 @@ export type McpSession = {
     tools: number;
     /** The calls running now. */
     running: Set<AbortController>;
+    /** Ends the session's processes (every toolkit it made) and waits until they are gone. */
+    close: () => Promise<void>;
 };
 export declare function main(argv: string[]): Promise<number>;
 export {};

@@ -322,6 +322,7 @@ async function serveMcpHttp(settings, ctx) {
     // error at start-up, not on a client's first request) and counts the tools.
     const probe = ctx.createSession();
     await probe.server.close();
+    await probe.close();
     const sessions = new Map();
     /** Sessions opened and not closed yet, initialized or not (the --max-sessions count). */
     let open = 0;
@@ -329,7 +330,7 @@ async function serveMcpHttp(settings, ctx) {
     let port = settings.port;
     const openSession = async () => {
         open += 1;
-        const { server, running } = ctx.createSession();
+        const { server, running, close: endProcesses } = ctx.createSession();
         let closed = false;
         const session = {
             id: undefined,
@@ -351,7 +352,7 @@ async function serveMcpHttp(settings, ctx) {
                 closed = true;
                 for (const controller of running)
                     controller.abort(new Error("the MCP session was closed"));
-                await server.close().catch(() => { });
+                await Promise.allSettled([server.close(), endProcesses()]);
             },
         };
         session.transport.onclose = () => {
@@ -359,6 +360,8 @@ async function serveMcpHttp(settings, ctx) {
             open -= 1;
             for (const controller of running)
                 controller.abort(new Error("the MCP session was closed"));
+            // The session's processes end with it (DELETE, the idle timeout, the server's shutdown).
+            endProcesses().catch(() => { });
             if (session.id !== undefined && sessions.get(session.id) === session) {
                 sessions.delete(session.id);
                 log(`agent-tools-native: MCP session ${session.id} closed (${sessions.size} open)`);

@@ -76,6 +76,7 @@ export type HttpServeContext = {
         };
         tools: number;
         running: Set<AbortController>;
+        close: () => Promise<void>;
     };
     maxBodyBytes: number;
     version: string;

@@ -260,6 +260,8 @@ type Served = {
   definitions: Array<{ function: { name: string; description: string; parameters: Record<string, unknown> } }>;
   invoke: (name: string, args: unknown, signal?: AbortSignal) => Promise<unknown>;
   userTools: Map<string, AnyTool>;
+  /** Ends the processes the toolkit's calls started (process_start) and waits until they are gone. */
+  close: () => Promise<void>;
 };
 
 /** The user tools a `--tools` module exports (default export: a tool or an array of them; named exports). */
@@ -310,10 +312,12 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
     // A --tools module's tool named like a built-in or an enabled opt-in tool.
     throw new UsageError((error as Error).message);
   }
+  const closable = toolkit as { close?: () => Promise<void> };
   return {
     definitions: toolkit.getAllowedTools() as unknown as Served["definitions"],
     invoke: (name, args, signal) => invokeWithSignal(toolkit, name, args, signal),
     userTools: new Map(servedTools.map((t) => [t.name, t])),
+    close: async () => closable.close?.(),
   };
 }
 
@@ -470,6 +474,8 @@ export type McpSession = {
   tools: number;
   /** The calls running now. */
   running: Set<AbortController>;
+  /** Ends the session's processes (every toolkit it made) and waits until they are gone. */
+  close: () => Promise<void>;
 };
 
 /** The server of one MCP session, before any transport (stdio: the only one; HTTP: one per session). */
@@ -479,6 +485,8 @@ function createMcpSession(options: Options, userTools: AnyTool[], sdk: Sdk): Mcp
   // The tool list does not depend on the root; the toolkit used for calls does.
   const listing = makeToolkit(options.root ?? process.cwd(), options, userTools, cacheTools);
   let served: Promise<Served> | undefined = options.root === undefined ? undefined : Promise.resolve(listing);
+  /** Every toolkit the session made: their processes end with it. */
+  const made = new Set<Served>([listing]);
 
   const server = new sdk.server.Server(
     { name: "agent-tools-native", version: VERSION },
@@ -496,7 +504,9 @@ function createMcpSession(options: Options, userTools: AnyTool[], sdk: Sdk): Mcp
       (root) => {
         if (root === null) throw noRoot("start the server with --root DIR or use a client that sends MCP roots");
         process.stderr.write(`agent-tools-native: workspace root ${root} (the client's first root)\n`);
-        return makeToolkit(root, options, userTools, cacheTools);
+        const rooted = makeToolkit(root, options, userTools, cacheTools);
+        made.add(rooted);
+        return rooted;
       },
       (error: unknown) => {
         throw noRoot(`the client's roots/list failed: ${(error as Error)?.message ?? String(error)}`);
@@ -566,7 +576,10 @@ function createMcpSession(options: Options, userTools: AnyTool[], sdk: Sdk): Mcp
     if (request.method === "tools/call") return callTool(request.params ?? {}, extra);
     throw new sdk.types.McpError(sdk.types.ErrorCode.MethodNotFound, "Method not found");
   };
-  return { server, tools: listing.definitions.length, running };
+  const close = async () => {
+    await Promise.all([...made].map((toolkit) => toolkit.close()));
+  };
+  return { server, tools: listing.definitions.length, running, close };
 }
 
 async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promise<void> {
@@ -582,14 +595,15 @@ async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promi
     });
     return;
   }
-  const { server, tools, running } = createMcpSession(options, userTools, sdk);
+  const { server, tools, running, close } = createMcpSession(options, userTools, sdk);
   const transport = new LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
   let closing = false;
   const shutdown = () => {
     if (closing) return;
     closing = true;
     for (const controller of running) controller.abort(new Error("the client went away"));
-    server.close().finally(() => {
+    // The session's processes end with it, before the server goes.
+    Promise.allSettled([close(), server.close()]).finally(() => {
       // Running native work (aborted above) must not keep the process: exit once it settles.
       setTimeout(() => process.exit(0), 2_000).unref();
     });
@@ -628,6 +642,9 @@ async function runCall(options: Options, userTools: AnyTool[]): Promise<number> 
   } catch (error) {
     process.stdout.write(`${JSON.stringify({ error: failureOf(error) }, null, 2)}\n`);
     return 1;
+  } finally {
+    // A process the call started ends with it.
+    await served.close();
   }
 }
 

@@ -278,7 +278,7 @@ export function originAllowed(origin: string | undefined, settings: Pick<HttpSet
 /** What serveMcpHttp needs from the CLI. */
 export type HttpServeContext = {
   /** A new MCP server (not connected) for one session. */
-  createSession: () => { server: { connect(t: Transport): Promise<void>; close(): Promise<void> }; tools: number; running: Set<AbortController> };
+  createSession: () => { server: { connect(t: Transport): Promise<void>; close(): Promise<void> }; tools: number; running: Set<AbortController>; close: () => Promise<void> };
   maxBodyBytes: number;
   version: string;
   root: string;
@@ -357,6 +357,7 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
   // error at start-up, not on a client's first request) and counts the tools.
   const probe = ctx.createSession();
   await probe.server.close();
+  await probe.close();
 
   const sessions = new Map<string, Session>();
   /** Sessions opened and not closed yet, initialized or not (the --max-sessions count). */
@@ -366,7 +367,7 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
 
   const openSession = async (): Promise<Session> => {
     open += 1;
-    const { server, running } = ctx.createSession();
+    const { server, running, close: endProcesses } = ctx.createSession();
     let closed = false;
     const session: Session = {
       id: undefined,
@@ -386,13 +387,15 @@ export async function serveMcpHttp(settings: HttpSettings, ctx: HttpServeContext
         if (closed) return;
         closed = true;
         for (const controller of running) controller.abort(new Error("the MCP session was closed"));
-        await server.close().catch(() => {});
+        await Promise.allSettled([server.close(), endProcesses()]);
       },
     };
     session.transport.onclose = () => {
       closed = true;
       open -= 1;
       for (const controller of running) controller.abort(new Error("the MCP session was closed"));
+      // The session's processes end with it (DELETE, the idle timeout, the server's shutdown).
+      endProcesses().catch(() => {});
       if (session.id !== undefined && sessions.get(session.id) === session) {
         sessions.delete(session.id);
         log(`agent-tools-native: MCP session ${session.id} closed (${sessions.size} open)`);

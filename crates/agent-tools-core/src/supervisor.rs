@@ -601,18 +601,8 @@ mod linux {
                     WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
                 );
                 if let Ok(Some(status)) = done {
-                    let (code, value) = match status.exit_status() {
-                        Some(code) => (libc::CLD_EXITED, code),
-                        None => (
-                            libc::CLD_KILLED,
-                            status.terminating_signal().unwrap_or(libc::SIGKILL),
-                        ),
-                    };
-                    let mut bytes = [0u8; 8];
-                    bytes[..4].copy_from_slice(&code.to_ne_bytes());
-                    bytes[4..].copy_from_slice(&value.to_ne_bytes());
                     if let Some(fd) = report.take() {
-                        let _ = rustix::io::write(&fd, &bytes);
+                        let _ = rustix::io::write(&fd, &report_bytes(&status));
                     }
                 }
             }
@@ -649,7 +639,7 @@ mod linux {
                 match rustix::io::read(control, &mut byte) {
                     Ok(1) => terminate(command, signal_of(byte[0])),
                     Err(rustix::io::Errno::INTR) => {}
-                    _ => end_tree(command),
+                    _ => end_tree(command, report.take()),
                 }
             }
         }
@@ -740,9 +730,44 @@ mod linux {
         }
     }
 
+    /// Reaps the command (blocking) and, if its exit was not reported yet, reports it.
+    fn reap_command(command: Pid, report: Option<OwnedFd>) {
+        loop {
+            match rustix::process::waitid(
+                rustix::process::WaitId::Pid(command),
+                WaitIdOptions::EXITED,
+            ) {
+                Err(rustix::io::Errno::INTR) => continue,
+                Ok(Some(status)) => {
+                    if let Some(fd) = report {
+                        let _ = rustix::io::write(&fd, &report_bytes(&status));
+                    }
+                    return;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// The 8-byte report of an exit: `CLD_EXITED` and the code, or `CLD_KILLED` and the signal.
+    fn report_bytes(status: &rustix::process::WaitIdStatus) -> [u8; 8] {
+        let (code, value) = match status.exit_status() {
+            Some(code) => (libc::CLD_EXITED, code),
+            None => (
+                libc::CLD_KILLED,
+                status.terminating_signal().unwrap_or(libc::SIGKILL),
+            ),
+        };
+        let mut bytes = [0u8; 8];
+        bytes[..4].copy_from_slice(&code.to_ne_bytes());
+        bytes[4..].copy_from_slice(&value.to_ne_bytes());
+        bytes
+    }
+
     /// `SIGKILL` to the whole tree, round after round (a killed process's children are adopted),
-    /// until the supervisor has no child left; then exits.
-    fn end_tree(command: Pid) -> ! {
+    /// until the supervisor has no child left; then exits. The command's exit is reported if it
+    /// was not yet (`report`).
+    fn end_tree(command: Pid, mut report: Option<OwnedFd>) -> ! {
         let mut command_reaped = false;
         loop {
             if !command_reaped {
@@ -752,7 +777,7 @@ mod linux {
             let Some(count) = children(&mut pids) else {
                 // No /proc: the command's group is all that can be found.
                 if !command_reaped {
-                    reap(Some(command));
+                    reap_command(command, report.take());
                 }
                 while matches!(
                     rustix::process::waitpid(None, WaitOptions::NOHANG),
@@ -770,8 +795,12 @@ mod linux {
                 let _ = rustix::process::kill_process(pid, Signal::KILL);
             }
             for pid in children {
-                reap(Some(pid));
-                command_reaped |= pid == command;
+                if pid == command {
+                    reap_command(command, report.take());
+                    command_reaped = true;
+                } else {
+                    reap(Some(pid));
+                }
             }
         }
     }

@@ -23,6 +23,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+/// How much of an incomplete last line a wait for a pattern looks at again.
+const RESCAN_BYTES: usize = 64 << 10;
+
 /// The table's bounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -336,9 +339,13 @@ impl Process {
                 if pattern.is_match(&text) {
                     return;
                 }
-                let last_line = slice.bytes.iter().rposition(|&b| b == b'\n');
-                tried = slice.cursor
-                    - last_line.map_or(slice.bytes.len(), |i| slice.bytes.len() - i - 1) as u64;
+                // Tried again next time: the last, incomplete line (at most its last 64 KiB, so
+                // a flood without newlines is not scanned again and again).
+                let tail = match slice.bytes.iter().rposition(|&b| b == b'\n') {
+                    Some(i) => slice.bytes.len() - i - 1,
+                    None => slice.bytes.len(),
+                };
+                tried = slice.cursor - tail.min(RESCAN_BYTES) as u64;
             }
             let now = Instant::now();
             if now >= deadline {

@@ -28,8 +28,9 @@ const DEFAULT_START_WAIT_MS: u32 = 1000;
 const MAX_WAIT_MS: f64 = 30_000.0;
 /// Without `wait_for`, a wait ends once new output has been quiet this long.
 const SETTLE: Duration = Duration::from_millis(250);
-/// The most output one answer carries by default (characters).
+/// The most output one answer carries by default (characters), and at most.
 const DEFAULT_MAX_CHARS: u32 = 20_000;
+const MAX_CHARS: f64 = 16_777_216.0;
 
 // process_start's input: `process_start(input)`.
 #[derive(JsonSchema, Debug)]
@@ -241,8 +242,8 @@ impl ToolInput for ProcessReadInput {
         };
         let max_chars = match input.get("max_chars") {
             v if v.is_nullish() => None,
-            ArgValue::Number(n) if n.is_finite() && (1.0..=1_000_000.0).contains(n) => Some(*n),
-            _ => return Err(ERROR_CLASS.invalid("max_chars must be between 1 and 1000000")),
+            ArgValue::Number(n) if n.is_finite() && (1.0..=MAX_CHARS).contains(n) => Some(*n),
+            _ => return Err(ERROR_CLASS.invalid("max_chars must be between 1 and 16777216")),
         };
         Ok(ProcessReadInput {
             process_id: process_id(input)?,
@@ -446,6 +447,15 @@ fn wait(process: &Process, from: u64, wait_ms: f64, pattern: Option<&regex::Rege
     }
 }
 
+/// Reads for an answer: once the process has exited, after its output is complete (its tree is
+/// ended at the exit, so that takes a moment at most).
+fn final_read(process: &Process, from: u64, max_chars: Option<f64>) -> Output {
+    if !process.is_running() {
+        process.wait_gone(Some(Duration::from_secs(5)));
+    }
+    process.read(Some(from), max_bytes(max_chars))
+}
+
 fn answer(process: &Process, output: Output) -> ProcessOutput {
     let (status, exit_code, signal) = status_fields(output.status);
     ProcessOutput {
@@ -528,7 +538,7 @@ pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     drop(confined);
     let wait_ms = input.wait_ms.unwrap_or(f64::from(DEFAULT_START_WAIT_MS));
     wait(&process, 0, wait_ms, pattern.as_ref());
-    let output = process.read(Some(0), max_bytes(None));
+    let output = final_read(&process, 0, None);
     let answered = answer(&process, output);
     table.forget_if_exited_and_read(&process);
     to_json(&answered, ERROR_CLASS)
@@ -547,7 +557,7 @@ pub fn read(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         input.wait_ms.unwrap_or(0.0),
         pattern.as_ref(),
     );
-    let output = process.read(Some(from), max_bytes(input.max_chars));
+    let output = final_read(&process, from, input.max_chars);
     let answered = answer(&process, output);
     table.forget_if_exited_and_read(&process);
     to_json(&answered, ERROR_CLASS)
@@ -569,7 +579,7 @@ pub fn write(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         input.wait_ms.unwrap_or(1000.0),
         pattern.as_ref(),
     );
-    let output = process.read(Some(from), max_bytes(None));
+    let output = final_read(&process, from, None);
     let answered = answer(&process, output);
     table.forget_if_exited_and_read(&process);
     to_json(&answered, ERROR_CLASS)
