@@ -558,6 +558,28 @@ describe("MCP over HTTP: start-up rules", () => {
     }
   });
 
+  test("a session's processes end with it (DELETE)", { ...FETCH, ...onlyOn(["linux"], "reads /proc"), timeout: 120_000 }, async () => {
+    const server = await startServer(["--root", fx.root, "--extra-tools", "process_start,process_list"]);
+    try {
+      const mcp = await connect(server.url);
+      const started = okOf(await mcp.client.callTool({ name: "process_start", arguments: { cwd: fx.root, command: ["sh", "-c", "echo up; sleep 300"], wait_for: "up" } }));
+      assert.equal(started.status, "running");
+      const alive = () => {
+        try {
+          return !/\) Z /.test(fs.readFileSync(`/proc/${started.pid}/stat`, "utf8"));
+        } catch {
+          return false;
+        }
+      };
+      assert.ok(alive());
+      await mcp.transport.terminateSession();
+      await until(() => !alive(), 30_000, "the process to end with its session");
+      await mcp.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("commands the server runs do not inherit its token", { ...FETCH, ...POSIX, timeout: 120_000 }, async () => {
     const server = await startServer(["--root", fx.root]);
     try {

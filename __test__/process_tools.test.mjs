@@ -261,3 +261,53 @@ describe("process tools: no orphans", UNIX, () => {
     });
   }
 });
+
+describe("process tools over MCP and the CLI: they end with the session, the call", UNIX, () => {
+  const BIN = path.join(here, "..", "js", "cli.cjs");
+
+  async function stdioClient(root) {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const transport = new StdioClientTransport({ command: NODE, args: [BIN, "mcp", "--root", root, "--extra-tools", PROCESS_TOOLS.join(",")], stderr: "pipe" });
+    const client = new Client({ name: "atn-proc-test", version: "1.0.0" });
+    await client.connect(transport);
+    return client;
+  }
+
+  const json = (result) => {
+    assert.ok(!result.isError, JSON.stringify(result));
+    return JSON.parse(result.content[0].text);
+  };
+
+  test("MCP over stdio: a dev server started, reached, listed; the client leaves (stdin EOF): it is gone", async () => {
+    const { dir, cleanup } = tempDir("atn-proc-mcp-");
+    try {
+      fs.writeFileSync(path.join(dir, "server.mjs"), SERVER);
+      const client = await stdioClient(dir);
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      for (const name of PROCESS_TOOLS) assert.ok(names.includes(name), name);
+      const started = json(await client.callTool({ name: "process_start", arguments: { cwd: ".", command: [NODE, "server.mjs"], wait_for: "listening on \\d+", wait_ms: 30000 } }));
+      const port = Number(/listening on (\d+)/.exec(started.output)[1]);
+      assert.equal(await (await fetch(`http://127.0.0.1:${port}/`)).text(), "hello from the dev server");
+      assert.equal(json(await client.callTool({ name: "process_list", arguments: {} })).processes.length, 1);
+      await client.close();
+      assert.ok(await soon(() => !alive(started.pid)), "the server outlived its MCP session");
+      assert.equal(await listening(port), false);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("the CLI's call: a process it starts ends with the call", async () => {
+    const { dir, cleanup } = tempDir("atn-proc-cli-");
+    try {
+      const run = spawnSync(NODE, [BIN, "call", "process_start", JSON.stringify({ cwd: ".", command: ["sh", "-c", "echo started; sleep 300"], wait_for: "started" }), "--root", dir, "--extra-tools", "process_start"], { encoding: "utf8", timeout: 60_000 });
+      assert.equal(run.status, 0, run.stderr);
+      const out = JSON.parse(run.stdout);
+      assert.equal(out.output, "started\n");
+      assert.ok(await soon(() => !alive(out.pid)), "the process outlived the call");
+    } finally {
+      cleanup();
+    }
+  });
+});
