@@ -17,9 +17,11 @@ const START = "<!-- generated:start -->";
 const END = "<!-- generated:end -->";
 const check = process.argv.includes("--check");
 
-/** The five todo tools share one page; every other tool has its own. */
+/** The five todo tools share one page, and so do the five process tools; every other tool has its own. */
 function pageOf(tool) {
-  return tool.startsWith("task_") ? "docs/tools/todo.md" : `docs/tools/${tool}.md`;
+  if (tool.startsWith("task_")) return "docs/tools/todo.md";
+  if (tool.startsWith("process_")) return "docs/tools/process.md";
+  return `docs/tools/${tool}.md`;
 }
 
 // ---- the definitions -------------------------------------------------------------------------
