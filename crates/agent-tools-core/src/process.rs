@@ -390,15 +390,7 @@ impl Tree {
         #[cfg(linux_native)]
         if let Tree::Supervised { report, exit, .. } = self {
             let mut bytes = [0u8; 8];
-            let mut got = 0;
-            while got < bytes.len() {
-                match rustix::io::read(&*report, &mut bytes[got..]) {
-                    Ok(0) => break,
-                    Ok(n) => got += n,
-                    Err(rustix::io::Errno::INTR) => {}
-                    Err(_) => break,
-                }
-            }
+            let got = crate::supervisor::read_full(report.as_fd(), &mut bytes);
             // End of file without a report: the supervisor died; the exit is unknown.
             *exit = (got == bytes.len()).then(|| crate::supervisor::exit_of(&bytes));
         }

@@ -108,7 +108,7 @@ impl Exit {
 }
 
 #[cfg(linux_native)]
-pub use linux::{spawn, Restrict, Streams, Supervised, SupervisorProcess};
+pub use linux::{read_full, spawn, Restrict, Streams, Supervised, SupervisorProcess};
 
 #[cfg(linux_native)]
 mod linux {
@@ -570,7 +570,7 @@ mod linux {
     }
 
     /// Reads until `buf` is full or end of file; returns the bytes read (raw calls only).
-    fn read_full(fd: BorrowedFd<'_>, buf: &mut [u8]) -> usize {
+    pub fn read_full(fd: BorrowedFd<'_>, buf: &mut [u8]) -> usize {
         let mut got = 0;
         while got < buf.len() {
             match rustix::io::read(fd, &mut buf[got..]) {

@@ -277,11 +277,18 @@ impl ChildRestriction {
         )
     }
 
-    /// The restriction as the supervisor applies it, in the command's process before `execve`.
-    #[cfg(linux_native)]
-    pub fn restrict(&self) -> crate::supervisor::Restrict {
+    /// The restriction as a process applies it to itself before `execve` (the supervisor's
+    /// command; elsewhere, with the descriptors above 2 closed too, as `spawn` does).
+    pub fn restrict(&self) -> std::sync::Arc<dyn Fn() -> std::io::Result<()> + Send + Sync> {
         let restriction = self.0.clone();
-        std::sync::Arc::new(move || restriction.apply())
+        #[cfg(all(unix, portable))]
+        let limit = descriptor_limit();
+        std::sync::Arc::new(move || {
+            restriction.apply()?;
+            #[cfg(all(unix, portable))]
+            inherit_only_standard_streams(limit);
+            Ok(())
+        })
     }
 
     /// Elsewhere (and on Linux with the `portable-unix` feature, where the restriction stays

@@ -86,11 +86,15 @@ pub struct StartSpec {
     pub cwd: PathBuf,
     /// The complete environment.
     pub env: Vec<(OsString, OsString)>,
-    /// exec_command's OS sandbox, when the context asks for it.
-    pub restriction: Option<crate::exec_sandbox::ChildRestriction>,
+    /// exec_command's OS sandbox, when the context asks for it: applied in the process right
+    /// before it executes.
+    pub restriction: Option<Restrict>,
     /// Kept as long as the process runs (the sandbox's private `TMPDIR`).
-    pub keep: Option<crate::exec_sandbox::PrivateTmp>,
+    pub keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
+
+/// A restriction the process applies to itself before it executes (no allocation).
+pub type Restrict = Arc<dyn Fn() -> io::Result<()> + Send + Sync>;
 
 /// A read of a process's output (and its status then).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,7 +229,7 @@ pub struct Process {
     changed: Condvar,
     stdin: Mutex<Option<std::fs::File>>,
     tree: platform::Tree,
-    _keep: Option<crate::exec_sandbox::PrivateTmp>,
+    _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Process {
@@ -322,41 +326,59 @@ impl Process {
         self.changed.notify_all();
     }
 
+    /// Waits on the process's changes until `done` holds (true) or `deadline` passes (false;
+    /// `None`: no deadline).
+    fn wait_until(&self, deadline: Option<Instant>, mut done: impl FnMut(&Shared) -> bool) -> bool {
+        let mut shared = lock(&self.shared);
+        loop {
+            if done(&shared) {
+                return true;
+            }
+            shared = match deadline {
+                None => self
+                    .changed
+                    .wait(shared)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(at) => {
+                    let now = Instant::now();
+                    if now >= at {
+                        return false;
+                    }
+                    self.changed
+                        .wait_timeout(shared, at - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+            };
+        }
+    }
+
     /// Waits until `deadline` at most, returning early when the process has exited or when the
     /// output after `from` matches `pattern`.
     pub fn wait(&self, from: u64, deadline: Instant, pattern: Option<&regex::Regex>) {
-        let mut shared = lock(&self.shared);
         // Where the pattern has been tried up to (the start of the last line seen, so a line
         // that was incomplete is tried again whole).
         let mut tried = from;
-        loop {
+        self.wait_until(Some(deadline), |shared| {
             if shared.status != Status::Running {
-                return;
+                return true;
             }
-            if let Some(pattern) = pattern {
-                let slice = shared.ring.read(tried, usize::MAX, false);
-                let text = String::from_utf8_lossy(&slice.bytes);
-                if pattern.is_match(&text) {
-                    return;
-                }
-                // Tried again next time: the last, incomplete line (at most its last 64 KiB, so
-                // a flood without newlines is not scanned again and again).
-                let tail = match slice.bytes.iter().rposition(|&b| b == b'\n') {
-                    Some(i) => slice.bytes.len() - i - 1,
-                    None => slice.bytes.len(),
-                };
-                tried = slice.cursor - tail.min(RESCAN_BYTES) as u64;
+            let Some(pattern) = pattern else {
+                return false;
+            };
+            let slice = shared.ring.read(tried, usize::MAX, false);
+            if pattern.is_match(&String::from_utf8_lossy(&slice.bytes)) {
+                return true;
             }
-            let now = Instant::now();
-            if now >= deadline {
-                return;
-            }
-            shared = self
-                .changed
-                .wait_timeout(shared, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
+            // Tried again next time: the last, incomplete line (at most its last 64 KiB, so a
+            // flood without newlines is not scanned again and again).
+            let tail = match slice.bytes.iter().rposition(|&b| b == b'\n') {
+                Some(i) => slice.bytes.len() - i - 1,
+                None => slice.bytes.len(),
+            };
+            tried = slice.cursor - tail.min(RESCAN_BYTES) as u64;
+            false
+        });
     }
 
     /// The output after `cursor` (the last read's end when `None`), at most `max_bytes`.
@@ -391,18 +413,9 @@ impl Process {
 
     /// Waits until there is output past `seen`, the process has exited, or `deadline`.
     pub fn wait_for_output(&self, seen: u64, deadline: Instant) {
-        let mut shared = lock(&self.shared);
-        while shared.ring.end() <= seen && shared.status == Status::Running {
-            let now = Instant::now();
-            if now >= deadline {
-                return;
-            }
-            shared = self
-                .changed
-                .wait_timeout(shared, deadline - now)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
+        self.wait_until(Some(deadline), |shared| {
+            shared.ring.end() > seen || shared.status != Status::Running
+        });
     }
 
     /// Writes to the process's stdin; `close` closes it afterwards.
@@ -442,27 +455,7 @@ impl Process {
     /// Waits until nothing of the process is left (its output closed, it and its tree reaped),
     /// for `limit` at most (`None`: as long as it takes). True when it is gone.
     pub fn wait_gone(&self, limit: Option<Duration>) -> bool {
-        let deadline = limit.map(|l| Instant::now() + l);
-        let mut shared = lock(&self.shared);
-        while !shared.finished {
-            shared = match deadline {
-                None => self
-                    .changed
-                    .wait(shared)
-                    .unwrap_or_else(PoisonError::into_inner),
-                Some(at) => {
-                    let now = Instant::now();
-                    if now >= at {
-                        return false;
-                    }
-                    self.changed
-                        .wait_timeout(shared, at - now)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0
-                }
-            };
-        }
-        true
+        self.wait_until(limit.map(|l| Instant::now() + l), |shared| shared.finished)
     }
 }
 
@@ -612,7 +605,7 @@ mod platform {
         )
         .map_err(ProcessError::Spawn)?;
         let restrict: crate::supervisor::Restrict = match &spec.restriction {
-            Some(restriction) => restriction.restrict(),
+            Some(restriction) => Arc::clone(restriction),
             None => Arc::new(|| Ok(())),
         };
         let supervised = crate::supervisor::spawn(
@@ -655,7 +648,7 @@ mod platform {
                 return false;
             };
             let mut bytes = [0u8; 8];
-            let got = read_full(report.as_fd(), &mut bytes);
+            let got = crate::supervisor::read_full(report.as_fd(), &mut bytes);
             let status = if got == bytes.len() {
                 match crate::supervisor::exit_of(&bytes) {
                     crate::supervisor::Exit::Code(code) => Status::Exited {
@@ -681,19 +674,6 @@ mod platform {
             supervisor.wait();
         }
         process.set_finished();
-    }
-
-    fn read_full(fd: std::os::fd::BorrowedFd<'_>, buf: &mut [u8]) -> usize {
-        let mut got = 0;
-        while got < buf.len() {
-            match rustix::io::read(fd, &mut buf[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(rustix::io::Errno::INTR) => {}
-                Err(_) => break,
-            }
-        }
-        got
     }
 }
 
@@ -741,22 +721,22 @@ mod platform {
             .stdin(Stdio::piped())
             .stdout(Stdio::from(output_write))
             .stderr(Stdio::from(stderr_write));
-        let mut child = match &spec.restriction {
-            Some(restriction) => restriction.spawn(&mut command),
-            None => {
-                // SAFETY: `setsid` is async-signal-safe; nothing else runs between fork and exec.
-                unsafe {
-                    command.pre_exec(|| {
-                        if libc::setsid() < 0 {
-                            return Err(std::io::Error::last_os_error());
-                        }
-                        Ok(())
-                    });
+        let restriction = spec.restriction.clone();
+        // SAFETY: `setsid` is async-signal-safe, and the restriction allocates nothing (see
+        // `Restrict`); nothing else runs between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                // A session and group of its own, so no controlling terminal.
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
                 }
-                command.spawn()
-            }
+                match &restriction {
+                    Some(restrict) => restrict(),
+                    None => Ok(()),
+                }
+            });
         }
-        .map_err(ProcessError::Spawn)?;
+        let mut child = command.spawn().map_err(ProcessError::Spawn)?;
         let pid = child.id();
         let group = Pid::from_raw(pid as i32)
             .ok_or_else(|| ProcessError::Spawn(std::io::Error::from_raw_os_error(libc::ESRCH)))?;

@@ -523,7 +523,12 @@ pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         spawn_cwd,
     } = launch;
     let (restriction, keep) = match sandbox {
-        Some(prepared) => (prepared.restriction, prepared.tmpdir),
+        Some(prepared) => (
+            prepared.restriction.map(|r| r.restrict()),
+            prepared
+                .tmpdir
+                .map(|t| Box::new(t) as Box<dyn std::any::Any + Send + Sync>),
+        ),
         None => (None, None),
     };
     let process = table
