@@ -1,6 +1,6 @@
 // Child process of process_tools.test.mjs: starts a process (with a background child of its
 // own) through the process tools, prints both pids, then ends without closing the toolkit:
-// argv[2] "exit" exits at once, "SIGKILL" waits for the parent to kill it.
+// argv[2] "exit" exits when a line arrives on stdin, "SIGKILL" waits for the parent to kill it.
 import fs from "node:fs";
 import path from "node:path";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
@@ -12,5 +12,6 @@ fs.mkdirSync(root);
 const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }), { extraTools: ["process_start"] });
 const p = (await toolkit.invoke("process_start", { cwd: root, command: ["sh", "-c", "sleep 300 & echo $!; wait"], wait_for: "\\d+\\n" })).content;
 process.stdout.write(`pids ${p.pid} ${Number(p.output.trim())}\n`);
-if (process.argv[2] === "exit") process.exit(0);
+// "exit": once the parent has seen the processes run, it says so on stdin.
+if (process.argv[2] === "exit") process.stdin.once("data", () => process.exit(0));
 setInterval(() => {}, 1000);

@@ -138,6 +138,38 @@ describe("process tools: a dev server, a dialogue, exits", UNIX, () => {
   });
 });
 
+describe("process tools: terminals", UNIX, () => {
+  test("tty: the command has a terminal of the size asked for; its output is text", async () => {
+    await withProcesses(async ({ root, call }) => {
+      const p = await call("process_start", { cwd: root, command: ["sh", "-c", "test -t 0 && echo is-a-tty; stty size; printf '\\033[31mred\\033[0m\\n'"], tty: true, cols: 120, rows: 40, wait_ms: 30000 });
+      assert.equal(p.status, "exited", JSON.stringify(p));
+      assert.equal(p.output, "is-a-tty\n40 120\nred\n");
+      const piped = await call("process_start", { cwd: root, command: ["sh", "-c", "test -t 0 && echo tty || echo no-tty"], wait_ms: 30000 });
+      assert.equal(piped.output, "no-tty\n");
+      const raw = await call("process_start", { cwd: root, command: ["sh", "-c", "printf '\\033[1mbold\\033[0m\\n'; sleep 300"], tty: true, wait_for: "bold", raw: true });
+      assert.equal(raw.output, "\u001b[1mbold\u001b[0m\r\n");
+    });
+  });
+
+  test("a REPL driven turn by turn; Ctrl-C interrupts the foreground job and the shell survives", async () => {
+    await withProcesses(async ({ root, call }) => {
+      const py = await call("process_start", { cwd: root, command: ["python3", "-q", "-i"], tty: true, wait_for: ">>> $" });
+      const answer = await call("process_write", { process_id: py.process_id, input: "print(6 * 7)\n", wait_for: ">>> $" });
+      assert.match(answer.output, /^print\(6 \* 7\)\n42\n>>> $/);
+      await call("process_kill", { process_id: py.process_id });
+      const sh = await call("process_start", { cwd: root, command: ["sh", "-i"], env: { PS1: "$ " }, tty: true, wait_for: "\\$ $" });
+      await call("process_write", { process_id: sh.process_id, input: "sleep 300\n", wait_ms: 200 });
+      const interrupted = await call("process_write", { process_id: sh.process_id, input: "\u0003", wait_for: "\\$ $" });
+      assert.match(interrupted.output, /\^C/);
+      const status = await call("process_write", { process_id: sh.process_id, input: "echo status $?\n", wait_for: "status \\d+" });
+      assert.match(status.output, /status 130/);
+      assert.equal(status.status, "running");
+      const ended = await call("process_write", { process_id: sh.process_id, input: "", close_stdin: true, wait_ms: 30000 });
+      assert.equal(ended.status, "exited");
+    });
+  });
+});
+
 describe("process tools: bounds and bad input", UNIX, () => {
   test("a 200 MB flood keeps 1 MiB, counts what it dropped and leaves the host's memory bounded", async () => {
     await withProcesses(async ({ root, call }) => {
@@ -160,7 +192,6 @@ describe("process tools: bounds and bad input", UNIX, () => {
       const outside = await rejection(call("process_start", { cwd: "..", command: ["true"] }));
       assert.match(outside.message, /Sandbox Violation/);
       assert.equal((await rejection(call("process_start", { cwd: root, command: ["true"], wait_for: "(" }))).code, "INVALID_REGEX");
-      assert.equal((await rejection(call("process_start", { cwd: root, command: ["true"], tty: true }))).code, "TTY_UNSUPPORTED");
       assert.equal((await rejection(call("process_start", { cwd: root, command: [] }))).code, "INVALID_ARGUMENT");
       assert.equal((await rejection(call("process_start", { cwd: root, command: ["no-such-program-xyz"] }))).code, "COMMAND_NOT_FOUND");
       assert.equal((await rejection(call("process_read", { process_id: "p1", wait_ms: 99999 }))).code, "INVALID_ARGUMENT");
@@ -242,7 +273,7 @@ describe("process tools: no orphans", UNIX, () => {
     ["the host is killed with SIGKILL", "SIGKILL"],
   ]) {
     test(`${name}: the processes and their children end too`, onlyOn(["linux"], "the supervisor's control pipe (macOS has no watchdog yet)"), async () => {
-      const child = spawn(process.execPath, [path.join(here, "process_host_child.mjs"), ending], { stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, [path.join(here, "process_host_child.mjs"), ending], { stdio: ["pipe", "pipe", "inherit"] });
       let out = "";
       child.stdout.on("data", (d) => {
         out += d;
@@ -256,6 +287,7 @@ describe("process tools: no orphans", UNIX, () => {
       });
       assert.ok(pids.every(alive), "started");
       if (ending === "SIGKILL") child.kill("SIGKILL");
+      else child.stdin.end("go\n");
       await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", resolve)));
       for (const pid of pids) assert.ok(await soon(() => !alive(pid)), `${pid} outlived its host (${ending})`);
     });

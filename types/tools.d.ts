@@ -76,11 +76,11 @@ cursor: number,
  */
 dropped_bytes: number, };
 
-export type ProcessReadInput = { process_id: string, cursor?: number, wait_ms?: number, wait_for?: string, max_chars?: number, };
+export type ProcessReadInput = { process_id: string, cursor?: number, wait_ms?: number, wait_for?: string, max_chars?: number, raw?: boolean, };
 
-export type ProcessStartInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, tty?: boolean, cols?: number, rows?: number, env?: { [key in string]: string }, wait_ms?: number, wait_for?: string, };
+export type ProcessStartInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, tty?: boolean, cols?: number, rows?: number, env?: { [key in string]: string }, wait_ms?: number, wait_for?: string, raw?: boolean, };
 
-export type ProcessWriteInput = { process_id: string, input: string, close_stdin?: boolean, wait_ms?: number, wait_for?: string, };
+export type ProcessWriteInput = { process_id: string, input: string, close_stdin?: boolean, wait_ms?: number, wait_for?: string, raw?: boolean, };
 
 export type ReadFileInput = { path: string, start_line?: number, max_lines?: number, };
 
@@ -752,7 +752,7 @@ export type OptInToolDefinitions = {
           };
           readonly "tty": {
             readonly "type": "boolean";
-            readonly "description": "Run in a pseudo-terminal (default: false; not available in this version).";
+            readonly "description": "Run in a pseudo-terminal (default: false): for programs that need one (REPLs, prompts, colour, Ctrl-C as \"\\u0003\"); output then has escape sequences stripped unless raw.";
           };
           readonly "cols": {
             readonly "type": "number";
@@ -776,6 +776,10 @@ export type OptInToolDefinitions = {
           readonly "wait_for": {
             readonly "type": "string";
             readonly "description": "A regular expression: answer as soon as the new output matches it (e.g. \"listening on\").";
+          };
+          readonly "raw": {
+            readonly "type": "boolean";
+            readonly "description": "With tty: keep the terminal's escape sequences and carriage returns (default: false).";
           };
         };
         readonly "required": readonly ["cwd", "command"];
@@ -810,6 +814,10 @@ export type OptInToolDefinitions = {
             readonly "type": "number";
             readonly "description": "The most output characters to return (default: 20000).";
           };
+          readonly "raw": {
+            readonly "type": "boolean";
+            readonly "description": "With tty: keep the terminal's escape sequences and carriage returns (default: false).";
+          };
         };
         readonly "required": readonly ["process_id"];
       };
@@ -842,6 +850,10 @@ export type OptInToolDefinitions = {
           readonly "wait_for": {
             readonly "type": "string";
             readonly "description": "A regular expression: answer as soon as the new output matches it.";
+          };
+          readonly "raw": {
+            readonly "type": "boolean";
+            readonly "description": "With tty: keep the terminal's escape sequences and carriage returns (default: false).";
           };
         };
         readonly "required": readonly ["process_id", "input"];

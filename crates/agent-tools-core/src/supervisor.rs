@@ -90,6 +90,32 @@ impl ExecImage {
     }
 }
 
+/// A new pseudo-terminal of `cols` x `rows`: its master and its slave (neither the
+/// controlling terminal of this process).
+pub fn open_terminal(
+    cols: u16,
+    rows: u16,
+) -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)?;
+    grantpt(&master)?;
+    unlockpt(&master)?;
+    let name = ptsname(&master, Vec::new())?;
+    let slave = rustix::fs::open(
+        name.as_c_str(),
+        rustix::fs::OFlags::RDWR | rustix::fs::OFlags::NOCTTY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )?;
+    let size = rustix::termios::Winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    rustix::termios::tcsetwinsize(&master, size)?;
+    Ok((master, slave))
+}
+
 /// What the command's exit was: `CLD_EXITED` with its code, else the signal that ended it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -238,6 +264,8 @@ mod linux {
         report: c_int,
         /// Given `[0, errno]` if the command could not be started, `[1, pid]` once it was.
         started: c_int,
+        /// stdin is a terminal, to become the session's controlling terminal.
+        terminal: bool,
     }
 
     /// How the command's standard streams are connected.
@@ -248,6 +276,10 @@ mod linux {
         /// stdin a pipe, stdout and stderr one pipe, in the order they were written (the
         /// process tools); `Supervised::stderr` is then a second end of it, never written.
         Interactive,
+        /// A pseudo-terminal of this size (columns, rows) as stdin, stdout and stderr, the
+        /// command's controlling terminal with the command's group in the foreground; stdin,
+        /// stdout and stderr of `Supervised` are ends of its master.
+        Terminal(u16, u16),
     }
 
     /// Starts `image` under `restrict` (applied in the command's process right before `execve`),
@@ -269,24 +301,46 @@ mod linux {
         let (control_read, control) = pipe_with(PipeFlags::CLOEXEC)?;
         let (report, report_write) = pipe_with(PipeFlags::CLOEXEC)?;
         let (started_read, started_write) = pipe_with(PipeFlags::CLOEXEC)?;
-        let (stdout, stdout_write) = pipe_with(PipeFlags::CLOEXEC)?;
-        let (stderr, stderr_write) = match streams {
-            Streams::Separate => pipe_with(PipeFlags::CLOEXEC)?,
-            Streams::Interactive => (
-                rustix::io::fcntl_dupfd_cloexec(&stdout, 0)?,
-                rustix::io::fcntl_dupfd_cloexec(&stdout_write, 0)?,
-            ),
-        };
-        let (stdin, stdin_read) = if stdin_piped {
-            let (read, write) = pipe_with(PipeFlags::CLOEXEC)?;
-            (Some(write), read)
-        } else {
-            let null = rustix::fs::open(
-                "/dev/null",
-                rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
-                rustix::fs::Mode::empty(),
-            )?;
-            (None, null)
+        let dup = |fd: &OwnedFd| rustix::io::fcntl_dupfd_cloexec(fd, 0);
+        let (stdin, stdin_read, stdout, stdout_write, stderr, stderr_write) = match streams {
+            Streams::Terminal(cols, rows) => {
+                let (master, slave) = super::open_terminal(cols, rows)?;
+                (
+                    Some(dup(&master)?),
+                    dup(&slave)?,
+                    dup(&master)?,
+                    dup(&slave)?,
+                    master,
+                    slave,
+                )
+            }
+            Streams::Separate | Streams::Interactive => {
+                let (stdout, stdout_write) = pipe_with(PipeFlags::CLOEXEC)?;
+                let (stderr, stderr_write) = if streams == Streams::Separate {
+                    pipe_with(PipeFlags::CLOEXEC)?
+                } else {
+                    (dup(&stdout)?, dup(&stdout_write)?)
+                };
+                let (stdin, stdin_read) = if stdin_piped {
+                    let (read, write) = pipe_with(PipeFlags::CLOEXEC)?;
+                    (Some(write), read)
+                } else {
+                    let null = rustix::fs::open(
+                        "/dev/null",
+                        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::CLOEXEC,
+                        rustix::fs::Mode::empty(),
+                    )?;
+                    (None, null)
+                };
+                (
+                    stdin,
+                    stdin_read,
+                    stdout,
+                    stdout_write,
+                    stderr,
+                    stderr_write,
+                )
+            }
         };
         let cwd = cwd
             .map(|p| CString::new(p.as_os_str().as_bytes()))
@@ -296,6 +350,7 @@ mod linux {
             image,
             restrict,
             cwd,
+            terminal: matches!(streams, Streams::Terminal(..)),
             stdio: [
                 stdin_read.as_raw_fd(),
                 stdout_write.as_raw_fd(),
@@ -408,6 +463,9 @@ mod linux {
                 return last_error();
             }
         }
+        if start.terminal && libc::ioctl(0, libc::TIOCSCTTY as _, 0) != 0 {
+            return last_error();
+        }
         if let Some(cwd) = &start.cwd {
             if libc::chdir(cwd.as_ptr()) != 0 {
                 return last_error();
@@ -434,6 +492,7 @@ mod linux {
             image: &start.image,
             restrict: &*start.restrict,
             failure: failure[1],
+            terminal: start.terminal,
         };
         let pid = libc::clone(
             command_main,
@@ -475,6 +534,7 @@ mod linux {
         image: &'a ExecImage,
         restrict: &'a (dyn Fn() -> io::Result<()> + Send + Sync),
         failure: c_int,
+        terminal: bool,
     }
 
     /// The command's process (`clone` entry): starts the command, or reports why it could not
@@ -484,7 +544,7 @@ mod linux {
         // (CLONE_VFORK) until this process has executed or exited.
         unsafe {
             let start = &*(start as *const CommandStart);
-            let error = start_command(start.image, start.restrict);
+            let error = start_command(start.image, start.restrict, start.terminal);
             let errno = error.raw_os_error().unwrap_or(libc::EINVAL);
             let bytes = errno.to_ne_bytes();
             libc::write(start.failure, bytes.as_ptr().cast(), bytes.len());
@@ -500,6 +560,7 @@ mod linux {
     unsafe fn start_command(
         image: &ExecImage,
         restrict: &(dyn Fn() -> io::Result<()> + Send + Sync),
+        terminal: bool,
     ) -> io::Error {
         // The host's signal handlers must not run here (this process shares the host's memory,
         // and a handler could act for the host): back to the defaults first.
@@ -513,12 +574,17 @@ mod linux {
                 libc::sigaction(signal, &action, std::ptr::null_mut());
             }
         }
-        let mut empty: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut empty);
-        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
         if libc::setpgid(0, 0) != 0 {
             return last_error();
         }
+        // The terminal's foreground group: while every signal is still blocked (a background
+        // group's `tcsetpgrp` would otherwise be stopped by SIGTTOU).
+        if terminal && libc::tcsetpgrp(0, libc::getpid()) != 0 {
+            return last_error();
+        }
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
         if let Err(error) = restrict() {
             return error;
         }

@@ -91,6 +91,8 @@ pub struct StartSpec {
     pub restriction: Option<Restrict>,
     /// Kept as long as the process runs (the sandbox's private `TMPDIR`).
     pub keep: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// A pseudo-terminal of (columns, rows) instead of pipes.
+    pub terminal: Option<(u16, u16)>,
 }
 
 /// A restriction the process applies to itself before it executes (no allocation).
@@ -228,6 +230,9 @@ pub struct Process {
     shared: Mutex<Shared>,
     changed: Condvar,
     stdin: Mutex<Option<std::fs::File>>,
+    /// Runs in a pseudo-terminal: its output is read with escape sequences stripped (unless
+    /// raw), and closing its stdin sends end of file (Ctrl-D) instead.
+    pub terminal: bool,
     tree: platform::Tree,
     _keep: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -270,6 +275,7 @@ impl Process {
             }),
             changed: Condvar::new(),
             stdin: Mutex::new(Some(started.stdin)),
+            terminal: spec.terminal.is_some(),
             tree: started.tree,
             _keep: spec.keep,
         });
@@ -436,7 +442,13 @@ impl Process {
             }
         }
         if close {
-            *stdin = None;
+            if self.terminal {
+                // End of file at the start of a line: the terminal stays (closing it would hang
+                // up the whole session).
+                let _ = pipe.write_all(b"\x04");
+            } else {
+                *stdin = None;
+            }
         }
         Ok(())
     }
@@ -613,7 +625,10 @@ mod platform {
             restrict,
             Some(&spec.cwd),
             true,
-            crate::supervisor::Streams::Interactive,
+            match spec.terminal {
+                Some((cols, rows)) => crate::supervisor::Streams::Terminal(cols, rows),
+                None => crate::supervisor::Streams::Interactive,
+            },
         )
         .map_err(ProcessError::Spawn)?;
         let pid = supervised.command_pid;
@@ -708,17 +723,35 @@ mod platform {
     }
 
     pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
-        // stdout and stderr: one pipe, so the output keeps the order it was written in.
-        let (output, output_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
-            .map_err(|e| ProcessError::Spawn(e.into()))?;
+        // stdout and stderr: one pipe, so the output keeps the order it was written in; or
+        // all three the slave of a pseudo-terminal.
+        let terminal = match spec.terminal {
+            Some((cols, rows)) => {
+                Some(crate::supervisor::open_terminal(cols, rows).map_err(ProcessError::Spawn)?)
+            }
+            None => None,
+        };
+        let (output, output_write, stdin_end) = match &terminal {
+            Some((master, slave)) => (
+                master.try_clone().map_err(ProcessError::Spawn)?,
+                slave.try_clone().map_err(ProcessError::Spawn)?,
+                Some(Stdio::from(slave.try_clone().map_err(ProcessError::Spawn)?)),
+            ),
+            None => {
+                let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+                    .map_err(|e| ProcessError::Spawn(e.into()))?;
+                (read, write, None)
+            }
+        };
         let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
+        let in_terminal = terminal.is_some();
         let mut command = Command::new(super::locate(spec)?);
         command
             .args(&spec.argv[1..])
             .current_dir(&spec.cwd)
             .env_clear()
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
+            .stdin(stdin_end.unwrap_or_else(Stdio::piped))
             .stdout(Stdio::from(output_write))
             .stderr(Stdio::from(stderr_write));
         let restriction = spec.restriction.clone();
@@ -728,6 +761,10 @@ mod platform {
             command.pre_exec(move || {
                 // A session and group of its own, so no controlling terminal.
                 if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The terminal becomes the new session's controlling terminal.
+                if in_terminal && libc::ioctl(0, libc::TIOCSCTTY as _, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 match &restriction {
@@ -742,10 +779,13 @@ mod platform {
             .ok_or_else(|| ProcessError::Spawn(std::io::Error::from_raw_os_error(libc::ESRCH)))?;
         // The parent's write ends went with `command`: only the child holds the pipe open.
         drop(command);
-        let stdin = child
-            .stdin
-            .take()
-            .map(|p| std::fs::File::from(OwnedFd::from(p)));
+        let stdin = match terminal {
+            Some((master, _)) => Some(std::fs::File::from(master)),
+            None => child
+                .stdin
+                .take()
+                .map(|p| std::fs::File::from(OwnedFd::from(p))),
+        };
         let outputs = vec![output];
         Ok(Started {
             pid,

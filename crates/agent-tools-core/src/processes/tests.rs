@@ -8,7 +8,13 @@ fn spec(script: &str, dir: &std::path::Path) -> StartSpec {
         env: std::env::vars_os().collect(),
         restriction: None,
         keep: None,
+        terminal: None,
     }
+}
+
+fn in_terminal(mut spec: StartSpec) -> StartSpec {
+    spec.terminal = Some((100, 30));
+    spec
 }
 
 fn table(limits: Limits) -> (tempfile::TempDir, ProcessTable) {
@@ -235,4 +241,44 @@ fn waiting_for_a_pattern_returns_early() {
     p.wait(p.cursor(), started + Duration::from_millis(100), Some(&re));
     assert!(started.elapsed() >= Duration::from_millis(100));
     p.end();
+}
+
+#[test]
+fn a_terminal_is_the_controlling_terminal_of_its_size() {
+    let (dir, t) = table(Limits::default());
+    let p = t
+        .start(in_terminal(spec(
+            "test -t 0 && test -t 1 && echo tty; stty size; tty >/dev/null && echo has-tty",
+            dir.path(),
+        )))
+        .unwrap();
+    assert!(p.wait_gone(Some(Duration::from_secs(30))));
+    let text = p.read(Some(0), usize::MAX).text.replace("\r\n", "\n");
+    assert_eq!(text, "tty\n30 100\nhas-tty\n");
+}
+
+#[test]
+fn ctrl_c_interrupts_the_foreground_job_and_the_shell_survives() {
+    let (dir, t) = table(Limits::default());
+    let mut s = spec("", dir.path());
+    s.argv = vec!["/bin/sh".into(), "-i".into()];
+    s.env.push(("PS1".into(), "$ ".into()));
+    let p = t.start(in_terminal(s)).unwrap();
+    read_until(&p, "\\$ ");
+    p.write(b"sleep 300\n", false).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    p.write(b"\x03", false).unwrap();
+    // The foreground job got SIGINT; the shell prompts again.
+    let out = read_until(&p, "\\^C\r?\n\\$ ");
+    assert!(out.text.contains("^C"), "{out:?}");
+    p.write(b"echo status $?\n", false).unwrap();
+    let out = read_until(&p, "status \\d+");
+    assert!(out.text.contains("status 130"), "{out:?}");
+    p.write(b"echo still-here\n", false).unwrap();
+    let out = read_until(&p, "still-here\r?\n");
+    assert!(out.text.contains("still-here"), "{out:?}");
+    assert!(p.is_running());
+    // Ctrl-D at an empty prompt: the shell exits.
+    p.write(b"", true).unwrap();
+    assert!(p.wait_gone(Some(Duration::from_secs(30))));
 }

@@ -23,6 +23,9 @@ use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ProcessError");
 
+const RAW_DESCRIPTION: &str =
+    "With tty: keep the terminal's escape sequences and carriage returns (default: false).";
+
 /// How long process_start waits by default, and the most any call waits.
 const DEFAULT_START_WAIT_MS: u32 = 1000;
 const MAX_WAIT_MS: f64 = 30_000.0;
@@ -46,7 +49,7 @@ pub struct ProcessStartInput {
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub shell_mode: Option<ShellMode>,
     #[schemars(
-        description = "Run in a pseudo-terminal (default: false; not available in this version)."
+        description = "Run in a pseudo-terminal (default: false): for programs that need one (REPLs, prompts, colour, Ctrl-C as \"\\u0003\"); output then has escape sequences stripped unless raw."
     )]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub tty: Option<bool>,
@@ -69,6 +72,9 @@ pub struct ProcessStartInput {
     )]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_for: Option<String>,
+    #[schemars(description = RAW_DESCRIPTION)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub raw: Option<bool>,
 }
 
 // process_read's input.
@@ -91,6 +97,9 @@ pub struct ProcessReadInput {
     #[schemars(description = "The most output characters to return (default: 20000).")]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_chars: Option<f64>,
+    #[schemars(description = RAW_DESCRIPTION)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub raw: Option<bool>,
 }
 
 // process_write's input.
@@ -114,6 +123,9 @@ pub struct ProcessWriteInput {
     #[schemars(description = "A regular expression: answer as soon as the new output matches it.")]
     #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_for: Option<String>,
+    #[schemars(description = RAW_DESCRIPTION)]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub raw: Option<bool>,
 }
 
 // process_list's input: none.
@@ -226,6 +238,7 @@ impl ToolInput for ProcessStartInput {
             env,
             wait_ms: wait_ms(input)?,
             wait_for: wait_for(input)?,
+            raw: bool_field(input, "raw")?,
         })
     }
 }
@@ -251,6 +264,7 @@ impl ToolInput for ProcessReadInput {
             wait_ms: wait_ms(input)?,
             wait_for: wait_for(input)?,
             max_chars,
+            raw: bool_field(input, "raw")?,
         })
     }
 }
@@ -271,6 +285,7 @@ impl ToolInput for ProcessWriteInput {
             close_stdin: bool_field(input, "close_stdin")?,
             wait_ms: wait_ms(input)?,
             wait_for: wait_for(input)?,
+            raw: bool_field(input, "raw")?,
         })
     }
 }
@@ -456,18 +471,28 @@ fn final_read(process: &Process, from: u64, max_chars: Option<f64>) -> Output {
     process.read(Some(from), max_bytes(max_chars))
 }
 
-fn answer(process: &Process, output: Output) -> ProcessOutput {
+fn answer(process: &Process, output: Output, raw: Option<bool>) -> ProcessOutput {
     let (status, exit_code, signal) = status_fields(output.status);
+    let text = if process.terminal && raw != Some(true) {
+        as_text(&output.text)
+    } else {
+        output.text
+    };
     ProcessOutput {
         process_id: process.id.clone(),
         pid: process.pid,
         status,
         exit_code,
         signal,
-        output: output.text,
+        output: text,
         cursor: output.cursor,
         dropped_bytes: output.dropped_bytes,
     }
+}
+
+/// A terminal's output as text: escape sequences stripped, `\r\n` as `\n`.
+fn as_text(output: &str) -> String {
+    strip_ansi_escapes::strip_str(output).replace("\r\n", "\n")
 }
 
 fn status_fields(status: Status) -> (&'static str, Option<i32>, Option<String>) {
@@ -485,12 +510,16 @@ fn max_bytes(max_chars: Option<f64>) -> usize {
 pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let input = ProcessStartInput::from_args(args, rc.ctx)?;
     let table = table(rc)?;
-    if input.tty == Some(true) {
+    if input.tty == Some(true) && cfg!(windows) {
         return Err(ERROR_CLASS.coded(
             ErrorCode::TtyUnsupported,
-            "a pseudo-terminal is not available in this version: run without tty (pipes)",
+            "a pseudo-terminal is not available on Windows yet: run without tty (pipes)",
         ));
     }
+    let terminal = (input.tty == Some(true)).then(|| {
+        let size = |v: Option<f64>, default: u16| v.map_or(default, |n| n as u16);
+        (size(input.cols, 80), size(input.rows, 24))
+    });
     let pattern = input.wait_for.as_deref().map(compile).transpose()?;
     let options = ExecOptions::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
     let removed = exec_command::exec_env_overrides(rc.ctx).map_err(reclassed)?;
@@ -538,13 +567,14 @@ pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
             env: env.unwrap_or_else(|| rc.ctx.child_env(&[])),
             restriction,
             keep,
+            terminal,
         })
         .map_err(process_error)?;
     drop(confined);
     let wait_ms = input.wait_ms.unwrap_or(f64::from(DEFAULT_START_WAIT_MS));
     wait(&process, 0, wait_ms, pattern.as_ref());
     let output = final_read(&process, 0, None);
-    let answered = answer(&process, output);
+    let answered = answer(&process, output, input.raw);
     table.forget_if_exited_and_read(&process);
     to_json(&answered, ERROR_CLASS)
 }
@@ -563,7 +593,7 @@ pub fn read(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         pattern.as_ref(),
     );
     let output = final_read(&process, from, input.max_chars);
-    let answered = answer(&process, output);
+    let answered = answer(&process, output, input.raw);
     table.forget_if_exited_and_read(&process);
     to_json(&answered, ERROR_CLASS)
 }
@@ -585,7 +615,7 @@ pub fn write(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         pattern.as_ref(),
     );
     let output = final_read(&process, from, None);
-    let answered = answer(&process, output);
+    let answered = answer(&process, output, input.raw);
     table.forget_if_exited_and_read(&process);
     to_json(&answered, ERROR_CLASS)
 }
@@ -640,7 +670,7 @@ pub fn kill(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     process.end();
     process.wait_gone(Some(Duration::from_secs(30)));
     let output = process.read(Some(from), max_bytes(None));
-    let answered = answer(&process, output);
+    let answered = answer(&process, output, None);
     table.forget(&process);
     to_json(&answered, ERROR_CLASS)
 }
