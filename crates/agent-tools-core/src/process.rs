@@ -54,6 +54,8 @@ use super::value::utf16_len;
 #[cfg(windows)]
 pub(crate) mod windows;
 #[cfg(windows)]
+pub(crate) use self::windows::locate_program;
+#[cfg(windows)]
 pub use self::windows::run;
 
 /// An open directory handed to the runner (`RunSpec::cwd_dir`): a descriptor on Unix, a handle

@@ -142,7 +142,13 @@ impl HardenedGit {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.map(String::from))),
         );
-        let path = |p: &Path| Some(p.to_string_lossy().into_owned());
+        // Plain paths (a `\\?\` prefix taken off on Windows: git joins names to them with `/`).
+        let path = |p: &Path| {
+            let text = p.to_string_lossy();
+            #[cfg(windows)]
+            let text = crate::windows_path::strip_verbatim(&text);
+            Some(text.to_string())
+        };
         env.push(("GIT_DIR".into(), path(private.path())));
         env.push(("GIT_WORK_TREE".into(), path(&repository.work_tree)));
         env.push(("GIT_OBJECT_DIRECTORY".into(), path(&repository.objects_dir)));

@@ -47,7 +47,7 @@ use windows_sys::Win32::System::Threading::{
 use super::{piped_command, CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
 
 /// The exit code a job's processes get when the job is terminated (what `taskkill /F` leaves).
-const KILLED_EXIT_CODE: u32 = 1;
+pub(crate) const KILLED_EXIT_CODE: u32 = 1;
 
 /// Runs `spec` to completion.
 pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
@@ -63,7 +63,7 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
         // exec_sandbox never prepares one here (its "auto" runs unsandboxed, "required" fails).
         return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
     }
-    let location = locate_program(program, spec).map_err(spawn_error)?;
+    let location = locate_program(program, spec.env, spec.cwd).map_err(spawn_error)?;
     let mut command = piped_command(&location, spec);
     command.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
     if let Some(cwd) = spec.cwd {
@@ -201,10 +201,10 @@ enum Event {
 }
 
 /// A Job Object that kills its processes when its last handle closes.
-struct Job(OwnedHandle);
+pub(crate) struct Job(OwnedHandle);
 
 impl Job {
-    fn new() -> io::Result<Job> {
+    pub(crate) fn new() -> io::Result<Job> {
         // SAFETY: no security attributes, no name.
         let raw = unsafe { CreateJobObjectW(std::ptr::null(), std::ptr::null()) };
         if raw.is_null() {
@@ -234,7 +234,7 @@ impl Job {
         self.0.as_raw_handle() as HANDLE
     }
 
-    fn assign(&self, child: &std::process::Child) -> io::Result<()> {
+    pub(crate) fn assign(&self, child: &std::process::Child) -> io::Result<()> {
         // SAFETY: both handles are open for the call.
         match unsafe { AssignProcessToJobObject(self.raw(), child.as_raw_handle() as HANDLE) } {
             0 => Err(io::Error::last_os_error()),
@@ -243,7 +243,7 @@ impl Job {
     }
 
     /// Kills every process of the job (idempotent; a job already empty is fine).
-    fn terminate(&self) {
+    pub(crate) fn terminate(&self) {
         // SAFETY: the job handle is open.
         unsafe { TerminateJobObject(self.raw(), KILLED_EXIT_CODE) };
     }
@@ -251,7 +251,7 @@ impl Job {
 
 /// Resumes the only thread of a process created suspended. std does not hand out the thread's
 /// handle, so it is found in a snapshot of the system's threads.
-fn resume_main_thread(pid: u32) -> io::Result<()> {
+pub(crate) fn resume_main_thread(pid: u32) -> io::Result<()> {
     // SAFETY: plain arguments; the handle is closed below.
     let snapshot = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
     if snapshot == INVALID_HANDLE_VALUE {
@@ -362,13 +362,17 @@ fn start_reader(
 /// from the child's directory) with `PATHEXT`'s extensions (`.COM;.EXE;.BAT;.CMD` when unset):
 /// the name as given only when it already ends with one of them, then the name with each
 /// appended. The first regular file wins (Windows has no execute bit).
-fn locate_program(program: &str, spec: &RunSpec) -> io::Result<PathBuf> {
-    let base = spec.cwd.unwrap_or(Path::new(""));
+pub(crate) fn locate_program(
+    program: &str,
+    env: Option<&[(OsString, OsString)]>,
+    cwd: Option<&Path>,
+) -> io::Result<PathBuf> {
+    let base = cwd.unwrap_or(Path::new(""));
     if program.contains('/') || program.contains('\\') {
         return Ok(base.join(program));
     }
     let lookup = |name: &str| -> Option<OsString> {
-        match spec.env {
+        match env {
             Some(env) => env
                 .iter()
                 .find(|(k, _)| k.to_str().is_some_and(|k| k.eq_ignore_ascii_case(name)))

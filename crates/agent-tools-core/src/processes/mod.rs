@@ -310,13 +310,11 @@ impl Process {
     }
 
     /// Output arrived (called by the reader thread).
-    #[cfg_attr(windows, allow(dead_code))]
     fn append(&self, bytes: &[u8]) {
         lock(&self.shared).ring.push(bytes);
         self.changed.notify_all();
     }
 
-    #[cfg_attr(windows, allow(dead_code))]
     fn set_status(&self, status: Status) {
         let mut shared = lock(&self.shared);
         if shared.status == Status::Running {
@@ -326,7 +324,6 @@ impl Process {
         self.changed.notify_all();
     }
 
-    #[cfg_attr(windows, allow(dead_code))]
     fn set_finished(&self) {
         lock(&self.shared).finished = true;
         self.changed.notify_all();
@@ -473,7 +470,6 @@ impl Process {
 
 /// The program to run: `argv[0]` looked up in the process's `PATH` as exec_command's runner
 /// looks it up.
-#[cfg(unix)]
 fn locate(spec: &StartSpec) -> Result<PathBuf, ProcessError> {
     let program = spec.argv.first().map(String::as_str).unwrap_or_default();
     crate::process::locate_program(program, Some(&spec.env), Some(&spec.cwd)).map_err(|error| {
@@ -833,28 +829,152 @@ mod platform {
 
 #[cfg(windows)]
 mod platform {
-    use super::{ProcessError, StartSpec, Started};
+    use std::io::Read;
+    use std::os::windows::io::{AsHandle, AsRawHandle, OwnedHandle};
+    use std::os::windows::process::CommandExt;
+    use std::process::{Child, Command, Stdio};
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
 
-    pub struct Tree;
+    use windows_sys::Win32::Foundation::{HANDLE, WAIT_TIMEOUT};
+    use windows_sys::Win32::System::Threading::{
+        GetExitCodeProcess, WaitForSingleObject, CREATE_NEW_PROCESS_GROUP, CREATE_SUSPENDED,
+        INFINITE,
+    };
+
+    use super::{lock, Pipe, Process, ProcessError, StartSpec, Started, Status};
+    use crate::process::windows::{resume_main_thread, Job, KILLED_EXIT_CODE};
+
+    /// The Job Object holding the process and everything it starts (none can break away; the
+    /// job kills them all when it is terminated or its last handle closes, the host's death
+    /// included), and the child until reaped. Windows has no signals: any signal ends the tree.
+    pub struct Tree {
+        job: Job,
+        child: Mutex<Option<Child>>,
+    }
 
     impl Tree {
-        pub fn signal(&self, _: i32) {}
-        pub fn end(&self) {}
+        pub fn signal(&self, _: i32) {
+            self.job.terminate();
+        }
+
+        pub fn end(&self) {
+            self.job.terminate();
+        }
     }
 
-    pub fn start(_: &StartSpec) -> Result<Started, ProcessError> {
-        Err(ProcessError::Unsupported(
-            "background processes are not available on Windows yet".into(),
-        ))
+    pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
+        if spec.terminal.is_some() {
+            return Err(ProcessError::Unsupported(
+                "a pseudo-terminal is not available on Windows yet".into(),
+            ));
+        }
+        let program = super::locate(spec)?;
+        // stdout and stderr: one pipe, so the output keeps the order it was written in.
+        let (output, output_write) = std::io::pipe().map_err(ProcessError::Spawn)?;
+        let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
+        let mut command = Command::new(program);
+        command
+            .args(&spec.argv[1..])
+            .current_dir(&spec.cwd)
+            .env_clear()
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(output_write)
+            .stderr(stderr_write)
+            .creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
+        let job = Job::new().map_err(ProcessError::Spawn)?;
+        let mut child = command.spawn().map_err(ProcessError::Spawn)?;
+        // The parent's write ends went with `command`: only the child holds the pipe open.
+        drop(command);
+        if let Err(error) = job
+            .assign(&child)
+            .and_then(|()| resume_main_thread(child.id()))
+        {
+            // Still suspended (or not in the job): it has started nothing.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ProcessError::Spawn(error));
+        }
+        let stdin = child
+            .stdin
+            .take()
+            .map(|p| std::fs::File::from(OwnedHandle::from(p)))
+            .ok_or_else(|| ProcessError::Spawn(std::io::ErrorKind::BrokenPipe.into()))?;
+        Ok(Started {
+            pid: child.id(),
+            stdin,
+            outputs: vec![OwnedHandle::from(output)],
+            tree: Tree {
+                job,
+                child: Mutex::new(Some(child)),
+            },
+        })
     }
 
-    pub fn read_until_gone(
-        _: &std::sync::Arc<super::Process>,
-        _: Vec<super::Pipe>,
-        _: Option<std::time::Instant>,
-    ) {
+    /// The reader thread: output into the ring until the pipe closes. A second thread waits for
+    /// the exit (ending the job then, which closes the pipe of anything the process left running)
+    /// and for the maximum lifetime.
+    pub fn read_until_gone(process: &Arc<Process>, outputs: Vec<Pipe>, deadline: Option<Instant>) {
+        let handle = lock(&process.tree.child)
+            .as_ref()
+            .and_then(|c| c.as_handle().try_clone_to_owned().ok());
+        let watcher = Arc::clone(process);
+        let exit_watch = handle.and_then(|handle| {
+            std::thread::Builder::new()
+                .name("atn-process-exit".into())
+                .stack_size(64 << 10)
+                .spawn(move || {
+                    let raw = handle.as_raw_handle() as HANDLE;
+                    let timeout = deadline.map_or(INFINITE, |at| {
+                        at.saturating_duration_since(Instant::now())
+                            .as_millis()
+                            .min(u128::from(INFINITE - 1)) as u32
+                    });
+                    // SAFETY: the handle is owned by this thread and open.
+                    if unsafe { WaitForSingleObject(raw, timeout) } == WAIT_TIMEOUT {
+                        watcher.end();
+                        // SAFETY: as above.
+                        unsafe { WaitForSingleObject(raw, INFINITE) };
+                    }
+                    let mut code = KILLED_EXIT_CODE;
+                    // SAFETY: as above; `code` is a valid out pointer.
+                    unsafe { GetExitCodeProcess(raw, &mut code) };
+                    watcher.set_status(Status::Exited {
+                        code: Some(code as i32),
+                        signal: None,
+                    });
+                    watcher.tree.end();
+                })
+                .ok()
+        });
+        let mut buf = vec![0u8; 64 << 10];
+        for pipe in outputs {
+            let mut file = std::fs::File::from(pipe);
+            loop {
+                match file.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => process.append(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    // ERROR_BROKEN_PIPE: every writer closed its end.
+                    Err(_) => break,
+                }
+            }
+        }
+        match exit_watch {
+            Some(watch) => {
+                let _ = watch.join();
+            }
+            None => process.tree.end(),
+        }
+        if let Some(mut child) = lock(&process.tree.child).take() {
+            let _ = child.wait();
+        }
+        process.set_finished();
     }
 }
 
 #[cfg(all(test, unix))]
 mod tests;
+#[cfg(all(test, windows))]
+mod windows_tests;
