@@ -9,11 +9,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { ALLOW_ALL, NEEDS, onlyOn, rejection, tempDir } from "./helpers.mjs";
+import { NODE } from "./mcp_helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROCESS_TOOLS = ["process_start", "process_read", "process_write", "process_list", "process_kill"];
-const UNIX = onlyOn(["unix"], "background processes are not implemented on Windows yet (the tools answer INTERNAL there)");
-const NODE = process.versions.bun ? spawnSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).stdout.trim() : process.execPath;
+const UNIX = onlyOn(["unix"], NEEDS.sh);
 
 /** A workspace and a toolkit with the process tools; `fn(ws)`, then everything is closed. */
 async function withProcesses(fn, { exec, policy = ALLOW_ALL } = {}) {
@@ -134,6 +134,45 @@ describe("process tools: a dev server, a dialogue, exits", UNIX, () => {
       const all = await call("process_read", { process_id: p.process_id, cursor: 0 });
       assert.deepEqual(all.output.trim().split("\n").sort(), ["got 1", "got 2", "got 3", "got 4", "got 5"]);
       for (const r of results) assert.equal(r.status, "running");
+    });
+  });
+});
+
+describe("process tools: pipes, on every platform (the runtime itself as the program)", () => {
+  const RUNTIME = process.execPath;
+  test("a stdin dialogue, an exit code, and the end of input", async () => {
+    await withProcesses(async ({ root, call }) => {
+      const script = "console.log('ready'); process.stdin.on('data', (d) => process.stdout.write('got ' + d)); process.stdin.on('end', () => process.exit(5));";
+      const p = await call("process_start", { cwd: root, command: [RUNTIME, "-e", script], shell_mode: "direct", wait_for: "ready", wait_ms: 30000 });
+      assert.equal(p.status, "running", JSON.stringify(p));
+      assert.match(p.output, /^ready\r?\n$/);
+      const answer = await call("process_write", { process_id: p.process_id, input: "hello\n", wait_for: "got hello", wait_ms: 30000 });
+      assert.match(answer.output, /^got hello\r?\n$/);
+      const ended = await call("process_write", { process_id: p.process_id, input: "", close_stdin: true, wait_ms: 30000 });
+      assert.deepEqual([ended.status, ended.exit_code], ["exited", 5]);
+      const exited = await call("process_start", { cwd: root, command: [RUNTIME, "-e", "console.log('bye'); process.exit(3)"], shell_mode: "direct", wait_ms: 30000 });
+      assert.deepEqual([exited.status, exited.exit_code], ["exited", 3]);
+      assert.match(exited.output, /^bye\r?\n$/);
+    });
+  });
+
+  test("tty on Windows: TTY_UNSUPPORTED (pipes work)", onlyOn(["win32"], "Windows has no terminal for the process tools yet"), async () => {
+    await withProcesses(async ({ root, call }) => {
+      const refused = await rejection(call("process_start", { cwd: root, command: [RUNTIME, "-e", "1"], shell_mode: "direct", tty: true }));
+      assert.equal(refused.code, "TTY_UNSUPPORTED");
+    });
+  });
+
+  test("process_kill ends the process and the child it started (which holds its output open)", async () => {
+    await withProcesses(async ({ root, call }) => {
+      const script = "require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'inherit' }); console.log('started'); setInterval(() => {}, 1000);";
+      const p = await call("process_start", { cwd: root, command: [RUNTIME, "-e", script], shell_mode: "direct", wait_for: "started", wait_ms: 30000 });
+      assert.equal(p.status, "running", JSON.stringify(p));
+      assert.equal((await call("process_list", {})).processes.length, 1);
+      // The kill waits until the output closes: with the child alive it would not.
+      const killed = await call("process_kill", { process_id: p.process_id });
+      assert.equal(killed.status, "exited");
+      assert.deepEqual((await call("process_list", {})).processes, []);
     });
   });
 });
