@@ -373,3 +373,34 @@ describe("abort and processes", onlyOn(["linux"], NEEDS.processGroup), () => {
     }
   });
 });
+
+describe("the process tools in the loop", () => {
+  test("process_start and process_kill are reviewed (exec class), process_read is not; the model reads the output", async () => {
+    const ws = workspace();
+    try {
+      const toolkit = createAgentToolkit(ws.context, { extraTools: ["process_start", "process_read", "process_kill"] });
+      const script = "console.log('ready'); setInterval(() => {}, 1000);";
+      const session = scripted([
+        { content: [use("s", "process_start", { cwd: ws.root, command: [process.execPath, "-e", script], shell_mode: "direct", wait_for: "ready", wait_ms: 30000 })], stopReason: "tool_use" },
+        () => {
+          const started = JSON.parse(session.sent.at(-1).results[0].output);
+          return { content: [use("r", "process_read", { process_id: started.process_id }), use("k", "process_kill", { process_id: started.process_id })], stopReason: "tool_use" };
+        },
+        { content: [text("done")], stopReason: "end_turn" },
+      ]);
+      const reviewed = [];
+      await runToolLoop({ session, toolkit, prompt: "go", review: (req) => { reviewed.push(req.preview.kind); return { decision: "approve" }; } });
+      assert.ok(session.sent[0].tools.includes("process_start"));
+      assert.deepEqual(reviewed, ["process_start", "process_kill"]);
+      const started = JSON.parse(session.sent[1].results[0].output);
+      assert.equal(started.status, "running");
+      assert.match(started.output, /^ready\r?\n$/);
+      const [read, killed] = session.sent[2].results.map((r) => JSON.parse(r.output));
+      assert.equal(read.status, "running");
+      assert.equal(killed.status, "exited");
+      await toolkit.close();
+    } finally {
+      ws.cleanup();
+    }
+  });
+});
