@@ -974,6 +974,18 @@ mod platform {
     }
 }
 
+/// Tests: waits (generously, for a busy machine) until the output matches `pattern`, then reads.
+#[cfg(test)]
+fn read_until(p: &Process, pattern: &str) -> Output {
+    let re = regex::Regex::new(pattern).unwrap();
+    p.wait(
+        p.cursor(),
+        Instant::now() + Duration::from_secs(30),
+        Some(&re),
+    );
+    p.read(None, usize::MAX)
+}
+
 #[cfg(all(test, unix))]
 mod tests;
 #[cfg(all(test, windows))]

@@ -21,17 +21,6 @@ fn table(limits: Limits) -> (tempfile::TempDir, ProcessTable) {
     (tempfile::tempdir().unwrap(), ProcessTable::new(limits))
 }
 
-/// Waits (generously, for a busy machine) until the output matches `pattern`, then reads it.
-fn read_until(p: &Process, pattern: &str) -> Output {
-    let re = regex::Regex::new(pattern).unwrap();
-    p.wait(
-        p.cursor(),
-        Instant::now() + Duration::from_secs(30),
-        Some(&re),
-    );
-    p.read(None, usize::MAX)
-}
-
 fn alive(pid: i32) -> bool {
     // Signal 0 checks existence; a zombie counts as gone for this purpose only once reaped, so
     // the process's state is looked at too.

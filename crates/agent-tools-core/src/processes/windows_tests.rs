@@ -15,16 +15,6 @@ fn spec(role: &str, dir: &std::path::Path) -> StartSpec {
     }
 }
 
-fn read_until(p: &Process, pattern: &str) -> Output {
-    let re = regex::Regex::new(pattern).unwrap();
-    p.wait(
-        p.cursor(),
-        Instant::now() + Duration::from_secs(30),
-        Some(&re),
-    );
-    p.read(None, usize::MAX)
-}
-
 #[test]
 fn output_exit_codes_and_stdin() {
     let dir = tempfile::tempdir().unwrap();
