@@ -232,7 +232,8 @@ fn a_repository_above_the_workspace_is_refused() {
 fn a_work_tree_outside_is_refused() {
     let l = layout();
     let repo = find(&l, ".").unwrap();
-    let outside = l.outside.display().to_string();
+    // `/` separated: in git's configuration a `\` starts an escape.
+    let outside = l.outside.display().to_string().replace('\\', "/");
     std::fs::write(
         l.root.join(".git/config"),
         format!("[core]\n\tworktree = {outside}\n[status]\n\tshowUntrackedFiles = all\n"),
