@@ -227,7 +227,7 @@ export interface GrepRequest {
 }
 
 /** A new, empty process table. */
-export declare function newProcessTable(): ExternalObject<'ProcessTable'>
+export declare function newProcessTable(limits?: ProcessLimits | undefined | null): ExternalObject<'ProcessTable'>
 
 /**
  * A new, empty read ledger: one per context object whose toolkit enables edit_file (see
@@ -257,6 +257,16 @@ export interface OutputCacheOptions {
   maxEntries?: number
   /** Bytes of output text (UTF-8) the cache holds at most (default 64 MiB). */
   maxBytes?: number
+}
+
+/** The bounds of a process table (`createAgentToolkit`'s `processes` option, checked there). */
+export interface ProcessLimits {
+  /** Processes running at once (default 8). */
+  maxRunning?: number
+  /** Output kept per process, in bytes (default 1 MiB). */
+  bufferBytes?: number
+  /** A process running longer is killed (default: no limit). */
+  maxLifetimeMs?: number
 }
 
 /** What a provider mapping answers. */

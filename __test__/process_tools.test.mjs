@@ -383,3 +383,26 @@ describe("process tools over MCP and the CLI: they end with the session, the cal
     }
   });
 });
+
+describe("process tools: the toolkit's bounds", UNIX, () => {
+  test("processes: { maxRunning, bufferBytes, maxLifetimeMs } bound the table; bad values are a TypeError", async () => {
+    const { dir, cleanup } = tempDir("atn-proc-");
+    try {
+      const context = createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL });
+      const toolkit = createAgentToolkit(context, { extraTools: PROCESS_TOOLS, processes: { maxRunning: 1, bufferBytes: 16, maxLifetimeMs: 500 } });
+      const call = async (name, args) => (await toolkit.invoke(name, args)).content;
+      const long = await call("process_start", { cwd: dir, command: ["sh", "-c", "echo 0123456789abcdefXYZ; sleep 300"], wait_for: "XYZ" });
+      assert.equal(long.output, "456789abcdefXYZ\n");
+      assert.equal(long.dropped_bytes, 4);
+      assert.equal((await rejection(call("process_start", { cwd: dir, command: ["true"] }))).code, "TOO_MANY_PROCESSES");
+      const ended = await call("process_read", { process_id: long.process_id, wait_ms: 30000, wait_for: "never" });
+      assert.deepEqual([ended.status, ended.signal], ["exited", "SIGKILL"], "the lifetime ran out");
+      await toolkit.close();
+      for (const processes of [{ maxRunning: 0 }, { bufferBytes: 1.5 }, { maxLifetimeMs: -1 }, "fast"]) {
+        assert.throws(() => createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL }), { extraTools: PROCESS_TOOLS, processes }), TypeError);
+      }
+    } finally {
+      cleanup();
+    }
+  });
+});

@@ -156,7 +156,7 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
         context_cjs_1.readLedgers.set(context, native.newReadLedger());
     const startsProcesses = registered.optIns.has("process_start");
     if (startsProcesses && !context_cjs_1.processTables.has(context))
-        context_cjs_1.processTables.set(context, native.newProcessTable());
+        context_cjs_1.processTables.set(context, native.newProcessTable(processLimits(options.processes)));
     const optInNames = [...registered.optIns.keys()];
     const userNames = [...registered.byName.keys()];
     // With opt-in tools, the toolkit also ends what its context's processes left running.
@@ -175,6 +175,23 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
     return toolkit;
 };
 exports.createAgentToolkit = createAgentToolkit;
+/** `options.processes`, checked: whole numbers within their ranges. */
+function processLimits(limits) {
+    if (limits === undefined)
+        return undefined;
+    if (limits === null || typeof limits !== "object")
+        throw new TypeError("createAgentToolkit: options.processes must be an object");
+    const { maxRunning, bufferBytes, maxLifetimeMs } = limits;
+    const check = (name, value, max) => {
+        if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1 && value <= max)) {
+            throw new TypeError(`createAgentToolkit: options.processes.${name} must be a whole number from 1 to ${max}`);
+        }
+    };
+    check("maxRunning", maxRunning, 1024);
+    check("bufferBytes", bufferBytes, 2 ** 30);
+    check("maxLifetimeMs", maxLifetimeMs, 2 ** 31);
+    return { maxRunning: maxRunning, bufferBytes: bufferBytes, maxLifetimeMs: maxLifetimeMs };
+}
 /** Ends every process the context's calls started (whole trees) and resolves once they are gone. */
 async function closeProcesses(context) {
     const table = context_cjs_1.processTables.get(context);

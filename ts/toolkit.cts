@@ -200,7 +200,7 @@ export const createAgentToolkit: {
   }
   if (registered.optIns.has("edit_file") && !readLedgers.has(context)) readLedgers.set(context, native.newReadLedger());
   const startsProcesses = registered.optIns.has("process_start");
-  if (startsProcesses && !processTables.has(context)) processTables.set(context, native.newProcessTable());
+  if (startsProcesses && !processTables.has(context)) processTables.set(context, native.newProcessTable(processLimits(options.processes)));
   const optInNames = [...registered.optIns.keys()];
   const userNames = [...registered.byName.keys()];
   // With opt-in tools, the toolkit also ends what its context's processes left running.
@@ -222,6 +222,22 @@ export const createAgentToolkit: {
   toolkitState.set(toolkit, { context, registered });
   return toolkit as unknown as AgentToolkit & AgentToolkit<never, OptInToolName>;
 };
+
+/** `options.processes`, checked: whole numbers within their ranges. */
+function processLimits(limits: unknown): { maxRunning?: number; bufferBytes?: number; maxLifetimeMs?: number } | undefined {
+  if (limits === undefined) return undefined;
+  if (limits === null || typeof limits !== "object") throw new TypeError("createAgentToolkit: options.processes must be an object");
+  const { maxRunning, bufferBytes, maxLifetimeMs } = limits as Record<string, unknown>;
+  const check = (name: string, value: unknown, max: number) => {
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= max)) {
+      throw new TypeError(`createAgentToolkit: options.processes.${name} must be a whole number from 1 to ${max}`);
+    }
+  };
+  check("maxRunning", maxRunning, 1024);
+  check("bufferBytes", bufferBytes, 2 ** 30);
+  check("maxLifetimeMs", maxLifetimeMs, 2 ** 31);
+  return { maxRunning: maxRunning as number | undefined, bufferBytes: bufferBytes as number | undefined, maxLifetimeMs: maxLifetimeMs as number | undefined };
+}
 
 /** Ends every process the context's calls started (whole trees) and resolves once they are gone. */
 async function closeProcesses(context: ToolContext): Promise<void> {

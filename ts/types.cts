@@ -163,6 +163,13 @@ export type AgentToolkitOptions<TTools extends readonly AnyTool[], TOptIn extend
    * sandbox and error model, listed by `getAllowedTools()` after the built-ins.
    */
   extraTools?: readonly TOptIn[];
+  /**
+   * The bounds of the process tools (docs/tools/process.md), for the context's table when this
+   * toolkit is the first over the context to enable them: processes running at once (default
+   * 8; past it `TOO_MANY_PROCESSES`), output kept per process (default 1 MiB), and a maximum
+   * lifetime after which a process and its tree are killed (default none).
+   */
+  processes?: { maxRunning?: number; bufferBytes?: number; maxLifetimeMs?: number };
   /** Defaults of every user tool's execution context. */
   deps?: Record<string, unknown>;
   overrides?: ExecuteRawContext["overrides"];
