@@ -14,6 +14,9 @@ mod file_read;
 pub mod git;
 pub mod glob;
 pub mod invoke;
+/// Windows only: the Job Object of a command's tree.
+#[cfg(windows)]
+pub mod job;
 pub mod output_cache;
 pub mod paths;
 pub mod policy;

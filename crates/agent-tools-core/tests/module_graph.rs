@@ -1,8 +1,8 @@
 //! The crate's top-level modules (src/*.rs and src/*/) must not import each other in a circle:
 //! each layer builds on the ones below it only. Reads the sources: a module depends on another
 //! when its non-test code names `crate::<other>` (or `super::<other>` from the module's own
-//! top level). Comments, `#[cfg(test)]` modules and `tests.rs` files are left out, since tests
-//! may reach anywhere.
+//! top level). Comments, `#[cfg(test)]` modules and `tests.rs` (`*_tests.rs`) files are left
+//! out, since tests may reach anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -126,13 +126,20 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
         let edges = graph.entry(module.clone()).or_default();
         let mut files = Vec::new();
         let dir = src.join(module);
+        // A module is src/x.rs, src/x/mod.rs, or src/x.rs with its submodules in src/x/.
         if dir.is_dir() {
             rust_files(&dir, 1, &mut files);
-        } else {
-            files.push((src.join(format!("{module}.rs")), 1));
+        }
+        let file = src.join(format!("{module}.rs"));
+        if file.is_file() {
+            files.push((file, 1));
         }
         for (file, depth) in files {
-            if file.file_name().is_some_and(|n| n == "tests.rs") {
+            // Test-only files: tests.rs, and windows_tests.rs and the like.
+            if file
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with("tests.rs"))
+            {
                 continue;
             }
             let code = non_test_code(&fs::read_to_string(&file).unwrap());

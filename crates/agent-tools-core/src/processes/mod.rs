@@ -59,8 +59,6 @@ pub enum ProcessError {
     TooMany { running: usize },
     #[error("stdin of process {0} is closed")]
     StdinClosed(String),
-    #[error("command not found: {0}")]
-    NotFound(String),
     #[error("{0}")]
     Spawn(io::Error),
     #[error("{0}")]
@@ -80,7 +78,8 @@ pub enum Status {
 
 /// How to run a process.
 pub struct StartSpec {
-    /// The program (found as exec_command finds it: a full path here) and its arguments.
+    /// The program (a path: found by the caller as exec_command's runner finds it) and its
+    /// arguments.
     pub argv: Vec<String>,
     /// The checked working directory (on Linux the `/proc/self/fd` path of an open directory).
     pub cwd: PathBuf,
@@ -468,19 +467,6 @@ impl Process {
     }
 }
 
-/// The program to run: `argv[0]` looked up in the process's `PATH` as exec_command's runner
-/// looks it up.
-fn locate(spec: &StartSpec) -> Result<PathBuf, ProcessError> {
-    let program = spec.argv.first().map(String::as_str).unwrap_or_default();
-    crate::process::locate_program(program, Some(&spec.env), Some(&spec.cwd)).map_err(|error| {
-        if error.kind() == io::ErrorKind::NotFound {
-            ProcessError::NotFound(program.to_string())
-        } else {
-            ProcessError::Spawn(error)
-        }
-    })
-}
-
 /// A pipe end, as the platform has it.
 #[cfg(unix)]
 type Pipe = std::os::fd::OwnedFd;
@@ -605,9 +591,8 @@ mod platform {
     }
 
     pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
-        let program = super::locate(spec)?;
         let image = ExecImage::new(
-            program.as_os_str(),
+            std::ffi::OsStr::new(&spec.argv[0]),
             spec.argv.iter().skip(1).map(std::ffi::OsStr::new),
             Some(&spec.env),
         )
@@ -741,7 +726,7 @@ mod platform {
         };
         let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
         let in_terminal = terminal.is_some();
-        let mut command = Command::new(super::locate(spec)?);
+        let mut command = Command::new(&spec.argv[0]);
         command
             .args(&spec.argv[1..])
             .current_dir(&spec.cwd)
@@ -843,7 +828,7 @@ mod platform {
     };
 
     use super::{lock, Pipe, Process, ProcessError, StartSpec, Started, Status};
-    use crate::process::windows::{resume_main_thread, Job, KILLED_EXIT_CODE};
+    use crate::job::{resume_main_thread, Job, KILLED_EXIT_CODE};
 
     /// The Job Object holding the process and everything it starts (none can break away; the
     /// job kills them all when it is terminated or its last handle closes, the host's death
@@ -869,11 +854,10 @@ mod platform {
                 "a pseudo-terminal is not available on Windows yet".into(),
             ));
         }
-        let program = super::locate(spec)?;
         // stdout and stderr: one pipe, so the output keeps the order it was written in.
         let (output, output_write) = std::io::pipe().map_err(ProcessError::Spawn)?;
         let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
-        let mut command = Command::new(program);
+        let mut command = Command::new(&spec.argv[0]);
         command
             .args(&spec.argv[1..])
             .current_dir(&spec.cwd)

@@ -429,9 +429,6 @@ fn process_error(error: ProcessError) -> ToolError {
         e @ ProcessError::StdinClosed(_) => {
             ERROR_CLASS.coded(ErrorCode::StdinClosed, e.to_string())
         }
-        e @ ProcessError::NotFound(_) => {
-            ERROR_CLASS.coded(ErrorCode::CommandNotFound, e.to_string())
-        }
         ProcessError::Spawn(e) => ERROR_CLASS.coded(ErrorCode::Internal, e.to_string()),
         ProcessError::Unsupported(m) => ERROR_CLASS.coded(ErrorCode::Internal, m),
     }
@@ -560,11 +557,23 @@ pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         ),
         None => (None, None),
     };
+    let env = env.unwrap_or_else(|| rc.ctx.child_env(&[]));
+    // The program as exec_command's runner finds it, in the process's PATH.
+    let mut argv = argv;
+    argv[0] = crate::process::locate_program(&argv[0], Some(&env), Some(&spawn_cwd))
+        .map_err(|_| {
+            ERROR_CLASS.coded(
+                ErrorCode::CommandNotFound,
+                format!("command not found: {}", argv[0]),
+            )
+        })?
+        .to_string_lossy()
+        .into_owned();
     let process = table
         .start(StartSpec {
             argv,
             cwd: spawn_cwd,
-            env: env.unwrap_or_else(|| rc.ctx.child_env(&[])),
+            env,
             restriction,
             keep,
             terminal,
