@@ -253,18 +253,22 @@ describe("process tools: bounds and bad input", UNIX, () => {
     );
   });
 
-  test("200 start/kill cycles leak no descriptor and leave no zombie", async () => {
+  test("500 start/kill cycles leak no descriptor and leave no zombie", async () => {
     const fds = () => fs.readdirSync("/proc/self/fd").length;
     const children = () => spawnSync("sh", ["-c", `ps -o pid=,stat= --ppid ${process.pid} | grep -c Z || true`], { encoding: "utf8" }).stdout.trim();
     await withProcesses(async ({ root, call }) => {
       // One round first: lazily opened descriptors of the runtime are not leaks.
       await call("process_kill", { process_id: (await call("process_start", { cwd: root, command: ["sleep", "300"], wait_ms: 0 })).process_id });
       const before = fds();
-      for (let i = 0; i < 200; i++) {
+      const rssBefore = process.memoryUsage().rss;
+      for (let i = 0; i < 500; i++) {
         const p = await call("process_start", { cwd: root, command: ["sh", "-c", "sleep 300 & sleep 300"], wait_ms: 0 });
         await call("process_kill", { process_id: p.process_id, signal: i % 2 ? "SIGKILL" : "SIGTERM" });
       }
       assert.ok(await soon(() => fds() <= before + 2), `descriptors: ${before} before, ${fds()} after`);
+      // A leak of a reader's stack (128 KiB) or a ring per cycle would pass 60 MiB here.
+      const grown = process.memoryUsage().rss - rssBefore;
+      assert.ok(grown < 48 * 2 ** 20, `the host grew by ${Math.round(grown / 2 ** 20)} MiB over 500 cycles`);
       assert.equal(children(), "0");
     });
   });

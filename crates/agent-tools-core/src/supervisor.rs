@@ -97,7 +97,15 @@ pub fn open_terminal(
     rows: u16,
 ) -> io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    // macOS has no close-on-exec flag for posix_openpt: it is set right after.
+    #[cfg(not(target_vendor = "apple"))]
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)?;
+    #[cfg(target_vendor = "apple")]
+    let master = {
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY)?;
+        rustix::io::fcntl_setfd(&master, rustix::io::FdFlags::CLOEXEC)?;
+        master
+    };
     grantpt(&master)?;
     unlockpt(&master)?;
     let name = ptsname(&master, Vec::new())?;

@@ -719,9 +719,9 @@ mod platform {
                 Some(Stdio::from(slave.try_clone().map_err(ProcessError::Spawn)?)),
             ),
             None => {
-                let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
-                    .map_err(|e| ProcessError::Spawn(e.into()))?;
-                (read, write, None)
+                // std's pipe: close-on-exec everywhere (macOS has no pipe2).
+                let (read, write) = std::io::pipe().map_err(ProcessError::Spawn)?;
+                (OwnedFd::from(read), OwnedFd::from(write), None)
             }
         };
         let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
