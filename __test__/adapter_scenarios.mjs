@@ -59,6 +59,34 @@ const byName = (seen, name) => {
  * (e.g. toAISDKTools); `drive` as above. `skipReason`: a runtime this framework cannot run on.
  */
 export function adapterScenarios(framework, adapt, drive) {
+  test(`${framework}: a process started in one step is read and killed in the next; nothing is left after close()`, async () => {
+    const { dir, cleanup } = tempDir("atn-adapters-proc-");
+    const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL }), { extraTools: ["process_start", "process_read", "process_kill"] });
+    try {
+      const tools = adapt(toolkit);
+      const script = "console.log('ready'); setInterval(() => {}, 1000);";
+      const { requests } = await drive({
+        tools,
+        steps: [
+          () => ({ calls: [call("p1", "process_start", { cwd: dir, command: [process.execPath, "-e", script], shell_mode: "direct", wait_for: "ready", wait_ms: 30000 })] }),
+          (seen) => {
+            const id = JSON.parse(byName(seen, "process_start").text).process_id;
+            return { calls: [call("p2", "process_read", { process_id: id }), call("p3", "process_kill", { process_id: id })] };
+          },
+          () => ({ text: "stopped" }),
+        ],
+      });
+      const started = JSON.parse(byName(requests[1], "process_start").text);
+      assert.equal(started.status, "running");
+      assert.match(started.output, /^ready\r?\n$/);
+      assert.equal(JSON.parse(byName(requests[2], "process_kill").text).status, "exited");
+      assert.equal(JSON.parse(byName(requests[2], "process_read").text).process_id, started.process_id);
+    } finally {
+      await toolkit.close();
+      cleanup();
+    }
+  });
+
   test(`${framework}: a read — a built-in, an opt-in tool and a user tool in one step, then a final answer`, async () => {
     const { toolkit, cleanup } = setup();
     try {
