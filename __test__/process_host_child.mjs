@@ -13,5 +13,6 @@ const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: root, poli
 const p = (await toolkit.invoke("process_start", { cwd: root, command: ["sh", "-c", "sleep 300 & echo $!; wait"], wait_for: "\\d+\\n" })).content;
 process.stdout.write(`pids ${p.pid} ${Number(p.output.trim())}\n`);
 // "exit": once the parent has seen the processes run, it says so on stdin.
-if (process.argv[2] === "exit") process.stdin.once("data", () => process.exit(0));
-setInterval(() => {}, 1000);
+// The toolkit stays reachable (a context that is garbage-collected ends its processes).
+if (process.argv[2] === "exit") process.stdin.once("data", () => process.exit(toolkit ? 0 : 1));
+setInterval(() => toolkit, 1000);
