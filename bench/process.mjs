@@ -69,6 +69,25 @@ for (let i = 0; i < warmup + iterations * 5; i++) {
   if (i >= warmup) reads.push(performance.now() - start);
 }
 await plain.invoke("process_kill", { process_id: p.process_id, signal: "SIGKILL" });
+
+// The host memory of idle processes: RSS before and after starting 8 that print nothing.
+const idleBefore = process.memoryUsage().rss;
+const idle = [];
+for (let i = 0; i < 8; i++) idle.push((await plain.invoke("process_start", { cwd: dir, command: ["sleep", "300"], wait_ms: 0 })).content.process_id);
+await new Promise((resolve) => setTimeout(resolve, 500));
+const perIdle = (process.memoryUsage().rss - idleBefore) / 8;
+for (const id of idle) await plain.invoke("process_kill", { process_id: id, signal: "SIGKILL" });
+
+// The event loop while a 200 MB flood drains: the worst delay of a 1 ms timer.
+let worst = 0;
+let last = performance.now();
+const timer = setInterval(() => {
+  const now = performance.now();
+  worst = Math.max(worst, now - last - 1);
+  last = now;
+}, 1);
+const flood = (await plain.invoke("process_start", { cwd: dir, command: ["sh", "-c", "head -c 200000000 /dev/zero | tr '\\0' x; echo; echo end"], wait_for: "end", wait_ms: 30000 })).content;
+clearInterval(timer);
 await plain.close();
 await sandboxed.close();
 fs.rmSync(dir, { recursive: true, force: true });
@@ -83,3 +102,5 @@ for (const [name, samples] of Object.entries(variants)) {
 }
 const r = stats(reads);
 console.log(`| process_read of buffered output (100 lines) | ${r.median.toFixed(3)} ms | ${r.p95.toFixed(3)} ms | — |`);
+console.log(`idle process: ${(perIdle / 1024).toFixed(0)} KiB of host RSS each (8 started, nothing written)`);
+console.log(`200 MB flood (${flood.status}, ${flood.dropped_bytes} bytes dropped): worst 1 ms timer delay ${worst.toFixed(2)} ms`);

@@ -249,6 +249,11 @@ mod linux {
         fn top(&self) -> *mut libc::c_void {
             ((self.base as usize + self.len) & !15) as *mut libc::c_void
         }
+
+        /// The top of the command's start stack: [`COMMAND_STACK`] above the guard page.
+        fn command_top(&self) -> usize {
+            (self.base as usize + 4096 + COMMAND_STACK) & !15
+        }
     }
 
     impl Drop for Stack {
@@ -258,7 +263,9 @@ mod linux {
         }
     }
 
-    /// The supervisor's stack: its own frames and the command's 256 KiB start stack.
+    /// The supervisor's mapping: the command's start stack at its bottom ([`COMMAND_STACK`],
+    /// above the guard page), the supervisor's own frames from its top down. Pages count in the
+    /// host's memory only once touched (the two processes share it).
     const SUPERVISOR_STACK: usize = 1 << 20;
 
     /// What the supervisor needs, in the host's memory (which it shares).
@@ -274,6 +281,8 @@ mod linux {
         started: c_int,
         /// stdin is a terminal, to become the session's controlling terminal.
         terminal: bool,
+        /// Where the command's process starts its stack (`Stack::command_top`).
+        command_stack_top: usize,
     }
 
     /// How the command's standard streams are connected.
@@ -354,7 +363,9 @@ mod linux {
             .map(|p| CString::new(p.as_os_str().as_bytes()))
             .transpose()
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "nul byte in the path"))?;
+        let stack = Stack::new(SUPERVISOR_STACK)?;
         let start = Box::new(SupervisorStart {
+            command_stack_top: stack.command_top(),
             image,
             restrict,
             cwd,
@@ -368,7 +379,6 @@ mod linux {
             report: report_write.as_raw_fd(),
             started: started_write.as_raw_fd(),
         });
-        let stack = Stack::new(SUPERVISOR_STACK)?;
         // SAFETY: the mask is this thread's, restored below; `clone` gets a stack of its own and
         // a pointer to `start`, which outlives the supervisor (kept until it is reaped).
         let pid = unsafe {
@@ -491,11 +501,9 @@ mod linux {
         libc::sigaddset(&mut chld, libc::SIGCHLD);
         let signals = libc::signalfd(-1, &chld, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
         // The command's process shares this one's memory until it executes (vfork-like, as
-        // posix_spawn does). It runs on a stack carved from this frame, which waits, suspended,
-        // until the command's process has executed or exited.
-        // Not zeroed: filling it would touch every page of it on each spawn.
-        let mut stack = std::mem::MaybeUninit::<[u8; COMMAND_STACK]>::uninit();
-        let top = (stack.as_mut_ptr() as usize + COMMAND_STACK) & !15;
+        // posix_spawn does). It runs on the bottom of this process's mapping, while this one
+        // waits, suspended, until it has executed or exited; only the pages it touches count.
+        let top = start.command_stack_top;
         let command_start = CommandStart {
             image: &start.image,
             restrict: &*start.restrict,
