@@ -341,10 +341,10 @@ describe("process tools: no orphans", UNIX, () => {
 describe("process tools over MCP and the CLI: they end with the session, the call", UNIX, () => {
   const BIN = path.join(here, "..", "js", "cli.cjs");
 
-  async function stdioClient(root) {
+  async function stdioClient(root, extra = []) {
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const transport = new StdioClientTransport({ command: NODE, args: [BIN, "mcp", "--root", root, "--extra-tools", PROCESS_TOOLS.join(",")], stderr: "pipe" });
+    const transport = new StdioClientTransport({ command: NODE, args: [BIN, "mcp", "--root", root, "--extra-tools", PROCESS_TOOLS.join(","), ...extra], stderr: "pipe" });
     const client = new Client({ name: "atn-proc-test", version: "1.0.0" });
     await client.connect(transport);
     return client;
@@ -369,6 +369,22 @@ describe("process tools over MCP and the CLI: they end with the session, the cal
       await client.close();
       assert.ok(await soon(() => !alive(started.pid)), "the server outlived its MCP session");
       assert.equal(await listening(port), false);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("MCP: --max-processes and --process-buffer bound a session's processes", async () => {
+    const { dir, cleanup } = tempDir("atn-proc-mcp-");
+    try {
+      const client = await stdioClient(dir, ["--max-processes", "1", "--process-buffer", "16"]);
+      const first = json(await client.callTool({ name: "process_start", arguments: { cwd: ".", command: ["sh", "-c", "echo 0123456789abcdefXYZ; sleep 300"], wait_for: "XYZ" } }));
+      assert.equal(first.output, "456789abcdefXYZ\n");
+      const second = await client.callTool({ name: "process_start", arguments: { cwd: ".", command: ["true"] } });
+      assert.equal(second.isError, true);
+      assert.match(second.content[0].text, /TOO_MANY_PROCESSES/);
+      await client.close();
+      assert.ok(await soon(() => !alive(first.pid)));
     } finally {
       cleanup();
     }

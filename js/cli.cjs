@@ -73,6 +73,10 @@ Options:
   --output-cache-entries N, --output-cache-bytes SIZE
                         mcp: the tool-output cache holds at most N outputs and SIZE bytes of
                         their text (default ${exports.DEFAULT_OUTPUT_CACHE_ENTRIES}, 64m); past either the oldest are dropped
+  --max-processes N, --process-buffer SIZE, --process-lifetime SEC
+                        with the process tools: processes running at once per session (default
+                        8), output kept per process (default 1m), a lifetime after which a
+                        process and its tree are killed (default none)
   --max-message-bytes SIZE
                         mcp: the largest JSON-RPC message (one line) read from the client
                         (default 10m); a longer one is answered with an Invalid Request error
@@ -104,6 +108,7 @@ function parseArgs(argv) {
         maxMessageBytes: mcp_stdio_cjs_1.DEFAULT_MAX_MESSAGE_BYTES,
         outputCacheEntries: exports.DEFAULT_OUTPUT_CACHE_ENTRIES,
         outputCacheBytes: exports.DEFAULT_OUTPUT_CACHE_BYTES,
+        processes: {},
     };
     const list = (value) => value
         .split(",")
@@ -204,6 +209,27 @@ function parseArgs(argv) {
             case "--output-cache-bytes":
                 options.outputCacheBytes = parseSize(flag, value(), 1);
                 break;
+            case "--max-processes": {
+                const n = Number(value());
+                if (!Number.isSafeInteger(n) || n < 1 || n > 1024)
+                    throw new UsageError("--max-processes must be a whole number from 1 to 1024");
+                options.processes.maxRunning = n;
+                break;
+            }
+            case "--process-buffer": {
+                const n = parseSize(flag, value(), 1);
+                if (n > 2 ** 30)
+                    throw new UsageError("--process-buffer must be at most 1g");
+                options.processes.bufferBytes = n;
+                break;
+            }
+            case "--process-lifetime": {
+                const seconds = Number(value());
+                if (!Number.isFinite(seconds) || seconds <= 0 || seconds * 1000 > 2 ** 31)
+                    throw new UsageError("--process-lifetime must be a number of seconds > 0");
+                options.processes.maxLifetimeMs = Math.ceil(seconds * 1000);
+                break;
+            }
             default:
                 if ((0, mcp_http_cjs_1.parseHttpFlag)(flag, value, httpFlags, usage))
                     break;
@@ -291,7 +317,7 @@ function makeToolkit(root, options, userTools, ownTools = []) {
     });
     let toolkit;
     try {
-        toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools, extraTools: options.extraTools });
+        toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools, extraTools: options.extraTools, processes: options.processes });
     }
     catch (error) {
         // A --tools module's tool named like a built-in or an enabled opt-in tool.

@@ -32,6 +32,12 @@ type Options = {
     outputCacheEntries: number;
     outputCacheBytes: number;
     exec?: ExecOptions;
+    /** The process tools' bounds (`--max-processes`, `--process-buffer`, `--process-lifetime`). */
+    processes: {
+        maxRunning?: number;
+        bufferBytes?: number;
+        maxLifetimeMs?: number;
+    };
     /** mcp --http: the HTTP server's settings. */
     http?: HttpSettings;
 };

@@ -82,6 +82,10 @@ Options:
   --output-cache-entries N, --output-cache-bytes SIZE
                         mcp: the tool-output cache holds at most N outputs and SIZE bytes of
                         their text (default ${DEFAULT_OUTPUT_CACHE_ENTRIES}, 64m); past either the oldest are dropped
+  --max-processes N, --process-buffer SIZE, --process-lifetime SEC
+                        with the process tools: processes running at once per session (default
+                        8), output kept per process (default 1m), a lifetime after which a
+                        process and its tree are killed (default none)
   --max-message-bytes SIZE
                         mcp: the largest JSON-RPC message (one line) read from the client
                         (default 10m); a longer one is answered with an Invalid Request error
@@ -108,6 +112,8 @@ type Options = {
   outputCacheEntries: number;
   outputCacheBytes: number;
   exec?: ExecOptions;
+  /** The process tools' bounds (`--max-processes`, `--process-buffer`, `--process-lifetime`). */
+  processes: { maxRunning?: number; bufferBytes?: number; maxLifetimeMs?: number };
   /** mcp --http: the HTTP server's settings. */
   http?: HttpSettings;
 };
@@ -133,6 +139,7 @@ export function parseArgs(argv: string[]): Options {
     maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     outputCacheEntries: DEFAULT_OUTPUT_CACHE_ENTRIES,
     outputCacheBytes: DEFAULT_OUTPUT_CACHE_BYTES,
+    processes: {},
   };
   const list = (value: string) =>
     value
@@ -225,6 +232,24 @@ export function parseArgs(argv: string[]): Options {
       case "--output-cache-bytes":
         options.outputCacheBytes = parseSize(flag, value(), 1);
         break;
+      case "--max-processes": {
+        const n = Number(value());
+        if (!Number.isSafeInteger(n) || n < 1 || n > 1024) throw new UsageError("--max-processes must be a whole number from 1 to 1024");
+        options.processes.maxRunning = n;
+        break;
+      }
+      case "--process-buffer": {
+        const n = parseSize(flag, value(), 1);
+        if (n > 2 ** 30) throw new UsageError("--process-buffer must be at most 1g");
+        options.processes.bufferBytes = n;
+        break;
+      }
+      case "--process-lifetime": {
+        const seconds = Number(value());
+        if (!Number.isFinite(seconds) || seconds <= 0 || seconds * 1000 > 2 ** 31) throw new UsageError("--process-lifetime must be a number of seconds > 0");
+        options.processes.maxLifetimeMs = Math.ceil(seconds * 1000);
+        break;
+      }
       default:
         if (parseHttpFlag(flag, value, httpFlags, usage)) break;
         if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}`);
@@ -307,7 +332,7 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
   });
   let toolkit: ReturnType<typeof createAgentToolkit>;
   try {
-    toolkit = createAgentToolkit(context, { tools: servedTools, extraTools: options.extraTools });
+    toolkit = createAgentToolkit(context, { tools: servedTools, extraTools: options.extraTools, processes: options.processes });
   } catch (error) {
     // A --tools module's tool named like a built-in or an enabled opt-in tool.
     throw new UsageError((error as Error).message);
