@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
+import { worstTimerDelay } from "./warm.mjs";
 
 const iterations = Number(process.argv[2] ?? 200);
 const warmup = 20;
@@ -79,15 +80,8 @@ const perIdle = (process.memoryUsage().rss - idleBefore) / 8;
 for (const id of idle) await plain.invoke("process_kill", { process_id: id, signal: "SIGKILL" });
 
 // The event loop while a 200 MB flood drains: the worst delay of a 1 ms timer.
-let worst = 0;
-let last = performance.now();
-const timer = setInterval(() => {
-  const now = performance.now();
-  worst = Math.max(worst, now - last - 1);
-  last = now;
-}, 1);
-const flood = (await plain.invoke("process_start", { cwd: dir, command: ["sh", "-c", "head -c 200000000 /dev/zero | tr '\\0' x; echo; echo end"], wait_for: "end", wait_ms: 30000 })).content;
-clearInterval(timer);
+const floodCommand = ["sh", "-c", "head -c 200000000 /dev/zero | tr '\\0' x; echo; echo end"];
+const { worst, value: flood } = await worstTimerDelay(async () => (await plain.invoke("process_start", { cwd: dir, command: floodCommand, wait_for: "end", wait_ms: 30000 })).content);
 await plain.close();
 await sandboxed.close();
 fs.rmSync(dir, { recursive: true, force: true });

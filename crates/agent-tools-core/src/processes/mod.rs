@@ -467,6 +467,27 @@ impl Process {
     }
 }
 
+/// The command as std starts it (where no supervisor does): the program, its arguments,
+/// directory and whole environment, and its standard streams.
+#[cfg(any(windows, all(unix, portable)))]
+fn command(
+    spec: &StartSpec,
+    stdin: std::process::Stdio,
+    stdout: std::process::Stdio,
+    stderr: std::process::Stdio,
+) -> std::process::Command {
+    let mut command = std::process::Command::new(&spec.argv[0]);
+    command
+        .args(&spec.argv[1..])
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr);
+    command
+}
+
 /// A pipe end, as the platform has it.
 #[cfg(unix)]
 type Pipe = std::os::fd::OwnedFd;
@@ -677,7 +698,7 @@ mod platform {
 mod platform {
     use std::os::fd::OwnedFd;
     use std::os::unix::process::CommandExt;
-    use std::process::{Child, Command, Stdio};
+    use std::process::{Child, Stdio};
     use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
@@ -726,15 +747,12 @@ mod platform {
         };
         let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
         let in_terminal = terminal.is_some();
-        let mut command = Command::new(&spec.argv[0]);
-        command
-            .args(&spec.argv[1..])
-            .current_dir(&spec.cwd)
-            .env_clear()
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .stdin(stdin_end.unwrap_or_else(Stdio::piped))
-            .stdout(Stdio::from(output_write))
-            .stderr(Stdio::from(stderr_write));
+        let mut command = super::command(
+            spec,
+            stdin_end.unwrap_or_else(Stdio::piped),
+            Stdio::from(output_write),
+            Stdio::from(stderr_write),
+        );
         let restriction = spec.restriction.clone();
         // SAFETY: `setsid` is async-signal-safe, and the restriction allocates nothing (see
         // `Restrict`); nothing else runs between fork and exec.
@@ -817,7 +835,7 @@ mod platform {
     use std::io::Read;
     use std::os::windows::io::{AsHandle, AsRawHandle, OwnedHandle};
     use std::os::windows::process::CommandExt;
-    use std::process::{Child, Command, Stdio};
+    use std::process::{Child, Stdio};
     use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
@@ -857,16 +875,13 @@ mod platform {
         // stdout and stderr: one pipe, so the output keeps the order it was written in.
         let (output, output_write) = std::io::pipe().map_err(ProcessError::Spawn)?;
         let stderr_write = output_write.try_clone().map_err(ProcessError::Spawn)?;
-        let mut command = Command::new(&spec.argv[0]);
-        command
-            .args(&spec.argv[1..])
-            .current_dir(&spec.cwd)
-            .env_clear()
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(output_write)
-            .stderr(stderr_write)
-            .creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
+        let mut command = super::command(
+            spec,
+            Stdio::piped(),
+            Stdio::from(output_write),
+            Stdio::from(stderr_write),
+        );
+        command.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
         let job = Job::new().map_err(ProcessError::Spawn)?;
         let mut child = command.spawn().map_err(ProcessError::Spawn)?;
         // The parent's write ends went with `command`: only the child holds the pipe open.
