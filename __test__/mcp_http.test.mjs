@@ -580,6 +580,28 @@ describe("MCP over HTTP: start-up rules", () => {
     }
   });
 
+  test("a session's processes end when the idle timeout closes it", { ...FETCH, ...onlyOn(["linux"], "reads /proc"), timeout: 120_000 }, async () => {
+    const server = await startServer(["--root", fx.root, "--extra-tools", "process_start", "--idle-timeout", "1"]);
+    try {
+      const mcp = await connect(server.url);
+      const started = okOf(await mcp.client.callTool({ name: "process_start", arguments: { cwd: fx.root, command: ["sh", "-c", "echo up; sleep 300"], wait_for: "up" } }));
+      const alive = () => {
+        try {
+          return !/\) Z /.test(fs.readFileSync(`/proc/${started.pid}/stat`, "utf8"));
+        } catch {
+          return false;
+        }
+      };
+      assert.ok(alive());
+      // No request for longer than the timeout: the server closes the session, and with it the process.
+      await until(() => !alive(), 60_000, "the process to end with its idle session");
+      assert.match(server.stderr(), /closed/);
+      await mcp.close().catch(() => {});
+    } finally {
+      await server.stop();
+    }
+  });
+
   test("commands the server runs do not inherit its token", { ...FETCH, ...POSIX, timeout: 120_000 }, async () => {
     const server = await startServer(["--root", fx.root]);
     try {
