@@ -69,18 +69,20 @@ export function adapterScenarios(framework, adapt, drive) {
         tools,
         steps: [
           () => ({ calls: [call("p1", "process_start", { cwd: dir, command: [process.execPath, "-e", script], shell_mode: "direct", wait_for: "ready", wait_ms: 30000 })] }),
-          (seen) => {
-            const id = JSON.parse(byName(seen, "process_start").text).process_id;
-            return { calls: [call("p2", "process_read", { process_id: id }), call("p3", "process_kill", { process_id: id })] };
-          },
+          // read and kill in separate steps: a framework may run one step's calls concurrently,
+          // and a kill that ends first forgets the process before the read looks it up
+          (seen) => ({ calls: [call("p2", "process_read", { process_id: JSON.parse(byName(seen, "process_start").text).process_id })] }),
+          (seen) => ({ calls: [call("p3", "process_kill", { process_id: JSON.parse(byName(seen, "process_read").text).process_id })] }),
           () => ({ text: "stopped" }),
         ],
       });
       const started = JSON.parse(byName(requests[1], "process_start").text);
       assert.equal(started.status, "running");
       assert.match(started.output, /^ready\r?\n$/);
-      assert.equal(JSON.parse(byName(requests[2], "process_kill").text).status, "exited");
-      assert.equal(JSON.parse(byName(requests[2], "process_read").text).process_id, started.process_id);
+      const read = JSON.parse(byName(requests[2], "process_read").text);
+      assert.equal(read.process_id, started.process_id);
+      assert.equal(read.status, "running");
+      assert.equal(JSON.parse(byName(requests[3], "process_kill").text).status, "exited");
     } finally {
       await toolkit.close();
       cleanup();
