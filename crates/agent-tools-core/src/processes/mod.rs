@@ -9,11 +9,14 @@
 //!   whole tree (what it starts in the background, a `setsid` daemon, a double fork) ends when
 //!   the process is killed, when it exits, when the table is closed or dropped, and when the
 //!   host process dies, even by `SIGKILL` (the control pipe closes with it). Elsewhere it leads
-//!   a process group of its own, which is what is signalled;
+//!   a process group of its own, which is what is signalled, and which the host's watchdog
+//!   (`watchdog`) ends when the host dies;
 //! - is counted against the table's limit while it runs; once it has exited its status and the
 //!   last output stay readable until a read or a list has reported the exit (bounded).
 
 mod ring;
+#[cfg(all(unix, portable))]
+mod watchdog;
 
 pub use ring::{Ring, Slice};
 
@@ -776,6 +779,7 @@ mod platform {
         let pid = child.id();
         let group = Pid::from_raw(pid as i32)
             .ok_or_else(|| ProcessError::Spawn(std::io::Error::from_raw_os_error(libc::ESRCH)))?;
+        super::watchdog::register(group.as_raw_nonzero().get());
         // The parent's write ends went with `command`: only the child holds the pipe open.
         drop(command);
         let stdin = match terminal {
@@ -823,6 +827,9 @@ mod platform {
                 _ => false,
             }
         });
+        // The group was sent SIGKILL when the exit was seen; its leader, not reaped yet, keeps
+        // the id from being reused while the watchdog lets it go.
+        super::watchdog::forget(group.as_raw_nonzero().get());
         if let Some(mut child) = lock(&process.tree.child).take() {
             let _ = child.wait();
         }
