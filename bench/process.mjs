@@ -10,6 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { worstTimerDelay } from "./warm.mjs";
 
@@ -71,13 +73,30 @@ for (let i = 0; i < warmup + iterations * 5; i++) {
 }
 await plain.invoke("process_kill", { process_id: p.process_id, signal: "SIGKILL" });
 
-// The host memory of idle processes: RSS before and after starting 8 that print nothing.
-const idleBefore = process.memoryUsage().rss;
+// The host memory of idle processes: RSS before and after starting 32 that print nothing, the
+// JavaScript heap collected both times (the calls' own garbage is not the processes' cost).
+const collect = () => {
+  if (globalThis.Bun) Bun.gc(true);
+  else {
+    v8.setFlagsFromString("--expose-gc");
+    vm.runInNewContext("gc")();
+  }
+};
+const IDLE = 32;
+const idleToolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy }), { extraTools: TOOLS, processes: { maxRunning: IDLE } });
+const idleStart = () => idleToolkit.invoke("process_start", { cwd: dir, command: ["sleep", "300"], wait_ms: 0 });
+// one start and kill first, so that what the first call sets up once is not counted
+await idleToolkit.invoke("process_kill", { process_id: (await idleStart()).content.process_id, signal: "SIGKILL" });
 const idle = [];
-for (let i = 0; i < 8; i++) idle.push((await plain.invoke("process_start", { cwd: dir, command: ["sleep", "300"], wait_ms: 0 })).content.process_id);
+await new Promise((resolve) => setTimeout(resolve, 200));
+collect();
+const idleBefore = process.memoryUsage().rss;
+for (let i = 0; i < IDLE; i++) idle.push((await idleStart()).content.process_id);
 await new Promise((resolve) => setTimeout(resolve, 500));
-const perIdle = (process.memoryUsage().rss - idleBefore) / 8;
-for (const id of idle) await plain.invoke("process_kill", { process_id: id, signal: "SIGKILL" });
+collect();
+const perIdle = (process.memoryUsage().rss - idleBefore) / IDLE;
+for (const id of idle) await idleToolkit.invoke("process_kill", { process_id: id, signal: "SIGKILL" });
+await idleToolkit.close();
 
 // The event loop while a 200 MB flood drains: the worst delay of a 1 ms timer.
 const floodCommand = ["sh", "-c", "head -c 200000000 /dev/zero | tr '\\0' x; echo; echo end"];
@@ -96,5 +115,5 @@ for (const [name, samples] of Object.entries(variants)) {
 }
 const r = stats(reads);
 console.log(`| process_read of buffered output (100 lines) | ${r.median.toFixed(3)} ms | ${r.p95.toFixed(3)} ms | — |`);
-console.log(`idle process: ${(perIdle / 1024).toFixed(0)} KiB of host RSS each (8 started, nothing written)`);
+console.log(`idle process: ${(perIdle / 1024).toFixed(0)} KiB of host RSS each (${IDLE} started, nothing written, the heap collected)`);
 console.log(`200 MB flood (${flood.status}, ${flood.dropped_bytes} bytes dropped): worst 1 ms timer delay ${worst.toFixed(2)} ms`);

@@ -207,24 +207,39 @@ pub enum CallRequest {
         is_write_op: bool,
         bypass: bool,
         run_built_in: bool,
+        approved: Option<bool>,
     },
     /// `ToolCatalog[name].handler(context, ...args)`: no policy or sandbox check.
     Handler { name: String },
 }
 
-/// Runs blocking work on the blocking pool; a panic becomes `Outcome::Internal`.
+/// Runs blocking work on the blocking pool. The pool thread settles the promise itself: one
+/// hand-over to the JavaScript thread, no async task between. A panic rejects it.
+pub(crate) fn on_blocking_pool<T, F>(env: &Env, work: F) -> Result<PromiseRaw<'_, T>>
+where
+    T: ToNapiValue + Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    let (deferred, promise) = env.create_deferred()?;
+    napi::bindgen_prelude::spawn_blocking(move || {
+        match std::panic::catch_unwind(AssertUnwindSafe(work)) {
+            Ok(Ok(value)) => deferred.resolve(move |_| Ok(value)),
+            Ok(Err(error)) => deferred.reject(error),
+            Err(panic) => deferred.reject(Error::from_reason(panic_message(&panic))),
+        }
+    });
+    Ok(PromiseRaw::new(env.raw(), promise.raw()))
+}
+
+/// A call's blocking work on the pool; a panic becomes `Outcome::Internal`.
 fn off_thread<F>(env: &Env, work: F) -> Result<PromiseRaw<'_, Answer>>
 where
     F: FnOnce() -> Outcome + Send + 'static,
 {
-    env.spawn_future(async move {
-        let joined = tokio::task::spawn_blocking(move || {
-            std::panic::catch_unwind(AssertUnwindSafe(work))
-                .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic)))
-        })
-        .await;
+    on_blocking_pool(env, move || {
         Ok(Answer(
-            joined.unwrap_or_else(|e| Outcome::internal(e.to_string())),
+            std::panic::catch_unwind(AssertUnwindSafe(work))
+                .unwrap_or_else(|panic| Outcome::internal(panic_message(&panic))),
         ))
     })
 }

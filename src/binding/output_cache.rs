@@ -152,13 +152,9 @@ impl OutputCache {
         limit: Option<f64>,
     ) -> Result<PromiseRaw<'env, String>> {
         let inner = self.inner.clone();
-        env.spawn_future(async move {
-            tokio::task::spawn_blocking(move || {
-                output_cache::read(&text_of(&inner, &ref_id)?, offset, limit)
-            })
-            .await
-            .map_err(|e| Error::from_reason(e.to_string()))?
-            .map_err(cache_error)
+        super::on_blocking_pool(env, move || {
+            let text = text_of(&inner, &ref_id).map_err(cache_error)?;
+            output_cache::read(&text, offset, limit).map_err(cache_error)
         })
     }
 
@@ -171,21 +167,16 @@ impl OutputCache {
         request: GrepRequest,
     ) -> Result<PromiseRaw<'env, String>> {
         let inner = self.inner.clone();
-        env.spawn_future(async move {
-            tokio::task::spawn_blocking(move || {
-                let text = text_of(&inner, &ref_id)?;
-                let options = GrepOptions {
-                    pattern: &request.pattern,
-                    regex: request.regex.unwrap_or(false),
-                    before: request.before,
-                    after: request.after,
-                    max_matches: request.max_matches,
-                };
-                output_cache::grep(&text, &options)
-            })
-            .await
-            .map_err(|e| Error::from_reason(e.to_string()))?
-            .map_err(cache_error)
+        super::on_blocking_pool(env, move || {
+            let text = text_of(&inner, &ref_id).map_err(cache_error)?;
+            let options = GrepOptions {
+                pattern: &request.pattern,
+                regex: request.regex.unwrap_or(false),
+                before: request.before,
+                after: request.after,
+                max_matches: request.max_matches,
+            };
+            output_cache::grep(&text, &options).map_err(cache_error)
         })
     }
 }

@@ -49,9 +49,8 @@ pub fn close_process_table<'env>(
     table: &External<Arc<ProcessTable>>,
 ) -> Result<PromiseRaw<'env, ()>> {
     let table = Arc::clone(table);
-    env.spawn_future(async move {
-        tokio::task::spawn_blocking(move || table.close())
-            .await
-            .map_err(|e| Error::from_reason(e.to_string()))
+    super::on_blocking_pool(env, move || {
+        table.close();
+        Ok(())
     })
 }

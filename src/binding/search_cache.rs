@@ -36,9 +36,8 @@ pub fn search_cache_stats(root: String) -> Option<SearchCacheStats> {
 /// Resolves when the search cache's background work queued so far (indexing, eviction) is done.
 #[napi(catch_unwind, ts_return_type = "Promise<void>")]
 pub fn search_cache_wait(env: &Env) -> Result<PromiseRaw<'_, ()>> {
-    env.spawn_future(async move {
-        tokio::task::spawn_blocking(agent_tools_core::search_cache::wait_idle)
-            .await
-            .map_err(|e| Error::from_reason(e.to_string()))
+    super::on_blocking_pool(env, || {
+        agent_tools_core::search_cache::wait_idle();
+        Ok(())
     })
 }

@@ -29,6 +29,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// How much of an incomplete last line a wait for a pattern looks at again.
 const RESCAN_BYTES: usize = 64 << 10;
 
+/// The most one read of a process's output takes (a pipe's default capacity on Linux).
+const READ_BYTES: usize = 64 << 10;
+
+/// The reader thread's stack: its read buffer and what the reads need besides.
+const READER_STACK_BYTES: usize = READ_BYTES + (64 << 10);
+
 /// The table's bounds.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -285,7 +291,7 @@ impl Process {
         let deadline = limits.max_lifetime.map(|l| Instant::now() + l);
         std::thread::Builder::new()
             .name("atn-process".into())
-            .stack_size(128 << 10)
+            .stack_size(READER_STACK_BYTES)
             .spawn(move || platform::read_until_gone(&reader, started.outputs, deadline))
             .map_err(ProcessError::Spawn)?;
         Ok(process)
@@ -518,7 +524,8 @@ fn pump(
     mut on_exit: impl FnMut(Option<&Pipe>) -> bool,
 ) {
     use rustix::event::{poll, PollFd, PollFlags, Timespec};
-    let mut buf = vec![0u8; 64 << 10];
+    use smallvec::SmallVec;
+    let mut buf = ReadBuffer::new();
     let mut exited = false;
     loop {
         if !exited && exit_fd.is_none() {
@@ -542,13 +549,13 @@ fn pump(
             let left = at - now;
             wait = Some(wait.map_or(left, |w| w.min(left)));
         }
-        let mut fds: Vec<PollFd> = outputs
+        // Inline vectors: this thread allocates nothing, so the allocator never sets up a heap
+        // for it (tens of KiB that an idle process would hold).
+        let mut fds: SmallVec<[PollFd; 3]> = outputs
             .iter()
+            .chain(exit_fd.as_ref())
             .map(|fd| PollFd::new(fd, PollFlags::IN))
             .collect();
-        if let Some(fd) = &exit_fd {
-            fds.push(PollFd::new(fd, PollFlags::IN));
-        }
         let timeout = wait.map(|d| Timespec {
             tv_sec: d.as_secs() as _,
             tv_nsec: d.subsec_nanos() as _,
@@ -557,7 +564,7 @@ fn pump(
             Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(_) => break,
         }
-        let ready: Vec<bool> = fds.iter().map(|fd| !fd.revents().is_empty()).collect();
+        let ready: SmallVec<[bool; 3]> = fds.iter().map(|fd| !fd.revents().is_empty()).collect();
         drop(fds);
         if exit_fd.is_some() && ready[outputs.len()] {
             on_exit(exit_fd.as_ref());
@@ -571,16 +578,66 @@ fn pump(
             if !is_ready {
                 return true;
             }
-            match rustix::io::read(fd, &mut buf) {
-                Ok(0) => false,
-                Ok(n) => {
-                    process.append(&buf[..n]);
+            match rustix::io::read(fd, buf.bytes()) {
+                Ok(([], _)) => false,
+                Ok((read, _)) => {
+                    process.append(read);
                     true
                 }
                 Err(rustix::io::Errno::INTR) | Err(rustix::io::Errno::AGAIN) => true,
                 Err(_) => false,
             }
         });
+    }
+}
+
+/// The reader thread's buffer: a private anonymous mapping, so that only the pages a read has
+/// filled are ever resident (an idle process costs none of it, where memory from the allocator
+/// may have been touched before); the heap if the mapping fails.
+#[cfg(unix)]
+enum ReadBuffer {
+    Mapped(std::ptr::NonNull<std::mem::MaybeUninit<u8>>),
+    Heap(Box<[std::mem::MaybeUninit<u8>]>),
+}
+
+#[cfg(unix)]
+impl ReadBuffer {
+    fn new() -> ReadBuffer {
+        use rustix::mm::{mmap_anonymous, MapFlags, ProtFlags};
+        // SAFETY: a new private mapping, not aliased; unmapped once, in `drop`.
+        let mapped = unsafe {
+            mmap_anonymous(
+                std::ptr::null_mut(),
+                READ_BYTES,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE,
+            )
+        };
+        match mapped.ok().and_then(|at| std::ptr::NonNull::new(at.cast())) {
+            Some(at) => ReadBuffer::Mapped(at),
+            None => ReadBuffer::Heap(Box::new_uninit_slice(READ_BYTES)),
+        }
+    }
+
+    fn bytes(&mut self) -> &mut [std::mem::MaybeUninit<u8>] {
+        match self {
+            // SAFETY: the mapping is READ_BYTES long, readable and writable, and only this
+            // owner reaches it; uninitialised bytes are what MaybeUninit allows.
+            ReadBuffer::Mapped(at) => unsafe {
+                std::slice::from_raw_parts_mut(at.as_ptr(), READ_BYTES)
+            },
+            ReadBuffer::Heap(bytes) => bytes,
+        }
+    }
+}
+
+#[cfg(unix)]
+impl Drop for ReadBuffer {
+    fn drop(&mut self) {
+        if let ReadBuffer::Mapped(at) = self {
+            // SAFETY: the mapping `new` made, unmapped once.
+            let _ = unsafe { rustix::mm::munmap(at.as_ptr().cast(), READ_BYTES) };
+        }
     }
 }
 
@@ -954,7 +1011,7 @@ mod platform {
                 })
                 .ok()
         });
-        let mut buf = vec![0u8; 64 << 10];
+        let mut buf = vec![0u8; super::READ_BYTES];
         for pipe in outputs {
             let mut file = std::fs::File::from(pipe);
             loop {
