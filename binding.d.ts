@@ -111,8 +111,9 @@ export declare function allowedToolNames(context: object, extra?: string[]): Arr
  */
 export type CallRequest =
   | { door: 'invoke'; name: string; registered: boolean; isWriteOp: boolean; bypass: boolean; /** False when `ToolCatalog[name].handler` was replaced: the call ends in `prepared`. */
-  runBuiltIn: boolean }
-  | { door: 'tools'; name: string; isWriteOp: boolean; bypass: boolean; runBuiltIn: boolean }
+    runBuiltIn: boolean; /** Somebody approved this call: a permission rule that asks lets it through. */
+  approved?: boolean }
+  | { door: 'tools'; name: string; isWriteOp: boolean; bypass: boolean; runBuiltIn: boolean; approved?: boolean }
   | { door: 'handler'; name: string }
 
 /**
@@ -259,6 +260,26 @@ export interface OutputCacheOptions {
   maxBytes?: number
 }
 
+/**
+ * The rules' decision on `toolkit.invoke(name, input)` with `context`, or null when no rule
+ * decides (the policy does). Malformed rules decide `deny`.
+ */
+export declare function permissionDecision(context: object, name: string, input: unknown): PermissionVerdict | null
+
+/**
+ * What is wrong with `permissions` when it is not `{ [tool]: { [pattern]: "allow" | "ask" |
+ * "deny" } }`, or null (`undefined` is fine); `createToolContext` throws it as a `TypeError`.
+ */
+export declare function permissionsProblem(permissions: unknown): string | null
+
+/** A rule's decision on a call, and what made it. */
+export interface PermissionVerdict {
+  /** `"allow"`, `"ask"` or `"deny"`. */
+  decision: string
+  /** The rule (`exec_command: "rm *" → deny`) or what could not be checked. */
+  because: string
+}
+
 /** The bounds of a process table (`createAgentToolkit`'s `processes` option, checked there). */
 export interface ProcessLimits {
   /** Processes running at once (default 8). */
@@ -283,11 +304,16 @@ export interface RecordedOutput {
   evicted: Array<string>
 }
 
-/** Why a call was refused: the tool policy, the write scope, or a path outside the workspace. */
+/**
+ * Why a call was refused: the tool policy, the write scope, a path outside the workspace, a
+ * permission rule that denies it, or one that asks for an approval the call did not carry.
+ */
 export declare const enum Refusal {
   Policy = 'policy',
   Scope = 'scope',
   Sandbox = 'sandbox',
+  Permission = 'permission',
+  Approval = 'approval',
 }
 
 /**

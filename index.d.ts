@@ -20,6 +20,8 @@ export type {
   ToolPolicy,
   ToolContext,
   ExecOptions,
+  PermissionDecision,
+  PermissionRules,
   ToolErrorEnvelope,
   InvokeToolErrorCode,
   ToolkitInvokeOutput,

@@ -70,7 +70,9 @@ function adapterTools(toolkit, options, caller) {
             if (signal?.aborted)
                 throw callAborted();
             let input = args;
-            if (reviewed) {
+            // A permission rule that asks: reviewed whatever the effect, and run as approved.
+            const asks = review !== undefined && rt.permission(name, input)?.decision === "ask";
+            if (reviewed || asks) {
                 const request = { id, name, args: input, preview: (0, loop_cjs_1.preview)(name, input) };
                 if (name === "exec_command" && !rt.userTool(name)) {
                     const sandbox = attempt(() => rt.execSandbox());
@@ -94,7 +96,7 @@ function adapterTools(toolkit, options, caller) {
                     return { status: "rejected", text: "Rejected by review: the review hook gave no decision" };
             }
             try {
-                const output = await (0, loop_cjs_1.bounded)(rt.output(name, input, { signal }), { signal });
+                const output = await (0, loop_cjs_1.bounded)(rt.output(name, input, { signal, approved: asks }), { signal });
                 return { status: "ok", text: page(output) };
             }
             catch (error) {

@@ -68,6 +68,10 @@ Options:
   --exec-env ENV        inherit | clean | NAME,NAME (default inherit): the environment exec_command's
                         commands get; clean keeps PATH, HOME, the locale and the like, a list
                         keeps those names too
+  --permissions FILE    permission rules on a call's arguments (docs/permissions.md): JSON
+                        { "<tool>": { "<pattern>": "allow" | "ask" | "deny" } }; a call a rule
+                        denies fails with PERMISSION_DENIED, one it asks about with
+                        APPROVAL_REQUIRED (nobody can approve here)
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${exports.DEFAULT_MAX_OUTPUT_CHARS})
   --output-cache-entries N, --output-cache-bytes SIZE
@@ -187,6 +191,21 @@ function parseArgs(argv) {
                     throw new UsageError("--exec-env must be inherit, clean or a comma-separated list of variable names");
                 }
                 options.exec = { ...options.exec, env };
+                break;
+            }
+            case "--permissions": {
+                const file = value();
+                let rules;
+                try {
+                    rules = JSON.parse((0, node_fs_1.readFileSync)(file, "utf8"));
+                }
+                catch (error) {
+                    throw new UsageError(`--permissions ${file}: ${error.message}`);
+                }
+                const problem = rules === null ? "permissions must be an object of tool names" : (0, native_cjs_1.loadNative)().permissionsProblem(rules);
+                if (problem !== null)
+                    throw new UsageError(`--permissions ${file}: ${problem}`);
+                options.permissions = rules;
                 break;
             }
             case "--max-output-chars": {
@@ -314,6 +333,7 @@ function makeToolkit(root, options, userTools, ownTools = []) {
         writeScope: options.writeScope,
         policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
         ...(options.exec ? { exec: options.exec } : {}),
+        ...(options.permissions ? { permissions: options.permissions } : {}),
     });
     let toolkit;
     try {
@@ -336,7 +356,13 @@ function optInHint(name) {
     return OPT_IN_NAMES.includes(name) ? `; ${name} is an opt-in tool: add --extra-tools ${name}` : "";
 }
 /** The code of each kind of refusal. */
-const REFUSAL_CODES = { policy: "POLICY_DENIED", scope: "WRITE_SCOPE_DENIED", sandbox: "SANDBOX_VIOLATION" };
+const REFUSAL_CODES = {
+    policy: "POLICY_DENIED",
+    scope: "WRITE_SCOPE_DENIED",
+    sandbox: "SANDBOX_VIOLATION",
+    permission: "PERMISSION_DENIED",
+    approval: "APPROVAL_REQUIRED",
+};
 /**
  * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is
  * what the toolkit recorded with the error (`refusalOf`), never read out of the message.

@@ -3,7 +3,7 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
     "resolution-mode": "import"
 };
-import { type ExecOptions, type FileAccessMode } from "./index.cjs";
+import { type ExecOptions, type FileAccessMode, type PermissionRules } from "./index.cjs";
 import { type HttpSettings } from "./mcp_http.cjs";
 import type { Refusal } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
@@ -32,6 +32,8 @@ type Options = {
     outputCacheEntries: number;
     outputCacheBytes: number;
     exec?: ExecOptions;
+    /** `--permissions FILE`, read and checked. */
+    permissions?: PermissionRules;
     /** The process tools' bounds (`--max-processes`, `--process-buffer`, `--process-lifetime`). */
     processes: {
         maxRunning?: number;

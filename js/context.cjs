@@ -12,6 +12,9 @@ const native = (0, native_cjs_1.loadNative)();
  * names explicitly: `createToolContext<"my_tool">({ ... })` (typos stay compile errors).
  */
 const createToolContext = function createToolContext(params) {
+    const problem = params.permissions === undefined ? null : native.permissionsProblem(params.permissions);
+    if (problem !== null)
+        throw new TypeError(`createToolContext: ${problem}`);
     const context = {
         workspaceRoot: params.workspaceRoot,
         writeScope: params.writeScope ?? "workspace-write",
@@ -23,6 +26,8 @@ const createToolContext = function createToolContext(params) {
         context.exec = params.exec;
     if (params.searchCacheBytes !== undefined)
         context.searchCacheBytes = params.searchCacheBytes;
+    if (params.permissions !== undefined)
+        context.permissions = params.permissions;
     return context;
 };
 exports.createToolContext = createToolContext;
@@ -65,8 +70,11 @@ function contextHandle(context) {
  * flattened); null unless they are plain strings.
  */
 function contextKey(context) {
-    const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context;
+    const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes, permissions } = context;
     if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env))
+        return null;
+    // Nor `permissions`: a context with rules is read afresh, so an edited rule applies at once.
+    if (permissions !== undefined)
         return null;
     if (searchCacheBytes !== undefined && !Number.isSafeInteger(searchCacheBytes))
         return null;
@@ -87,8 +95,8 @@ function contextKey(context) {
 }
 /** True when `context`'s fields are still those of `key` (a `contextKey` result). */
 function sameKey(key, context) {
-    const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context;
-    if (workspaceRoot !== key[0] || writeScope !== key[1] || exec !== undefined || !isRecord(policy) || !isRecord(env))
+    const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes, permissions } = context;
+    if (workspaceRoot !== key[0] || writeScope !== key[1] || exec !== undefined || permissions !== undefined || !isRecord(policy) || !isRecord(env))
         return false;
     if (searchCacheBytes !== key[4])
         return false;

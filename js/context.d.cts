@@ -1,6 +1,6 @@
 // Generated from ts/context.cts by `npm run build:ts`: edit that file, not this one.
 import type { AllowedToolName, OptInToolName } from "../types/tools.js";
-import type { ExecOptions, FileAccessMode, SecurityPolicyConfig, ToolContext } from "./types.cjs";
+import type { ExecOptions, FileAccessMode, PermissionRules, SecurityPolicyConfig, ToolContext } from "./types.cjs";
 declare const native: typeof import("../binding.js");
 /**
  * Creates a live context. Policies name built-in tools; to also name your own tools, pass their
@@ -12,6 +12,7 @@ export declare const createToolContext: <const TUserToolName extends string = ne
     policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TUserToolName>>;
     exec?: ExecOptions;
     searchCacheBytes?: number;
+    permissions?: PermissionRules;
 }) => ToolContext;
 type ContextHandle = ReturnType<typeof native.contextHandle>;
 /**

@@ -69,16 +69,28 @@ function internalError(message) {
     return toolError("Error", "INTERNAL", `INTERNAL: ${message}`);
 }
 // ---- ToolResult envelopes --------------------------------------------------------------------
-/** The codes of the reasons a `toolkit.tools` result names (types/errors.d.ts, from the Rust `ErrorCode`). */
-const DENIAL_CODES = { policy: "POLICY_DENIED", sandbox: "SANDBOX_VIOLATION" };
-/** A denial's ToolResult: a write-scope refusal reads `reason: "sandbox"`, as upstream reports it. */
+/**
+ * The code of a `toolkit.tools` denial by why it was refused (types/errors.d.ts, from the Rust
+ * `ErrorCode`): a write-scope refusal reads as a sandbox one, as upstream reports it.
+ */
+const ENVELOPE_CODES = {
+    policy: "POLICY_DENIED",
+    scope: "SANDBOX_VIOLATION",
+    sandbox: "SANDBOX_VIOLATION",
+    permission: "PERMISSION_DENIED",
+    approval: "APPROVAL_REQUIRED",
+};
+/**
+ * A denial's ToolResult: `reason` is upstream's (`"sandbox"` for the write scope, `"policy"`
+ * for a permission rule); the code says which.
+ */
 function denied(refusal, message) {
-    const reason = refusal === "policy" ? "policy" : "sandbox";
+    const reason = refusal === "scope" || refusal === "sandbox" ? "sandbox" : "policy";
     return refused({
         status: "denied",
         reason,
         message,
-        error: { code: DENIAL_CODES[reason], message, retriable: false, details: {} },
+        error: { code: ENVELOPE_CODES[refusal], message, retriable: false, details: {} },
     }, refusal);
 }
 function failure(message) {

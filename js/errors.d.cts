@@ -17,7 +17,10 @@ export declare class InvokeToolError extends Error {
 /** The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`. */
 export declare function toolError(className: string, code: string, message: string): Error;
 export declare function internalError(message: string): Error;
-/** A denial's ToolResult: a write-scope refusal reads `reason: "sandbox"`, as upstream reports it. */
+/**
+ * A denial's ToolResult: `reason` is upstream's (`"sandbox"` for the write scope, `"policy"`
+ * for a permission rule); the code says which.
+ */
 export declare function denied(refusal: Refusal, message: string): SecureToolResult<never>;
 export declare function failure(message: string): SecureToolResult<never>;
 export declare function messageOf(thrown: unknown): string;

@@ -196,12 +196,12 @@ function makeToolLoop(runtimeOf) {
             is_error: true,
             is_rejected: false,
         });
-        const execute = async (call, index, args) => {
+        const execute = async (call, index, args, approved = false) => {
             const started = Date.now();
             emit({ type: "tool_start", id: call.id, name: call.name, args });
             let result;
             try {
-                const output = await bounded(rt.output(call.name, args, { signal }), {
+                const output = await bounded(rt.output(call.name, args, { signal, approved }), {
                     signal,
                     ms: toolTimeoutMs,
                     onTimeout: () => new Error(`timed out after ${toolTimeoutMs} ms`),
@@ -221,14 +221,19 @@ function makeToolLoop(runtimeOf) {
         const parsed = calls.map((call) => parseInput(call));
         const readIdx = [];
         const laterIdx = [];
+        // Calls a permission rule asks about: reviewed whatever their effect (read ones too).
+        const asks = new Set();
         calls.forEach((call, i) => {
-            const { error } = parsed[i];
+            const { error, args } = parsed[i];
             if (error || !rt.has(call.name)) {
                 const output = error ?? `Error executing tool: unknown tool: ${call.name}`;
                 results[i] = { tool_use_id: call.id, tool_name: call.name, output, is_error: true, is_rejected: false };
                 record.calls[i] = rejectedCall(call, null, { is_error: true, is_rejected: false });
+                return;
             }
-            else if (effectClass(call.name, rt.userTool(call.name)) === "read")
+            if (review && rt.permission(call.name, args)?.decision === "ask")
+                asks.add(i);
+            if (effectClass(call.name, rt.userTool(call.name)) === "read" && !asks.has(i))
                 readIdx.push(i);
             else
                 laterIdx.push(i);
@@ -241,7 +246,7 @@ function makeToolLoop(runtimeOf) {
                 continue;
             }
             let args = parsed[i].args;
-            if (review && (0, exports.isReviewed)(effectClass(call.name, rt.userTool(call.name)))) {
+            if (review && (asks.has(i) || (0, exports.isReviewed)(effectClass(call.name, rt.userTool(call.name))))) {
                 const request = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
                 if (call.name === "exec_command" && !rt.userTool(call.name)) {
                     // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
@@ -282,7 +287,8 @@ function makeToolLoop(runtimeOf) {
                     continue;
                 }
             }
-            await execute(call, i, args);
+            // An approval covers the call as the reviewer left it (edited or not).
+            await execute(call, i, args, asks.has(i));
         }
         for (let i = 0; i < calls.length; i++)
             if (!results[i])

@@ -204,9 +204,15 @@ export type LoopRuntime = {
     } | undefined;
     /** What an exec_command call would be sandboxed with now (undefined: the option is off). */
     execSandbox(): ExecSandbox | undefined;
-    /** The call's output as the model sees it. */
+    /** The permission rules' decision on a call (null: none decides; the policy does). */
+    permission(name: string, args: unknown): {
+        decision: string;
+        because: string;
+    } | null;
+    /** The call's output as the model sees it; `approved`: a review approved it. */
     output(name: string, args: unknown, ctx: {
         signal?: AbortSignal;
+        approved?: boolean;
     }): Promise<string>;
 };
 type ToolUse = Extract<LlmContentBlock, {

@@ -27,12 +27,14 @@ function loopRuntime(toolkit) {
             const preview = native.execSandboxPreview(context);
             return preview === null ? undefined : JSON.parse(preview);
         },
+        permission: (name, args) => native.permissionDecision(context, name, args),
         /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
         output: async (name, args, ctx) => {
-            const reg = { ...registered, runtime: { ...registered.runtime, ...ctx } };
+            const { approved, ...callContext } = ctx;
+            const reg = { ...registered, runtime: { ...registered.runtime, ...callContext } };
             if (registered.byName.has(name))
                 return messageText((0, user_tools_cjs_1.toToolResult)((await (0, toolkit_cjs_1.invoke)(context, name, args, reg)).content));
-            return (0, toolkit_cjs_1.invoke)(context, name, args, reg, true);
+            return (0, toolkit_cjs_1.invoke)(context, name, args, reg, true, approved);
         },
     };
 }

@@ -2,7 +2,7 @@
 // Generated from ts/native_call.cts by `npm run build:ts`: edit that file, not this one.
 // The one native entry of every tool call (binding.d.ts, `callTool`) and what a handler makes of
 // its answer.
-exports.RUN_BUILT_IN = exports.BYPASS = exports.IS_WRITE_OP = exports.REGISTERED = exports.DOOR_HANDLER = exports.DOOR_TOOLS = exports.DOOR_INVOKE = exports.messageOfOutcome = void 0;
+exports.APPROVED = exports.RUN_BUILT_IN = exports.BYPASS = exports.IS_WRITE_OP = exports.REGISTERED = exports.DOOR_HANDLER = exports.DOOR_TOOLS = exports.DOOR_INVOKE = exports.messageOfOutcome = void 0;
 exports.packCall = packCall;
 exports.callNative = callNative;
 exports.resultValue = resultValue;
@@ -29,6 +29,8 @@ exports.REGISTERED = 1 << 2;
 exports.IS_WRITE_OP = 1 << 3;
 exports.BYPASS = 1 << 4;
 exports.RUN_BUILT_IN = 1 << 5;
+/** Somebody approved this call: a permission rule that asks lets it through. */
+exports.APPROVED = 1 << 6;
 const registryBase = new Map();
 for (const [index, entry] of (0, native_cjs_1.nativeCatalog)().entries())
     if (!registryBase.has(entry.name))

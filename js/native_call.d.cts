@@ -26,6 +26,8 @@ export declare const REGISTERED: number;
 export declare const IS_WRITE_OP: number;
 export declare const BYPASS: number;
 export declare const RUN_BUILT_IN: number;
+/** Somebody approved this call: a permission rule that asks lets it through. */
+export declare const APPROVED: number;
 /** The packed request of `name` through `door` with `flags`; undefined for a name not in the registry. */
 export declare function packCall(name: string, doorAndFlags: number): number | undefined;
 /**

@@ -71,7 +71,7 @@ async function followed(signal, run) {
         signal.removeEventListener("abort", follow);
     }
 }
-async function invoke(context, name, args, registered, asText = false) {
+async function invoke(context, name, args, registered, asText = false, approved = false) {
     const toolName = typeof name === "string" ? name : String(name);
     const entry = Object.hasOwn(catalog_cjs_1.catalog, toolName) ? catalog_cjs_1.catalog[toolName] : undefined;
     const builtIn = entry !== undefined && entry.handler === catalog_cjs_1.builtInHandlers[toolName];
@@ -86,8 +86,8 @@ async function invoke(context, name, args, registered, asText = false) {
     const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
     const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
     const runBuiltIn = builtIn || optIn !== undefined;
-    const flags = native_call_cjs_1.DOOR_INVOKE | (isRegistered ? native_call_cjs_1.REGISTERED : 0) | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
-    const request = (0, native_call_cjs_1.packCall)(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn };
+    const flags = native_call_cjs_1.DOOR_INVOKE | (isRegistered ? native_call_cjs_1.REGISTERED : 0) | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0) | (approved ? native_call_cjs_1.APPROVED : 0);
+    const request = (0, native_call_cjs_1.packCall)(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn, approved };
     const answer = signal ? withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, toolName, context, args, callSignal)) : (0, native_call_cjs_1.callNative)(request, toolName, context, args);
     // A session tool's answer is there at once: no promise to wait for.
     const outcome = answer instanceof Promise ? await answer : answer;

@@ -23,7 +23,7 @@ type InvokeOutput = {
  * model): a built-in's text as it left Rust, which is `JSON.stringify` of its parsed value.
  */
 export declare function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText?: false): Promise<InvokeOutput>;
-export declare function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText: true): Promise<string>;
+export declare function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText: true, approved?: boolean): Promise<string>;
 /** Toolkit internals (user tools, enabled opt-in tools, DI defaults), for `asTools`, the tool loop and `invokeWithSignal`. */
 export declare const toolkitState: WeakMap<object, {
     context: ToolContext;

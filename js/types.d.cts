@@ -28,6 +28,21 @@ export type ToolContext = {
      * per workspace (README, "Warm searches"); absent: 128 MiB; `0`: no cache for this context.
      */
     searchCacheBytes?: number;
+    /**
+     * Permission rules on a call's arguments (docs/permissions.md): per tool, patterns that
+     * `"allow"`, `"ask"` or `"deny"` — command lines for exec_command and process_start
+     * (`"git status*"`), globs on the workspace-relative path for the tools that take one
+     * (`"secrets/**"`). Deny wins over ask, ask over allow; a call no rule matches follows `policy`.
+     */
+    permissions?: PermissionRules;
+};
+/** What a permission rule says about the calls its pattern matches. */
+export type PermissionDecision = "allow" | "ask" | "deny";
+/** `{ [toolName]: { [pattern]: decision } }` (docs/permissions.md). */
+export type PermissionRules = {
+    [toolName: string]: {
+        [pattern: string]: PermissionDecision;
+    };
 };
 /**
  * exec_command's OS sandbox (README, "Reliability"): with `"auto"` or `"required"` each command

@@ -123,7 +123,9 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
     const call = async (args: unknown, id: string, signal: AbortSignal | undefined): Promise<AdapterOutcome> => {
       if (signal?.aborted) throw callAborted();
       let input = args;
-      if (reviewed) {
+      // A permission rule that asks: reviewed whatever the effect, and run as approved.
+      const asks = review !== undefined && rt.permission(name, input)?.decision === "ask";
+      if (reviewed || asks) {
         const request: ReviewRequest = { id, name, args: input, preview: preview(name, input) };
         if (name === "exec_command" && !rt.userTool(name)) {
           const sandbox = attempt(() => rt.execSandbox());
@@ -141,7 +143,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
         else if (decision?.decision !== "approve") return { status: "rejected", text: "Rejected by review: the review hook gave no decision" };
       }
       try {
-        const output = await bounded(rt.output(name, input, { signal }), { signal });
+        const output = await bounded(rt.output(name, input, { signal, approved: asks }), { signal });
         return { status: "ok", text: page(output) };
       } catch (error) {
         if (isAbort(error) || signal?.aborted) throw callAborted();

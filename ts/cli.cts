@@ -13,11 +13,11 @@ import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool
   "resolution-mode": "import",
 };
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js" with { "resolution-mode": "import" };
-import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools } from "./index.cjs";
+import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools, type PermissionRules } from "./index.cjs";
 import { MissingSdkError, requireSdk } from "./mcp_sdk.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { HTTP_HELP, type HttpSettings, newHttpFlags, parseHttpFlag, resolveHttpSettings, serveMcpHttp } from "./mcp_http.cjs";
-import { builtInCatalog, nativeCatalog, optInCatalog } from "./native.cjs";
+import { builtInCatalog, loadNative, nativeCatalog, optInCatalog } from "./native.cjs";
 import { refusalOf } from "./errors.cjs";
 import type { Refusal } from "../binding.js";
 import type { DenialCodeByReason } from "../types/errors.js";
@@ -77,6 +77,10 @@ Options:
   --exec-env ENV        inherit | clean | NAME,NAME (default inherit): the environment exec_command's
                         commands get; clean keeps PATH, HOME, the locale and the like, a list
                         keeps those names too
+  --permissions FILE    permission rules on a call's arguments (docs/permissions.md): JSON
+                        { "<tool>": { "<pattern>": "allow" | "ask" | "deny" } }; a call a rule
+                        denies fails with PERMISSION_DENIED, one it asks about with
+                        APPROVAL_REQUIRED (nobody can approve here)
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${DEFAULT_MAX_OUTPUT_CHARS})
   --output-cache-entries N, --output-cache-bytes SIZE
@@ -112,6 +116,8 @@ type Options = {
   outputCacheEntries: number;
   outputCacheBytes: number;
   exec?: ExecOptions;
+  /** `--permissions FILE`, read and checked. */
+  permissions?: PermissionRules;
   /** The process tools' bounds (`--max-processes`, `--process-buffer`, `--process-lifetime`). */
   processes: { maxRunning?: number; bufferBytes?: number; maxLifetimeMs?: number };
   /** mcp --http: the HTTP server's settings. */
@@ -212,6 +218,19 @@ export function parseArgs(argv: string[]): Options {
           throw new UsageError("--exec-env must be inherit, clean or a comma-separated list of variable names");
         }
         options.exec = { ...options.exec, env };
+        break;
+      }
+      case "--permissions": {
+        const file = value();
+        let rules: unknown;
+        try {
+          rules = JSON.parse(readFileSync(file, "utf8"));
+        } catch (error) {
+          throw new UsageError(`--permissions ${file}: ${(error as Error).message}`);
+        }
+        const problem = rules === null ? "permissions must be an object of tool names" : loadNative().permissionsProblem(rules);
+        if (problem !== null) throw new UsageError(`--permissions ${file}: ${problem}`);
+        options.permissions = rules as PermissionRules;
         break;
       }
       case "--max-output-chars": {
@@ -329,6 +348,7 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
     writeScope: options.writeScope,
     policy: { tools, defaultPolicy: options.allow ? "deny" : "allow" },
     ...(options.exec ? { exec: options.exec } : {}),
+    ...(options.permissions ? { permissions: options.permissions } : {}),
   });
   let toolkit: ReturnType<typeof createAgentToolkit>;
   try {
@@ -356,7 +376,13 @@ function optInHint(name: string): string {
 type ToolFailure = { code: string; message: string; denied?: Refusal };
 
 /** The code of each kind of refusal. */
-const REFUSAL_CODES: DenialCodeByReason = { policy: "POLICY_DENIED", scope: "WRITE_SCOPE_DENIED", sandbox: "SANDBOX_VIOLATION" };
+const REFUSAL_CODES: DenialCodeByReason = {
+  policy: "POLICY_DENIED",
+  scope: "WRITE_SCOPE_DENIED",
+  sandbox: "SANDBOX_VIOLATION",
+  permission: "PERMISSION_DENIED",
+  approval: "APPROVAL_REQUIRED",
+};
 
 /**
  * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is

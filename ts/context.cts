@@ -4,7 +4,7 @@
 import { platform, release } from "node:os";
 import type { AllowedToolName, OptInToolName } from "../types/tools.js";
 import { loadNative } from "./native.cjs";
-import type { ExecOptions, FileAccessMode, SecurityPolicyConfig, ToolContext, ToolPolicy } from "./types.cjs";
+import type { ExecOptions, FileAccessMode, PermissionRules, SecurityPolicyConfig, ToolContext, ToolPolicy } from "./types.cjs";
 
 const native = loadNative();
 
@@ -18,7 +18,10 @@ export const createToolContext = function createToolContext<const TUserToolName 
   policy?: SecurityPolicyConfig<AllowedToolName | OptInToolName | NoInfer<TUserToolName>>;
   exec?: ExecOptions;
   searchCacheBytes?: number;
+  permissions?: PermissionRules;
 }): ToolContext {
+  const problem = params.permissions === undefined ? null : native.permissionsProblem(params.permissions);
+  if (problem !== null) throw new TypeError(`createToolContext: ${problem}`);
   const context: ToolContext = {
     workspaceRoot: params.workspaceRoot,
     writeScope: params.writeScope ?? "workspace-write",
@@ -28,6 +31,7 @@ export const createToolContext = function createToolContext<const TUserToolName 
   // Only when given: a context without it has exactly agent-tools-ts's fields.
   if (params.exec !== undefined) context.exec = params.exec;
   if (params.searchCacheBytes !== undefined) context.searchCacheBytes = params.searchCacheBytes;
+  if (params.permissions !== undefined) context.permissions = params.permissions;
   return context;
 };
 
@@ -74,8 +78,10 @@ export function contextHandle(context: ToolContext): ContextHandle {
  * flattened); null unless they are plain strings.
  */
 function contextKey(context: ToolContext): unknown[] | null {
-  const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context as Record<keyof ToolContext, unknown>;
+  const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes, permissions } = context as Record<keyof ToolContext, unknown>;
   if (typeof workspaceRoot !== "string" || typeof writeScope !== "string" || !isRecord(policy) || !isRecord(env)) return null;
+  // Nor `permissions`: a context with rules is read afresh, so an edited rule applies at once.
+  if (permissions !== undefined) return null;
   if (searchCacheBytes !== undefined && !Number.isSafeInteger(searchCacheBytes)) return null;
   // The key has no `exec` (exec_command's OS sandbox): a context that sets it is read afresh.
   if (exec !== undefined) return null;
@@ -92,8 +98,8 @@ function contextKey(context: ToolContext): unknown[] | null {
 
 /** True when `context`'s fields are still those of `key` (a `contextKey` result). */
 function sameKey(key: unknown[], context: ToolContext): boolean {
-  const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes } = context as Record<keyof ToolContext, unknown>;
-  if (workspaceRoot !== key[0] || writeScope !== key[1] || exec !== undefined || !isRecord(policy) || !isRecord(env)) return false;
+  const { workspaceRoot, writeScope, policy, env, exec, searchCacheBytes, permissions } = context as Record<keyof ToolContext, unknown>;
+  if (workspaceRoot !== key[0] || writeScope !== key[1] || exec !== undefined || permissions !== undefined || !isRecord(policy) || !isRecord(env)) return false;
   if (searchCacheBytes !== key[4]) return false;
   const { tools, defaultPolicy } = policy;
   if (defaultPolicy !== key[2] || env.platform !== key[3] || !isRecord(tools)) return false;

@@ -78,18 +78,30 @@ export function internalError(message: string): Error {
 
 // ---- ToolResult envelopes --------------------------------------------------------------------
 
-/** The codes of the reasons a `toolkit.tools` result names (types/errors.d.ts, from the Rust `ErrorCode`). */
-const DENIAL_CODES: Pick<DenialCodeByReason, "policy" | "sandbox"> = { policy: "POLICY_DENIED", sandbox: "SANDBOX_VIOLATION" };
+/**
+ * The code of a `toolkit.tools` denial by why it was refused (types/errors.d.ts, from the Rust
+ * `ErrorCode`): a write-scope refusal reads as a sandbox one, as upstream reports it.
+ */
+const ENVELOPE_CODES: { [R in Refusal]: DenialCodeByReason[R extends "scope" ? "sandbox" : R] } = {
+  policy: "POLICY_DENIED",
+  scope: "SANDBOX_VIOLATION",
+  sandbox: "SANDBOX_VIOLATION",
+  permission: "PERMISSION_DENIED",
+  approval: "APPROVAL_REQUIRED",
+};
 
-/** A denial's ToolResult: a write-scope refusal reads `reason: "sandbox"`, as upstream reports it. */
+/**
+ * A denial's ToolResult: `reason` is upstream's (`"sandbox"` for the write scope, `"policy"`
+ * for a permission rule); the code says which.
+ */
 export function denied(refusal: Refusal, message: string): SecureToolResult<never> {
-  const reason = refusal === "policy" ? "policy" : "sandbox";
+  const reason = refusal === "scope" || refusal === "sandbox" ? "sandbox" : "policy";
   return refused(
     {
       status: "denied",
       reason,
       message,
-      error: { code: DENIAL_CODES[reason], message, retriable: false, details: {} },
+      error: { code: ENVELOPE_CODES[refusal], message, retriable: false, details: {} },
     },
     refusal,
   );

@@ -42,6 +42,8 @@ export type {
   ToolPolicy,
   ToolContext,
   ExecOptions,
+  PermissionDecision,
+  PermissionRules,
   ToolErrorEnvelope,
   InvokeToolErrorCode,
   ToolkitInvokeOutput,

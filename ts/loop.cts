@@ -125,8 +125,10 @@ export type LoopRuntime = {
   userTool(name: string): { writes: boolean } | undefined;
   /** What an exec_command call would be sandboxed with now (undefined: the option is off). */
   execSandbox(): ExecSandbox | undefined;
-  /** The call's output as the model sees it. */
-  output(name: string, args: unknown, ctx: { signal?: AbortSignal }): Promise<string>;
+  /** The permission rules' decision on a call (null: none decides; the policy does). */
+  permission(name: string, args: unknown): { decision: string; because: string } | null;
+  /** The call's output as the model sees it; `approved`: a review approved it. */
+  output(name: string, args: unknown, ctx: { signal?: AbortSignal; approved?: boolean }): Promise<string>;
 };
 
 type ToolUse = Extract<LlmContentBlock, { type: "tool_use" }>;
@@ -317,12 +319,12 @@ export function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime) {
       is_rejected: false,
     });
 
-    const execute = async (call: ToolUse, index: number, args: unknown) => {
+    const execute = async (call: ToolUse, index: number, args: unknown, approved = false) => {
       const started = Date.now();
       emit({ type: "tool_start", id: call.id, name: call.name, args });
       let result: LoopToolResult;
       try {
-        const output = await bounded(rt.output(call.name, args, { signal }), {
+        const output = await bounded(rt.output(call.name, args, { signal, approved }), {
           signal,
           ms: toolTimeoutMs,
           onTimeout: () => new Error(`timed out after ${toolTimeoutMs} ms`),
@@ -342,13 +344,18 @@ export function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime) {
     const parsed = calls.map((call) => parseInput(call));
     const readIdx: number[] = [];
     const laterIdx: number[] = [];
+    // Calls a permission rule asks about: reviewed whatever their effect (read ones too).
+    const asks = new Set<number>();
     calls.forEach((call, i) => {
-      const { error } = parsed[i] as ParsedInput;
+      const { error, args } = parsed[i] as ParsedInput;
       if (error || !rt.has(call.name)) {
         const output = error ?? `Error executing tool: unknown tool: ${call.name}`;
         results[i] = { tool_use_id: call.id, tool_name: call.name, output, is_error: true, is_rejected: false };
         record.calls[i] = rejectedCall(call, null, { is_error: true, is_rejected: false });
-      } else if (effectClass(call.name, rt.userTool(call.name)) === "read") readIdx.push(i);
+        return;
+      }
+      if (review && rt.permission(call.name, args)?.decision === "ask") asks.add(i);
+      if (effectClass(call.name, rt.userTool(call.name)) === "read" && !asks.has(i)) readIdx.push(i);
       else laterIdx.push(i);
     });
 
@@ -360,7 +367,7 @@ export function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime) {
         continue;
       }
       let args = (parsed[i] as ParsedInput).args;
-      if (review && isReviewed(effectClass(call.name, rt.userTool(call.name)))) {
+      if (review && (asks.has(i) || isReviewed(effectClass(call.name, rt.userTool(call.name))))) {
         const request: ReviewRequest = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
         if (call.name === "exec_command" && !rt.userTool(call.name)) {
           // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
@@ -398,7 +405,8 @@ export function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime) {
           continue;
         }
       }
-      await execute(call, i, args);
+      // An approval covers the call as the reviewer left it (edited or not).
+      await execute(call, i, args, asks.has(i));
     }
     for (let i = 0; i < calls.length; i++) if (!results[i]) results[i] = cancelled(calls[i] as ToolUse);
     return results;

@@ -26,11 +26,13 @@ export function loopRuntime(toolkit: AnyToolkit): LoopRuntime {
       const preview = native.execSandboxPreview(context);
       return preview === null ? undefined : (JSON.parse(preview) as ExecSandbox);
     },
+    permission: (name, args) => native.permissionDecision(context, name, args),
     /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
     output: async (name, args, ctx) => {
-      const reg = { ...registered, runtime: { ...registered.runtime, ...ctx } };
+      const { approved, ...callContext } = ctx;
+      const reg = { ...registered, runtime: { ...registered.runtime, ...callContext } };
       if (registered.byName.has(name)) return messageText(toToolResult((await invoke(context, name, args, reg)).content));
-      return invoke(context, name, args, reg, true);
+      return invoke(context, name, args, reg, true, approved);
     },
   };
 }

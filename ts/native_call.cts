@@ -37,6 +37,8 @@ export const REGISTERED = 1 << 2;
 export const IS_WRITE_OP = 1 << 3;
 export const BYPASS = 1 << 4;
 export const RUN_BUILT_IN = 1 << 5;
+/** Somebody approved this call: a permission rule that asks lets it through. */
+export const APPROVED = 1 << 6;
 const registryBase = new Map<string, number>();
 for (const [index, entry] of nativeCatalog().entries()) if (!registryBase.has(entry.name)) registryBase.set(entry.name, index << 8);
 

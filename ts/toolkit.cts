@@ -11,6 +11,7 @@ import { denied, failure, InvokeToolError, internalError, messageOf, refused, to
 import { type AnyToolkit, loopAborted } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
 import {
+  APPROVED,
   BYPASS,
   callNative,
   DOOR_INVOKE,
@@ -111,8 +112,8 @@ type InvokeOutput = { role: "function"; name: unknown; content: unknown };
  * model): a built-in's text as it left Rust, which is `JSON.stringify` of its parsed value.
  */
 export function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText?: false): Promise<InvokeOutput>;
-export function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText: true): Promise<string>;
-export async function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText = false): Promise<InvokeOutput | string> {
+export function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText: true, approved?: boolean): Promise<string>;
+export async function invoke(context: ToolContext, name: unknown, args: unknown, registered: Registered, asText = false, approved = false): Promise<InvokeOutput | string> {
   const toolName = typeof name === "string" ? name : String(name);
   const entry = Object.hasOwn(catalog, toolName) ? catalog[toolName] : undefined;
   const builtIn = entry !== undefined && entry.handler === builtInHandlers[toolName];
@@ -125,8 +126,9 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
   const bypass = SecurityBypass.isEnabled();
   const runBuiltIn = builtIn || optIn !== undefined;
-  const flags = DOOR_INVOKE | (isRegistered ? REGISTERED : 0) | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
-  const request: CallRequest | number = packCall(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn };
+  const flags =
+    DOOR_INVOKE | (isRegistered ? REGISTERED : 0) | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0) | (approved ? APPROVED : 0);
+  const request: CallRequest | number = packCall(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn, approved };
   const answer = signal ? withCallSignal(signal, (callSignal) => callNative(request, toolName, context, args, callSignal)) : callNative(request, toolName, context, args);
   // A session tool's answer is there at once: no promise to wait for.
   const outcome = answer instanceof Promise ? await answer : answer;

@@ -9,6 +9,8 @@ export type DenialCodeByReason = {
   policy: "POLICY_DENIED";
   scope: "WRITE_SCOPE_DENIED";
   sandbox: "SANDBOX_VIOLATION";
+  permission: "PERMISSION_DENIED";
+  approval: "APPROVAL_REQUIRED";
 };
 
 /** The code of a refused call. */

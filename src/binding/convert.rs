@@ -32,6 +32,7 @@ pub fn read_context(value: &Unknown) -> Result<ToolContext> {
             "env",
             "exec",
             "searchCacheBytes",
+            "permissions",
         ] {
             let prop = get_named(env, raw, key)?;
             fields.push((key.to_string(), convert_in(env, prop, &mut vec![raw])?));

@@ -5,6 +5,7 @@ pub mod catalog;
 mod convert;
 pub mod exec_sandbox;
 pub mod output_cache;
+pub mod permissions;
 pub mod processes;
 pub mod providers;
 pub mod search_cache;
@@ -68,12 +69,15 @@ pub enum Outcome {
     Internal { message: String },
 }
 
-/// Why a call was refused: the tool policy, the write scope, or a path outside the workspace.
+/// Why a call was refused: the tool policy, the write scope, a path outside the workspace, a
+/// permission rule that denies it, or one that asks for an approval the call did not carry.
 #[napi(string_enum = "lowercase")]
 pub enum Refusal {
     Policy,
     Scope,
     Sandbox,
+    Permission,
+    Approval,
 }
 
 impl From<Reason> for Refusal {
@@ -82,6 +86,8 @@ impl From<Reason> for Refusal {
             Reason::Policy => Refusal::Policy,
             Reason::Scope => Refusal::Scope,
             Reason::Sandbox => Refusal::Sandbox,
+            Reason::Permission => Refusal::Permission,
+            Reason::Approval => Refusal::Approval,
         }
     }
 }
@@ -200,6 +206,8 @@ pub enum CallRequest {
         bypass: bool,
         /// False when `ToolCatalog[name].handler` was replaced: the call ends in `prepared`.
         run_built_in: bool,
+        /// Somebody approved this call: a permission rule that asks lets it through.
+        approved: Option<bool>,
     },
     /// `toolkit.tools.<name>(...args)`: `args` is the argument list.
     Tools {
@@ -413,6 +421,7 @@ const REGISTERED: u32 = 1 << 2;
 const IS_WRITE_OP: u32 = 1 << 3;
 const BYPASS: u32 = 1 << 4;
 const RUN_BUILT_IN: u32 = 1 << 5;
+const APPROVED: u32 = 1 << 6;
 const INDEX_SHIFT: u32 = 8;
 
 /// The call a packed request stands for (the same as its `CallRequest` object's).
@@ -440,12 +449,14 @@ fn unpack_call(packed: f64) -> Result<Call> {
             is_write_op: flag(IS_WRITE_OP),
             bypass: flag(BYPASS),
             run_built_in: flag(RUN_BUILT_IN),
+            approved: Some(flag(APPROVED)),
         },
         1 => CallRequest::Tools {
             name,
             is_write_op: flag(IS_WRITE_OP),
             bypass: flag(BYPASS),
             run_built_in: flag(RUN_BUILT_IN),
+            approved: Some(flag(APPROVED)),
         },
         2 => CallRequest::Handler { name },
         _ => return Err(bad()),
@@ -464,6 +475,7 @@ impl CallRequest {
                 is_write_op,
                 bypass,
                 run_built_in,
+                approved,
             } => Call {
                 door: Door::Invoke,
                 name,
@@ -472,12 +484,14 @@ impl CallRequest {
                 bypass,
                 run_built_in,
                 opt_in: run_built_in,
+                approved: approved == Some(true),
             },
             CallRequest::Tools {
                 name,
                 is_write_op,
                 bypass,
                 run_built_in,
+                approved,
             } => Call {
                 door: Door::Tools,
                 name,
@@ -486,6 +500,7 @@ impl CallRequest {
                 bypass,
                 run_built_in,
                 opt_in: run_built_in,
+                approved: approved == Some(true),
             },
             CallRequest::Handler { name } => Call {
                 door: Door::Handler,
@@ -495,6 +510,7 @@ impl CallRequest {
                 bypass: false,
                 run_built_in: true,
                 opt_in: false,
+                approved: false,
             },
         }
     }

@@ -48,6 +48,8 @@ pub struct ToolContext {
     pub exec: ArgValue,
     /// `searchCacheBytes` as given: the search cache's budget (`crate::search_cache`).
     pub search_cache_bytes: ArgValue,
+    /// `permissions` as given: rules on a call's arguments (`crate::permissions`).
+    pub permissions: ArgValue,
     /// The host's `process.env` at call time, for tools that start processes (the binding fills
     /// it in for them). Bun does not mirror `process.env` changes into the C environment, so the
     /// inherited environment alone would miss variables set at run time. `None`: this process's
@@ -76,6 +78,7 @@ impl Clone for ToolContext {
             platform: self.platform.clone(),
             exec: self.exec.clone(),
             search_cache_bytes: self.search_cache_bytes.clone(),
+            permissions: self.permissions.clone(),
             process_env: self.process_env.clone(),
             cancellation: self.cancellation.clone(),
             reads: self.reads.clone(),
@@ -112,6 +115,7 @@ impl ToolContext {
             platform: ctx.get("env").get("platform").as_str().map(str::to_string),
             exec: ctx.get("exec").clone(),
             search_cache_bytes: ctx.get("searchCacheBytes").clone(),
+            permissions: ctx.get("permissions").clone(),
             process_env: None,
             cancellation: None,
             reads: None,
@@ -132,6 +136,7 @@ impl ToolContext {
             platform: Some(node_platform(std::env::consts::OS).to_string()),
             exec: ArgValue::Undefined,
             search_cache_bytes: ArgValue::Undefined,
+            permissions: ArgValue::Undefined,
             process_env: None,
             cancellation: None,
             reads: None,

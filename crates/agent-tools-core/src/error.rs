@@ -44,6 +44,10 @@ pub enum ErrorCode {
     PolicyDenied,
     WriteScopeDenied,
     SandboxViolation,
+    /// A permission rule denies the call (`crate::permissions`).
+    PermissionDenied,
+    /// A permission rule says ask, and nobody could be asked.
+    ApprovalRequired,
 }
 
 impl ErrorCode {
@@ -78,6 +82,8 @@ impl ErrorCode {
             ErrorCode::PolicyDenied => "POLICY_DENIED",
             ErrorCode::WriteScopeDenied => "WRITE_SCOPE_DENIED",
             ErrorCode::SandboxViolation => "SANDBOX_VIOLATION",
+            ErrorCode::PermissionDenied => "PERMISSION_DENIED",
+            ErrorCode::ApprovalRequired => "APPROVAL_REQUIRED",
         }
     }
 
@@ -93,10 +99,12 @@ impl ErrorCode {
     /// The code of a refused call by its reason: the typings' `DenialCodeByReason`. A
     /// `toolkit.tools` result names the policy and sandbox reasons only (a write-scope refusal is a
     /// sandbox one there); the command line and MCP server name all three.
-    pub const DENIALS: [(&'static str, ErrorCode); 3] = [
+    pub const DENIALS: [(&'static str, ErrorCode); 5] = [
         ("policy", ErrorCode::PolicyDenied),
         ("scope", ErrorCode::WriteScopeDenied),
         ("sandbox", ErrorCode::SandboxViolation),
+        ("permission", ErrorCode::PermissionDenied),
+        ("approval", ErrorCode::ApprovalRequired),
     ];
 }
 
@@ -122,6 +130,10 @@ pub enum Reason {
     Scope,
     /// A path outside the workspace (`[Sandbox Violation] Attempted to access path outside ...`).
     Sandbox,
+    /// A permission rule denies the call (`crate::permissions`).
+    Permission,
+    /// A permission rule asks for approval, and the call came without it.
+    Approval,
 }
 
 impl Reason {
@@ -130,6 +142,8 @@ impl Reason {
             Reason::Policy => "policy",
             Reason::Scope => "scope",
             Reason::Sandbox => "sandbox",
+            Reason::Permission => "permission",
+            Reason::Approval => "approval",
         }
     }
 }

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use super::context::{RunContext, ToolContext};
 use super::error::{ErrorClass, ErrorCode, Reason, ToolError};
+use super::permissions::{Decision, Permissions, Subject, Verdict};
 use super::policy;
 use super::registry::{self, Handler, InvokeArgs, ToolSpec};
 use super::sandbox::{self, Confinement};
@@ -49,6 +50,9 @@ pub struct Call {
     /// The caller enabled the opt-in tool of this name (`extraTools`); otherwise an opt-in
     /// tool's name is only a user tool's, and the opt-in tool's argument mapping does not apply.
     pub opt_in: bool,
+    /// Somebody approved this very call (the tool loop's review, a framework's approval): a
+    /// permission rule that says ask lets it through.
+    pub approved: bool,
 }
 
 /// How a call ends, as data; the binding maps it 1:1 to the JavaScript `Outcome`.
@@ -182,6 +186,9 @@ pub fn plan(handle: &ToolContext, call: &Call, args: ArgValue) -> Plan {
         Ok(unmapped) => unmapped,
         Err(outcome) => return Plan::Done(outcome),
     };
+    if let Err(outcome) = check_permissions(handle, call, spec, &unmapped) {
+        return Plan::Done(outcome);
+    }
     // The checks above read no filesystem and ran here for every tool, so their refusals are
     // answered at once. Where the path mapping runs: with a bounded built-in or a session tool
     // (and for names that are not built-ins), here; otherwise on the worker, with the rest.
@@ -423,6 +430,118 @@ fn check_invoke(
         .map_err(|m| refused(ErrorCode::ToolNotAllowed, m, Some(Reason::Scope)))
 }
 
+/// The permission rules (`crate::permissions`), after the policy and the write scope and before
+/// any path is resolved or file touched: a deny refuses the call, and so does an ask unless the
+/// call was approved. `invoke` refuses with its `TOOL_NOT_ALLOWED` (the drop-in code), the secure
+/// wrapper with a denial; the reason (`permission`, `approval`) gives the precise code.
+fn check_permissions(
+    ctx: &ToolContext,
+    call: &Call,
+    spec: Option<&ToolSpec>,
+    unmapped: &Unmapped,
+) -> Result<(), Outcome> {
+    let refuse = |reason: Reason, message: String| match call.door {
+        Door::Invoke => Outcome::InvokeError {
+            code: ErrorCode::ToolNotAllowed,
+            message,
+            reason: Some(reason),
+        },
+        _ => Outcome::Denied { reason, message },
+    };
+    let verdict = match permission_verdict(ctx, &call.name, spec, unmapped) {
+        Ok(verdict) => verdict,
+        Err(message) => return Err(refuse(Reason::Permission, message)),
+    };
+    match verdict {
+        Some(Verdict {
+            decision: Decision::Deny,
+            because,
+        }) => Err(refuse(
+            Reason::Permission,
+            format!("[Permission] {} is denied by {because}", call.name),
+        )),
+        Some(Verdict {
+            decision: Decision::Ask,
+            because,
+        }) if !call.approved => Err(refuse(
+            Reason::Approval,
+            format!(
+                "[Permission] {} needs an approval ({because}), and nobody approved it",
+                call.name
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The rules' verdict on a call of `name` with its arguments (the input object of `invoke`, the
+/// argument list of the secure wrapper); `Err`: the rules themselves are malformed.
+fn permission_verdict(
+    ctx: &ToolContext,
+    name: &str,
+    spec: Option<&ToolSpec>,
+    unmapped: &Unmapped,
+) -> Result<Option<Verdict>, String> {
+    let Some(permissions) = Permissions::from_value(&ctx.permissions)? else {
+        return Ok(None);
+    };
+    let input = match unmapped {
+        Unmapped::Invoke(args) => args,
+        Unmapped::Tools(args) => args.first().unwrap_or(&ArgValue::Undefined),
+    };
+    if matches!(name, "exec_command" | "process_start") {
+        let ArgValue::Array(items) = input.get("command") else {
+            return Ok(None);
+        };
+        let tokens: Vec<String> = items
+            .iter()
+            .map(|t| t.as_str().unwrap_or_default().to_string())
+            .collect();
+        return Ok(permissions.decide(name, &Subject::Command(&tokens)));
+    }
+    let field = match spec.map(|s| s.invoke_args()) {
+        Some(
+            InvokeArgs::PathAndField(path, _)
+            | InvokeArgs::PathAndOptions(path, _)
+            | InvokeArgs::OptionalPath(path)
+            | InvokeArgs::Object(Some(path)),
+        ) => Some(path),
+        _ => None,
+    };
+    let path = match (unmapped, field) {
+        (Unmapped::Tools(args), _) if matches!(args.first(), Some(ArgValue::String(_))) => {
+            args[0].as_str()
+        }
+        (_, Some(field)) => input.get(field).as_str(),
+        _ => None,
+    };
+    let Some(path) = path else {
+        return Ok(permissions.decide(name, &Subject::Whole));
+    };
+    let Ok(root) = ctx.root() else {
+        return Ok(None);
+    };
+    Ok(permissions.decide(
+        name,
+        &Subject::Path {
+            path,
+            root: std::path::Path::new(root),
+            real_root: ctx.real_root().ok(),
+        },
+    ))
+}
+
+/// The permission rules' decision on `toolkit.invoke(name, input)`, as the tool loop and the
+/// adapters ask it before they run a call: `None` when no rule decides (the policy does).
+pub fn permission_decision(
+    ctx: &ToolContext,
+    name: &str,
+    input: &ArgValue,
+) -> Result<Option<Verdict>, String> {
+    let spec = registry::find(name).or_else(|| registry::find_opt_in(name));
+    permission_verdict(ctx, name, spec, &Unmapped::Invoke(input.clone()))
+}
+
 /// The secure wrapper's steps 1–3 for `toolkit.tools.<name>(...args)`: the first argument's
 /// shape, the policy, the write scope (docs/compat.md); the path is `map_paths`.
 fn check_secure(
@@ -574,6 +693,7 @@ mod tests {
             bypass: false,
             run_built_in: spec.is_some(),
             opt_in: false,
+            approved: false,
         }
     }
 

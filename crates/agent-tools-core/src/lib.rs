@@ -19,6 +19,7 @@ pub mod invoke;
 pub mod job;
 pub mod output_cache;
 pub mod paths;
+pub mod permissions;
 pub mod policy;
 pub mod process;
 pub mod processes;

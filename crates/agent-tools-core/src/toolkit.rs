@@ -84,6 +84,7 @@ impl Toolkit {
             bypass: false,
             run_built_in: true,
             opt_in: self.opt_in.contains(&name),
+            approved: false,
         };
         let outcome = match invoke::plan(&self.context, &call, ArgValue::from(args)) {
             Plan::Done(outcome) => outcome,
