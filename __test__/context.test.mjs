@@ -148,6 +148,8 @@ describe("typings surface", () => {
     const execSandboxApi = ["ExecOptions", "ExecSandbox"];
     // the opt-in tools' names and maps (createAgentToolkit(context, { extraTools }))
     const optInApi = ["OptInToolArgsByName", "OptInToolDefinitions", "OptInToolName", "OptInToolResultByName"];
-    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi, ...execSandboxApi, ...optInApi].sort());
+    // permission rules on a call's arguments (createToolContext({ permissions }))
+    const permissionsApi = ["PermissionDecision", "PermissionRules"];
+    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi, ...execSandboxApi, ...optInApi, ...permissionsApi].sort());
   });
 });
