@@ -63,7 +63,7 @@ export function adapterScenarios(framework, adapt, drive) {
     const { dir, cleanup } = tempDir("atn-adapters-proc-");
     const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL }), { extraTools: ["process_start", "process_read", "process_kill"] });
     try {
-      const tools = adapt(toolkit);
+      const tools = adapt(toolkit, { approval: "none" });
       const script = "console.log('ready'); setInterval(() => {}, 1000);";
       const { requests } = await drive({
         tools,
@@ -117,7 +117,7 @@ export function adapterScenarios(framework, adapt, drive) {
     const { dir, toolkit, cleanup } = setup({ writeScope: "read-only" });
     try {
       const { text, requests } = await drive({
-        tools: adapt(toolkit),
+        tools: adapt(toolkit, { approval: "none" }),
         steps: [
           () => ({ calls: [call("w1", "write_file", { path: "src/new.txt", content: "x" })] }),
           (seen) => ({ text: `saw: ${byName(seen, "write_file").text}` }),
@@ -157,7 +157,10 @@ export function adapterScenarios(framework, adapt, drive) {
         { id: "w2", name: "write_file", preview: { kind: "write_file", path: "src/yes.txt", content: "yes" } },
         { id: "n1", name: "note", preview: { kind: "tool", args: { line: "a user tool that writes" } } },
       ]);
-      assert.equal(byName(requests[2], "write_file").text, "Rejected by review: not this file");
+      // a rejection reaches the model in the framework's error form where it has one
+      const rejected = byName(requests[2], "write_file");
+      assert.match(rejected.text, /^(Error: )?Rejected by review: not this file$/);
+      assert.notEqual(rejected.isError, false);
       assert.equal(fs.existsSync(path.join(dir, "src", "no.txt")), false);
       assert.match(byName(requests[3], "write_file").text, /"path":"src\/yes\.txt"/);
       assert.equal(fs.readFileSync(path.join(dir, "src", "yes.txt"), "utf8"), "yes");
@@ -218,7 +221,7 @@ export function adapterScenarios(framework, adapt, drive) {
     try {
       const controller = new AbortController();
       const run = drive({
-        tools: adapt(toolkit),
+        tools: adapt(toolkit, { approval: "none" }),
         signal: controller.signal,
         steps: [
           () => ({

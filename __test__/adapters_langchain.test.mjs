@@ -76,6 +76,8 @@ test("LangChain: a failed call is a ToolMessage with status error; invoked with 
     assert.equal(message.tool_call_id, "e1");
     assert.equal(message.content, 'Error executing tool: [Sandbox Violation] Attempted to access path outside of workspace: "../outside.txt"');
     assert.equal(await readFile.invoke({ path: "../outside.txt" }), message.content);
+    const effects = Object.fromEntries(toLangChainTools(toolkit).map((t) => [t.name, t.effect]));
+    assert.deepEqual([effects.read_file, effects.write_file, effects.exec_command], ["read", "write", "exec"]);
   } finally {
     cleanup();
   }

@@ -36,6 +36,7 @@ test("Mastra: each tool is a Mastra tool keyed by its name, with the toolkit's J
     assert.deepEqual(Object.keys(tools), toolkit.getAllowedTools().map((d) => d.function.name));
     assert.equal(tools.read_file.id, "read_file");
     assert.equal(typeof tools.read_file.execute, "function");
+    assert.deepEqual([tools.read_file.effect, tools.write_file.effect, tools.exec_command.effect], ["read", "write", "exec"]);
   } finally {
     cleanup();
   }

@@ -4,7 +4,9 @@
 // __test__/adapter_scenarios.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Agent, Runner, setTracingDisabled, Usage } from "@openai/agents";
+import { Agent, Runner, RunState, setTracingDisabled, Usage } from "@openai/agents";
+import fs from "node:fs";
+import path from "node:path";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { toOpenAIAgentsTools } from "agent-tools-native/openai-agents";
 import { adapterScenarios } from "./adapter_scenarios.mjs";
@@ -69,4 +71,46 @@ test("OpenAI Agents: the tools are the SDK's non-strict function tools over the 
 
 test("toOpenAIAgentsTools refuses what is not a toolkit, with a TypeError", () => {
   assert.throws(() => toOpenAIAgentsTools({}), { name: "TypeError", message: "toOpenAIAgentsTools: toolkit must be made by createAgentToolkit" });
+});
+
+test("OpenAI Agents: writes interrupt the run (needsApproval); approved after the RunState's round trip through a string, one runs, the rejected one never does; the read does not wait", async () => {
+  const { dir, cleanup } = tempDir("atn-agents-approval-");
+  try {
+    fs.writeFileSync(path.join(dir, "a.txt"), "hello\n");
+    const make = () => toOpenAIAgentsTools(createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: { tools: {}, defaultPolicy: "allow" } })));
+    const tools = make();
+    assert.deepEqual(["write_file", "read_file", "exec_command"].map((n) => tools.find((t) => t.name === n).effect), ["write", "read", "exec"]);
+    const requests = [];
+    const steps = [
+      () => ({ calls: [
+        { id: "w1", name: "write_file", args: { path: "yes.txt", content: "yes" } },
+        { id: "w2", name: "write_file", args: { path: "no.txt", content: "no" } },
+        { id: "r1", name: "read_file", args: { path: "a.txt" } },
+      ] }),
+      () => ({ text: "done" }),
+    ];
+    const runner = new Runner({ modelProvider: { getModel: () => scriptedModel(steps, requests) }, tracingDisabled: true });
+    const first = await runner.run(new Agent({ name: "worker", instructions: "Do the task.", tools }), "Do the task.", { maxTurns: 10 });
+    assert.deepEqual(first.interruptions.map((item) => item.rawItem.callId).sort(), ["w1", "w2"]);
+    assert.equal(fs.existsSync(path.join(dir, "yes.txt")), false, "nothing written before the approval");
+    const saved = first.state.toString();
+    assert.equal(typeof saved, "string");
+
+    // A new toolkit and agent, as another process would make them, resume the saved run.
+    const agent = new Agent({ name: "worker", instructions: "Do the task.", tools: make() });
+    const state = await RunState.fromString(agent, saved);
+    for (const item of state.getInterruptions()) {
+      if (item.rawItem.callId === "w1") state.approve(item);
+      else state.reject(item);
+    }
+    const second = await runner.run(agent, state, { maxTurns: 10 });
+    assert.equal(second.finalOutput, "done");
+    assert.equal(fs.readFileSync(path.join(dir, "yes.txt"), "utf8"), "yes", "approved: it ran");
+    assert.equal(fs.existsSync(path.join(dir, "no.txt")), false, "rejected: it never ran");
+    const seen = requests.at(-1);
+    assert.match(seen.find((r) => r.id === "w1").text, /"path":"yes\.txt"/);
+    assert.equal(JSON.parse(seen.find((r) => r.id === "r1").text).content, "hello\n");
+  } finally {
+    cleanup();
+  }
 });

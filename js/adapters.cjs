@@ -31,9 +31,12 @@ function requirePeer(adapter, framework, pkg, load) {
 function adapterTools(toolkit, options, caller) {
     if (!toolkit_cjs_1.toolkitState.has(toolkit))
         throw new TypeError(`${caller}: toolkit must be made by createAgentToolkit`);
-    const { review, outputCache, maxOutputChars = DEFAULT_MAX_OUTPUT_CHARS, tools } = options ?? {};
+    const { review, outputCache, maxOutputChars = DEFAULT_MAX_OUTPUT_CHARS, tools, approval = "writes" } = options ?? {};
     if (review !== undefined && typeof review !== "function")
         throw new TypeError(`${caller}: options.review must be a function`);
+    if (approval !== "writes" && approval !== "none" && typeof approval !== "function") {
+        throw new TypeError(`${caller}: options.approval must be "writes", "none" or a function`);
+    }
     if (!Number.isInteger(maxOutputChars) || maxOutputChars < 1)
         throw new TypeError(`${caller}: options.maxOutputChars must be an integer >= 1`);
     if (outputCache !== undefined && (typeof outputCache?.record !== "function" || typeof outputCache?.read !== "function")) {
@@ -66,7 +69,7 @@ function adapterTools(toolkit, options, caller) {
         const { name, description, parameters } = definition.function;
         const effect = (0, loop_cjs_1.effectClass)(name, rt.userTool(name));
         const reviewed = review !== undefined && (0, loop_cjs_1.isReviewed)(effect);
-        const call = async (args, id, signal) => {
+        const call = async (args, id, signal, approved) => {
             if (signal?.aborted)
                 throw callAborted();
             let input = args;
@@ -96,7 +99,7 @@ function adapterTools(toolkit, options, caller) {
                     return { status: "rejected", text: "Rejected by review: the review hook gave no decision" };
             }
             try {
-                const output = await (0, loop_cjs_1.bounded)(rt.output(name, input, { signal, approved: asks }), { signal });
+                const output = await (0, loop_cjs_1.bounded)(rt.output(name, input, { signal, approved: asks || approved }), { signal });
                 return { status: "ok", text: page(output) };
             }
             catch (error) {
@@ -112,12 +115,26 @@ function adapterTools(toolkit, options, caller) {
             // frameworks take for a Standard Schema.
             parameters: JSON.parse(JSON.stringify(parameters)),
             effect,
-            run(input, { id, signal } = {}) {
+            async needsApproval(input) {
+                if (review !== undefined)
+                    return false;
+                const parsed = parseArgs(input);
+                if ("error" in parsed)
+                    return false;
+                if (rt.permission(name, parsed.args)?.decision === "ask")
+                    return true;
+                if (approval === "none")
+                    return false;
+                if (approval === "writes")
+                    return (0, loop_cjs_1.isReviewed)(effect);
+                return (await approval(name, parsed.args)) === true;
+            },
+            run(input, { id, signal, approved = false } = {}) {
                 const parsed = parseArgs(input);
                 if ("error" in parsed)
                     return Promise.resolve({ status: "error", text: `Error executing tool: ${parsed.error}` });
                 const callId = id ?? `call-${++calls}`;
-                return effect === "read" ? call(parsed.args, callId, signal) : serial(() => call(parsed.args, callId, signal));
+                return effect === "read" ? call(parsed.args, callId, signal, approved) : serial(() => call(parsed.args, callId, signal, approved));
             },
         };
     };
@@ -136,6 +153,7 @@ function cacheTool(tool) {
         description: tool.description,
         parameters: JSON.parse(JSON.stringify(fn.parameters)),
         effect: "read",
+        needsApproval: async () => false,
         async run(input, { signal } = {}) {
             if (signal?.aborted)
                 throw callAborted();

@@ -21,7 +21,16 @@ export type FrameworkAdapterOptions = {
     maxOutputChars?: number;
     /** The tool definitions offered (default: `toolkit.getAllowedTools()`, the policy-allowed ones). */
     tools?: ReadonlyArray<AnyToolDefinition>;
+    /**
+     * Which calls wait for the framework's own approval (the AI SDK's and the OpenAI Agents SDK's
+     * `needsApproval`): `"writes"` (the default: the `write` and `exec` effect classes), `"none"`,
+     * or a function of the tool's name and input. A call a permission rule asks about always
+     * waits. With `review`, the hook decides in-process instead and nothing waits.
+     */
+    approval?: Approval;
 };
+/** The `approval` option of the adapters. */
+export type Approval = "writes" | "none" | ((toolName: string, input: unknown) => boolean | Promise<boolean>);
 /**
  * The effect class of a tool, as runToolLoop schedules it: `read` runs at once, `write` and
  * `exec` are reviewed, every class but `read` runs one call at a time.
@@ -43,10 +52,16 @@ export type AdapterTool = {
     /** The input's JSON Schema (an object schema). */
     parameters: Record<string, unknown>;
     effect: ToolEffect;
-    /** Runs one call; `input` is the arguments object (or its JSON text). */
+    /** Whether a call with this input waits for the framework's approval (the `approval` option). */
+    needsApproval(input: unknown): Promise<boolean>;
+    /**
+     * Runs one call; `input` is the arguments object (or its JSON text). `approved`: the
+     * framework's approval let it run (a permission rule that asks is then satisfied).
+     */
     run(input: unknown, call?: {
         id?: string;
         signal?: AbortSignal;
+        approved?: boolean;
     }): Promise<AdapterOutcome>;
 };
 /**

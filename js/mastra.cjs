@@ -8,9 +8,10 @@ const adapters_cjs_1 = require("./adapters.cjs");
  * Each tool of `toolkit` (built-ins the policy allows, enabled opt-in tools, user tools; with
  * `options.outputCache`, the cache tools) as a Mastra tool made with `createTool`, its JSON
  * Schema as `inputSchema`, keyed by name (`new Agent({ tools: toMastraTools(toolkit) })`). The
- * model reads the tool's output, or "Rejected by review: ..." for a call the review hook rejects;
- * a failed call (policy denial, sandbox, invalid arguments, the tool's error) throws its "Error
- * executing tool: ..." text, which Mastra hands to the model as the call's error output. The
+ * model reads the tool's output; a failed call (policy denial, sandbox, permission rule, invalid
+ * arguments, the tool's error) throws its "Error executing tool: ..." text and a call the review
+ * hook rejects its "Rejected by review: ..." text, which Mastra hands to the model as the call's
+ * error output. The
  * run's `abortSignal` stops the call's native work (Mastra then ends the run and calls `onAbort`).
  */
 function toMastraTools(toolkit, options) {
@@ -18,17 +19,17 @@ function toMastraTools(toolkit, options) {
     const { createTool } = (0, adapters_cjs_1.requirePeer)("toMastraTools", "Mastra", "@mastra/core", () => require("@mastra/core/tools"));
     const set = {};
     for (const t of tools) {
-        set[t.name] = createTool({
+        set[t.name] = Object.assign(createTool({
             id: t.name,
             description: t.description,
             inputSchema: t.parameters,
             execute: async (input, context) => {
                 const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal });
-                if (outcome.status === "error")
+                if (outcome.status !== "ok")
                     throw new Error(outcome.text);
                 return outcome.text;
             },
-        });
+        }), { effect: t.effect });
     }
     return set;
 }

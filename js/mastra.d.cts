@@ -17,9 +17,10 @@ export type MastraTool = {
  * Each tool of `toolkit` (built-ins the policy allows, enabled opt-in tools, user tools; with
  * `options.outputCache`, the cache tools) as a Mastra tool made with `createTool`, its JSON
  * Schema as `inputSchema`, keyed by name (`new Agent({ tools: toMastraTools(toolkit) })`). The
- * model reads the tool's output, or "Rejected by review: ..." for a call the review hook rejects;
- * a failed call (policy denial, sandbox, invalid arguments, the tool's error) throws its "Error
- * executing tool: ..." text, which Mastra hands to the model as the call's error output. The
+ * model reads the tool's output; a failed call (policy denial, sandbox, permission rule, invalid
+ * arguments, the tool's error) throws its "Error executing tool: ..." text and a call the review
+ * hook rejects its "Rejected by review: ..." text, which Mastra hands to the model as the call's
+ * error output. The
  * run's `abortSignal` stops the call's native work (Mastra then ends the run and calls `onAbort`).
  */
 export declare function toMastraTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): Record<string, MastraTool>;

@@ -17,13 +17,18 @@ const adapters_cjs_1 = require("./adapters.cjs");
 function toOpenAIAgentsTools(toolkit, options) {
     const tools = (0, adapters_cjs_1.adapterTools)(toolkit, options, "toOpenAIAgentsTools");
     const { tool } = (0, adapters_cjs_1.requirePeer)("toOpenAIAgentsTools", "the OpenAI Agents SDK", "@openai/agents", () => require("@openai/agents"));
-    return tools.map((t) => tool({
+    return tools.map((t) => Object.assign(tool({
         name: t.name,
         description: t.description,
         parameters: t.parameters,
         strict: false,
-        execute: async (input, _context, details) => (await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal })).text,
+        needsApproval: async (_context, input) => t.needsApproval(input),
+        execute: async (input, _context, details) => {
+            // The SDK runs a call that needs approval only once `state.approve` approved it.
+            const outcome = await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal, approved: await t.needsApproval(input) });
+            return outcome.text;
+        },
         // Failures are outputs already; only an abort is thrown, and it ends the run.
         errorFunction: null,
-    }));
+    }), { effect: t.effect }));
 }

@@ -40,7 +40,17 @@ export type FrameworkAdapterOptions = {
   maxOutputChars?: number;
   /** The tool definitions offered (default: `toolkit.getAllowedTools()`, the policy-allowed ones). */
   tools?: ReadonlyArray<AnyToolDefinition>;
+  /**
+   * Which calls wait for the framework's own approval (the AI SDK's and the OpenAI Agents SDK's
+   * `needsApproval`): `"writes"` (the default: the `write` and `exec` effect classes), `"none"`,
+   * or a function of the tool's name and input. A call a permission rule asks about always
+   * waits. With `review`, the hook decides in-process instead and nothing waits.
+   */
+  approval?: Approval;
 };
+
+/** The `approval` option of the adapters. */
+export type Approval = "writes" | "none" | ((toolName: string, input: unknown) => boolean | Promise<boolean>);
 
 /**
  * The effect class of a tool, as runToolLoop schedules it: `read` runs at once, `write` and
@@ -62,8 +72,13 @@ export type AdapterTool = {
   /** The input's JSON Schema (an object schema). */
   parameters: Record<string, unknown>;
   effect: ToolEffect;
-  /** Runs one call; `input` is the arguments object (or its JSON text). */
-  run(input: unknown, call?: { id?: string; signal?: AbortSignal }): Promise<AdapterOutcome>;
+  /** Whether a call with this input waits for the framework's approval (the `approval` option). */
+  needsApproval(input: unknown): Promise<boolean>;
+  /**
+   * Runs one call; `input` is the arguments object (or its JSON text). `approved`: the
+   * framework's approval let it run (a permission rule that asks is then satisfied).
+   */
+  run(input: unknown, call?: { id?: string; signal?: AbortSignal; approved?: boolean }): Promise<AdapterOutcome>;
 };
 
 const DEFAULT_MAX_OUTPUT_CHARS = 20_000;
@@ -84,8 +99,11 @@ export function requirePeer<T>(adapter: string, framework: string, pkg: string, 
 /** The toolkit's tools (and the cache tools) as framework-neutral AdapterTools. */
 export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptions | undefined, caller: string): AdapterTool[] {
   if (!toolkitState.has(toolkit as object)) throw new TypeError(`${caller}: toolkit must be made by createAgentToolkit`);
-  const { review, outputCache, maxOutputChars = DEFAULT_MAX_OUTPUT_CHARS, tools } = options ?? {};
+  const { review, outputCache, maxOutputChars = DEFAULT_MAX_OUTPUT_CHARS, tools, approval = "writes" } = options ?? {};
   if (review !== undefined && typeof review !== "function") throw new TypeError(`${caller}: options.review must be a function`);
+  if (approval !== "writes" && approval !== "none" && typeof approval !== "function") {
+    throw new TypeError(`${caller}: options.approval must be "writes", "none" or a function`);
+  }
   if (!Number.isInteger(maxOutputChars) || maxOutputChars < 1) throw new TypeError(`${caller}: options.maxOutputChars must be an integer >= 1`);
   if (outputCache !== undefined && (typeof outputCache?.record !== "function" || typeof outputCache?.read !== "function")) {
     throw new TypeError(`${caller}: options.outputCache must be an OutputCache`);
@@ -120,7 +138,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
     const { name, description, parameters } = definition.function;
     const effect = effectClass(name, rt.userTool(name));
     const reviewed = review !== undefined && isReviewed(effect);
-    const call = async (args: unknown, id: string, signal: AbortSignal | undefined): Promise<AdapterOutcome> => {
+    const call = async (args: unknown, id: string, signal: AbortSignal | undefined, approved: boolean): Promise<AdapterOutcome> => {
       if (signal?.aborted) throw callAborted();
       let input = args;
       // A permission rule that asks: reviewed whatever the effect, and run as approved.
@@ -143,7 +161,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
         else if (decision?.decision !== "approve") return { status: "rejected", text: "Rejected by review: the review hook gave no decision" };
       }
       try {
-        const output = await bounded(rt.output(name, input, { signal, approved: asks }), { signal });
+        const output = await bounded(rt.output(name, input, { signal, approved: asks || approved }), { signal });
         return { status: "ok", text: page(output) };
       } catch (error) {
         if (isAbort(error) || signal?.aborted) throw callAborted();
@@ -157,11 +175,20 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
       // frameworks take for a Standard Schema.
       parameters: JSON.parse(JSON.stringify(parameters)) as Record<string, unknown>,
       effect,
-      run(input, { id, signal } = {}) {
+      async needsApproval(input) {
+        if (review !== undefined) return false;
+        const parsed = parseArgs(input);
+        if ("error" in parsed) return false;
+        if (rt.permission(name, parsed.args)?.decision === "ask") return true;
+        if (approval === "none") return false;
+        if (approval === "writes") return isReviewed(effect);
+        return (await approval(name, parsed.args)) === true;
+      },
+      run(input, { id, signal, approved = false } = {}) {
         const parsed = parseArgs(input);
         if ("error" in parsed) return Promise.resolve({ status: "error", text: `Error executing tool: ${parsed.error}` });
         const callId = id ?? `call-${++calls}`;
-        return effect === "read" ? call(parsed.args, callId, signal) : serial(() => call(parsed.args, callId, signal));
+        return effect === "read" ? call(parsed.args, callId, signal, approved) : serial(() => call(parsed.args, callId, signal, approved));
       },
     };
   };
@@ -181,6 +208,7 @@ function cacheTool(tool: AnyTool): AdapterTool {
     description: tool.description,
     parameters: JSON.parse(JSON.stringify(fn.parameters)) as Record<string, unknown>,
     effect: "read",
+    needsApproval: async () => false,
     async run(input, { signal } = {}) {
       if (signal?.aborted) throw callAborted();
       const parsed = parseArgs(input);

@@ -17,7 +17,8 @@ type LangChain = { tools: typeof import("@langchain/core/tools", { with: { "reso
  * `tool()` over the tool's JSON Schema. Invoked with a tool call (`tool.invoke(aiMessage.tool_calls[i])`,
  * as agents do), it returns a ToolMessage: a failed call (policy denial, sandbox, invalid
  * arguments, the tool's error) has `status: "error"` and its "Error executing tool: ..." text as
- * content, a call the review hook rejects "Rejected by review: ...". Invoked with plain arguments,
+ * content, a call the review hook rejects `status: "error"` and "Rejected by review: ...". Invoked
+ * with plain arguments,
  * it returns that text. The call's `signal` (the run's config) stops its native work.
  */
 export function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): DynamicStructuredTool[] {
@@ -25,15 +26,15 @@ export function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapter
   const lc = requirePeer("toLangChainTools", "LangChain", "@langchain/core", (): LangChain => ({ tools: require("@langchain/core/tools"), messages: require("@langchain/core/messages") }));
   return tools.map(
     (t) =>
-      lc.tools.tool(
+      Object.assign(lc.tools.tool(
         async (input: unknown, config?: { signal?: AbortSignal; toolCall?: { id?: string } }): Promise<string | ToolMessage> => {
           const id = config?.toolCall?.id;
           const outcome = await t.run(input, { id, signal: config?.signal });
           if (id === undefined) return outcome.text;
-          const status = outcome.status === "error" ? "error" : "success";
+          const status = outcome.status === "ok" ? "success" : "error";
           return new lc.messages.ToolMessage({ content: outcome.text, tool_call_id: id, name: t.name, status });
         },
         { name: t.name, description: t.description, schema: t.parameters },
-      ) as unknown as DynamicStructuredTool,
+      ), { effect: t.effect }) as unknown as DynamicStructuredTool,
   );
 }

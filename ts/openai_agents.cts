@@ -27,15 +27,22 @@ export function toOpenAIAgentsTools(toolkit: AnyToolkit, options?: FrameworkAdap
   const tools = adapterTools(toolkit, options, "toOpenAIAgentsTools");
   const { tool } = requirePeer("toOpenAIAgentsTools", "the OpenAI Agents SDK", "@openai/agents", (): AgentsModule => require("@openai/agents"));
   return tools.map((t) =>
+    Object.assign(
     tool({
       name: t.name,
       description: t.description,
       parameters: t.parameters,
       strict: false,
-      execute: async (input: unknown, _context: unknown, details?: { toolCall?: { callId?: string }; signal?: AbortSignal }) =>
-        (await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal })).text,
+      needsApproval: async (_context: unknown, input: unknown) => t.needsApproval(input),
+      execute: async (input: unknown, _context: unknown, details?: { toolCall?: { callId?: string }; signal?: AbortSignal }) => {
+        // The SDK runs a call that needs approval only once `state.approve` approved it.
+        const outcome = await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal, approved: await t.needsApproval(input) });
+        return outcome.text;
+      },
       // Failures are outputs already; only an abort is thrown, and it ends the run.
       errorFunction: null,
     } as unknown as ToolOptions),
+    { effect: t.effect },
+    ),
   ) as unknown as FunctionTool[];
 }
