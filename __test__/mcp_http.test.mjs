@@ -312,6 +312,15 @@ describeFetching("MCP over Streamable HTTP (SDK client)", () => {
     await request(server.url, { method: "DELETE", headers: { ...auth, "mcp-session-id": ok.headers["mcp-session-id"] } });
   });
 
+  test("OAuth discovery gets 404 at once (no OAuth here), so a client without the token reports the 401", { timeout: 60_000 }, async () => {
+    const base = new URL(server.url);
+    for (const p of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"]) {
+      const answer = await request(new URL(p, base).href, { method: "GET" });
+      assert.equal(answer.status, 404, p);
+      assert.match(JSON.parse(answer.body).error.message, /no OAuth/);
+    }
+  });
+
   test("a foreign Origin or Host is refused with 403 (DNS rebinding), even with the token", { timeout: 60_000 }, async () => {
     for (const origin of ["http://evil.example", `http://evil.example:${server.port}`, "null", `http://localhost:${server.port + 1}`, `file://${fx.root}`]) {
       const answer = await request(server.url, { body: INIT, headers: { ...auth, origin } });

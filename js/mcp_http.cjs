@@ -378,10 +378,15 @@ async function serveMcpHttp(settings, ctx) {
         if (!originAllowed(origin, settings, port)) {
             return sendError(res, 403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
         }
+        const url = new URL(req.url ?? "/", "http://localhost");
+        // No OAuth here: a client that looks for its metadata (after a 401) learns so at once and
+        // reports the missing token, instead of starting an authorization flow.
+        if (url.pathname.startsWith("/.well-known/")) {
+            return sendError(res, 404, -32000, "Not Found: this server has no OAuth; send its bearer token (--token-file)");
+        }
         if (settings.tokenDigest !== null && !tokenMatches(req.headers.authorization, settings.tokenDigest)) {
             return sendError(res, 401, -32001, "Unauthorized: a valid bearer token is required", null, { "www-authenticate": 'Bearer realm="agent-tools-native"' });
         }
-        const url = new URL(req.url ?? "/", "http://localhost");
         if (url.pathname !== exports.MCP_PATH)
             return sendError(res, 404, -32000, `Not Found: the MCP endpoint is ${exports.MCP_PATH}`);
         const method = req.method ?? "";

@@ -298,7 +298,9 @@ try {
   step("linux-x64-gnu: tsc --strict on a typed invoke");
   npmInstall(nodeDir, "typescript@5.9", `@types/node@${NODE_VERSION.split(".")[0]}`);
   run(join(nodeDir, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], { cwd: nodeDir });
-  results.push(["linux-x64-gnu", "tsc", "tsc --strict on a typed invoke: passed"]);
+  // the subpath entries under moduleResolution "node", through typesVersions
+  run(join(nodeDir, "node_modules/.bin/tsc"), ["-p", "tsconfig.node10.json"], { cwd: nodeDir });
+  results.push(["linux-x64-gnu", "tsc", "tsc --strict on a typed invoke, and the subpath types under moduleResolution node: passed"]);
 
   step("linux-x64-gnu: bun add agent-tools-native, Bun");
   const bun = join(root, "node_modules/.bin/bun");
