@@ -813,6 +813,26 @@ describe("CLI", () => {
     assert.equal(names.length, builtInCatalog().length - 1);
   });
 
+  test("mcp over stdio: requests sent before stdin's end of file are answered before the server exits", { ...onlyOn(["unix"], NEEDS.sh), timeout: 120_000 }, async () => {
+    const child = spawn(NODE, [BIN, "mcp", "--root", fx.root], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "eof", version: "1" } } });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 0.5; echo late"] } } });
+    send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "read_file", arguments: { path: "a.txt" } } });
+    child.stdin.end();
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    assert.equal(code, 0);
+    const answers = new Map(out.split("\n").filter(Boolean).map((line) => JSON.parse(line)).map((m) => [m.id, m]));
+    assert.deepEqual([...answers.keys()].sort(), [1, 2, 3]);
+    assert.equal(JSON.parse(answers.get(2).result.content[0].text).stdout, "late\n");
+    assert.equal(JSON.parse(answers.get(3).result.content[0].text).content, "hello\nworld\n");
+  });
+
   test("call: result JSON and exit 0; tool error exit 1; bad usage exit 2", { timeout: 120_000 }, () => {
     const ok = cli("call", "read_file", '{"path":"a.txt"}');
     assert.equal(ok.status, 0, ok.stderr);

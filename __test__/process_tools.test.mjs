@@ -131,7 +131,12 @@ describe("process tools: a dev server, a dialogue, exits", UNIX, () => {
       // The reads answer once the last line is there, whatever the order the writes landed in.
       await Promise.all(writes);
       const results = await Promise.all(reads);
-      const all = await call("process_read", { process_id: p.process_id, cursor: 0 });
+      // The writes may land in any order: "got 5" can come before another line is echoed.
+      let all;
+      for (const deadline = Date.now() + 30_000; ; ) {
+        all = await call("process_read", { process_id: p.process_id, cursor: 0, wait_ms: 200 });
+        if (all.output.trim().split("\n").length >= 5 || Date.now() > deadline) break;
+      }
       assert.deepEqual(all.output.trim().split("\n").sort(), ["got 1", "got 2", "got 3", "got 4", "got 5"]);
       for (const r of results) assert.equal(r.status, "running");
     });

@@ -613,21 +613,28 @@ async function serveMcp(options, userTools, sdk) {
     const { server, tools, running, close } = createMcpSession(options, userTools, sdk);
     const transport = new mcp_stdio_cjs_1.LineTransport(process.stdin, process.stdout, { maxMessageBytes: options.maxMessageBytes, types: sdk.types });
     let closing = false;
-    const shutdown = () => {
+    /**
+     * The end of the session. At stdin's end of file the calls already sent are answered first (a
+     * client may send its last request and close its end at once); when the transport itself
+     * fails they are aborted, as nobody could read their answers.
+     */
+    const shutdown = async (answerFirst) => {
         if (closing)
             return;
         closing = true;
+        // every request read is answered (its answer written) before the transport goes
+        if (answerFirst)
+            await transport.whenAnswered();
         for (const controller of running)
             controller.abort(new Error("the client went away"));
         // The session's processes end with it, before the server goes.
-        Promise.allSettled([close(), server.close()]).finally(() => {
-            // Running native work (aborted above) must not keep the process: exit once it settles.
-            setTimeout(() => process.exit(0), 2_000).unref();
-        });
+        await Promise.allSettled([close(), server.close()]);
+        // Running native work (aborted above) must not keep the process: exit once it settles.
+        setTimeout(() => process.exit(0), 2_000).unref();
     };
-    process.stdin.on("end", shutdown);
-    process.stdin.on("close", shutdown);
-    transport.onclose = shutdown;
+    process.stdin.on("end", () => void shutdown(true));
+    process.stdin.on("close", () => void shutdown(true));
+    transport.onclose = () => void shutdown(false);
     await server.connect(transport);
     process.stderr.write(`agent-tools-native ${VERSION}: MCP server on stdio (root ${options.root === undefined ? "from the client" : node_path_1.default.resolve(options.root)}, ` +
         `write scope ${options.writeScope}, ${tools} tools)\n`);

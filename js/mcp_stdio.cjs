@@ -196,6 +196,9 @@ class LineTransport {
     oversize = null;
     started = false;
     closed = false;
+    /** The ids of the requests read and not answered yet, and who waits for none to be left. */
+    unanswered = new Set();
+    answeredWaiters = [];
     constructor(input, output, options = {}) {
         this.input = input;
         this.output = output;
@@ -222,14 +225,37 @@ class LineTransport {
             this.input.pause();
         this.pieces = [];
         this.oversize = null;
+        // nothing more can be answered: nobody waits for it
+        this.unanswered.clear();
+        for (const resolve of this.answeredWaiters.splice(0))
+            resolve();
         this.onclose?.();
     }
     send(message) {
         return new Promise((resolve, reject) => {
             if (this.closed)
                 return reject(new Error("the transport is closed"));
-            this.output.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+            this.output.write(`${JSON.stringify(message)}\n`, (error) => {
+                if ("id" in message && !("method" in message))
+                    this.answered(message.id);
+                if (error)
+                    reject(error);
+                else
+                    resolve();
+            });
         });
+    }
+    /** Resolves once every request read so far has been answered (its answer written). */
+    whenAnswered() {
+        if (this.unanswered.size === 0)
+            return Promise.resolve();
+        return new Promise((resolve) => this.answeredWaiters.push(resolve));
+    }
+    answered(id) {
+        this.unanswered.delete(id);
+        if (this.unanswered.size === 0)
+            for (const resolve of this.answeredWaiters.splice(0))
+                resolve();
     }
     onStreamError = (error) => {
         this.onerror?.(error);
@@ -304,8 +330,12 @@ class LineTransport {
             this.onerror?.(error);
             return;
         }
-        if ("deliver" in verdict)
-            this.onmessage?.(verdict.deliver);
+        if ("deliver" in verdict) {
+            const message = verdict.deliver;
+            if ("method" in message && "id" in message)
+                this.unanswered.add(message.id);
+            this.onmessage?.(message);
+        }
         else if ("reply" in verdict)
             this.reply(verdict.reply.id, verdict.reply.code, verdict.reply.message);
         else

@@ -70,10 +70,16 @@ export declare class LineTransport implements Transport {
     private oversize;
     private started;
     private closed;
+    /** The ids of the requests read and not answered yet, and who waits for none to be left. */
+    private readonly unanswered;
+    private answeredWaiters;
     constructor(input: Readable, output: Writable, options?: LineTransportOptions);
     start(): Promise<void>;
     close(): Promise<void>;
     send(message: JSONRPCMessage): Promise<void>;
+    /** Resolves once every request read so far has been answered (its answer written). */
+    whenAnswered(): Promise<void>;
+    private answered;
     private readonly onStreamError;
     private readonly onData;
     /** A piece of the current line. */

@@ -195,6 +195,9 @@ export class LineTransport implements Transport {
   private oversize: { scanner: TopLevelIdScanner; bytes: number } | null = null;
   private started = false;
   private closed = false;
+  /** The ids of the requests read and not answered yet, and who waits for none to be left. */
+  private readonly unanswered = new Set<string | number>();
+  private answeredWaiters: Array<() => void> = [];
 
   constructor(
     private readonly input: Readable,
@@ -223,14 +226,32 @@ export class LineTransport implements Transport {
     if (this.input.listenerCount("data") === 0) this.input.pause();
     this.pieces = [];
     this.oversize = null;
+    // nothing more can be answered: nobody waits for it
+    this.unanswered.clear();
+    for (const resolve of this.answeredWaiters.splice(0)) resolve();
     this.onclose?.();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error("the transport is closed"));
-      this.output.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+      this.output.write(`${JSON.stringify(message)}\n`, (error) => {
+        if ("id" in message && !("method" in message)) this.answered(message.id as string | number);
+        if (error) reject(error);
+        else resolve();
+      });
     });
+  }
+
+  /** Resolves once every request read so far has been answered (its answer written). */
+  whenAnswered(): Promise<void> {
+    if (this.unanswered.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.answeredWaiters.push(resolve));
+  }
+
+  private answered(id: string | number): void {
+    this.unanswered.delete(id);
+    if (this.unanswered.size === 0) for (const resolve of this.answeredWaiters.splice(0)) resolve();
   }
 
   private readonly onStreamError = (error: Error): void => {
@@ -302,7 +323,11 @@ export class LineTransport implements Transport {
       this.onerror?.(error as Error);
       return;
     }
-    if ("deliver" in verdict) this.onmessage?.(verdict.deliver);
+    if ("deliver" in verdict) {
+      const message = verdict.deliver;
+      if ("method" in message && "id" in message) this.unanswered.add(message.id as string | number);
+      this.onmessage?.(message);
+    }
     else if ("reply" in verdict) this.reply(verdict.reply.id, verdict.reply.code, verdict.reply.message);
     else this.log(`agent-tools-native: dropped ${verdict.drop}`);
   }
