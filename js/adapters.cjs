@@ -76,27 +76,12 @@ function adapterTools(toolkit, options, caller) {
             // A permission rule that asks: reviewed whatever the effect, and run as approved.
             const asks = review !== undefined && rt.permission(name, input)?.decision === "ask";
             if (reviewed || asks) {
-                const request = { id, name, args: input, preview: (0, loop_cjs_1.preview)(name, input) };
-                if (name === "exec_command" && !rt.userTool(name)) {
-                    const sandbox = attempt(() => rt.execSandbox());
-                    if (sandbox !== undefined)
-                        request.sandbox = sandbox;
-                }
-                let decision;
-                try {
-                    decision = await (0, loop_cjs_1.bounded)(review(request), { signal });
-                }
-                catch (error) {
-                    if ((0, errors_cjs_1.isAbort)(error) || signal?.aborted)
-                        throw callAborted();
-                    decision = { decision: "reject", reason: `review failed: ${(0, errors_cjs_1.messageOf)(error)}` };
-                }
-                if (decision?.decision === "reject")
-                    return { status: "rejected", text: `Rejected by review: ${decision.reason ?? "no reason given"}` };
-                if (decision?.decision === "edit")
-                    input = decision.args;
-                else if (decision?.decision !== "approve")
-                    return { status: "rejected", text: "Rejected by review: the review hook gave no decision" };
+                const verdict = await (0, loop_cjs_1.askReview)(review, (0, loop_cjs_1.reviewRequest)(rt, id, name, input), signal);
+                if ("aborted" in verdict)
+                    throw callAborted();
+                if ("rejected" in verdict)
+                    return { status: "rejected", text: verdict.rejected };
+                input = verdict.run;
             }
             try {
                 const output = await (0, loop_cjs_1.bounded)(rt.output(name, input, { signal, approved: asks || approved }), { signal });
@@ -118,7 +103,7 @@ function adapterTools(toolkit, options, caller) {
             async needsApproval(input) {
                 if (review !== undefined)
                     return false;
-                const parsed = parseArgs(input);
+                const parsed = (0, loop_cjs_1.parseArguments)(input);
                 if ("error" in parsed)
                     return false;
                 if (rt.permission(name, parsed.args)?.decision === "ask")
@@ -130,7 +115,7 @@ function adapterTools(toolkit, options, caller) {
                 return (await approval(name, parsed.args)) === true;
             },
             run(input, { id, signal, approved = false } = {}) {
-                const parsed = parseArgs(input);
+                const parsed = (0, loop_cjs_1.parseArguments)(input);
                 if ("error" in parsed)
                     return Promise.resolve({ status: "error", text: `Error executing tool: ${parsed.error}` });
                 const callId = id ?? `call-${++calls}`;
@@ -157,7 +142,7 @@ function cacheTool(tool) {
         async run(input, { signal } = {}) {
             if (signal?.aborted)
                 throw callAborted();
-            const parsed = parseArgs(input);
+            const parsed = (0, loop_cjs_1.parseArguments)(input);
             if ("error" in parsed)
                 return { status: "error", text: `Error executing tool: ${parsed.error}` };
             const result = await tool.executeRaw(JSON.stringify(parsed.args), { signal });
@@ -166,19 +151,6 @@ function cacheTool(tool) {
             return { status: result.is_error ? "error" : "ok", text };
         },
     };
-}
-/** The arguments as an object: frameworks hand over an object, or JSON text. */
-function parseArgs(input) {
-    if (input === undefined || input === null || input === "")
-        return { args: {} };
-    if (typeof input !== "string")
-        return { args: input };
-    try {
-        return { args: JSON.parse(input) };
-    }
-    catch (error) {
-        return { error: `invalid JSON arguments: ${error.message}` };
-    }
 }
 /**
  * An output as lines to page: a built-in's JSON output is one line, so its value is written out
@@ -221,14 +193,6 @@ function linesOf(text) {
     };
     write(value, "", "");
     return out.join("\n");
-}
-function attempt(get) {
-    try {
-        return get();
-    }
-    catch {
-        return undefined;
-    }
 }
 /** What `run` rejects with when the framework's signal fires. */
 const callAborted = () => (0, errors_cjs_1.abortError)("the tool call was aborted");

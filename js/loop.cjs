@@ -11,6 +11,9 @@ exports.toolUses = toolUses;
 exports.textOf = textOf;
 exports.bounded = bounded;
 exports.makeToolLoop = makeToolLoop;
+exports.parseArguments = parseArguments;
+exports.reviewRequest = reviewRequest;
+exports.askReview = askReview;
 exports.preview = preview;
 const errors_cjs_1 = require("./errors.cjs");
 const native_cjs_1 = require("./native.cjs");
@@ -247,45 +250,20 @@ function makeToolLoop(runtimeOf) {
             }
             let args = parsed[i].args;
             if (review && (asks.has(i) || (0, exports.isReviewed)(effectClass(call.name, rt.userTool(call.name))))) {
-                const request = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
-                if (call.name === "exec_command" && !rt.userTool(call.name)) {
-                    // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
-                    const sandbox = attempt(() => rt.execSandbox());
-                    if (sandbox !== undefined)
-                        request.sandbox = sandbox;
-                }
+                const request = reviewRequest(rt, call.id, call.name, args);
                 emit({ type: "review_request", ...request });
-                let decision;
-                try {
-                    decision = await bounded(review(request), { signal });
-                }
-                catch (error) {
-                    decision = (0, errors_cjs_1.isAbort)(error) ? null : { decision: "reject", reason: `review failed: ${(0, errors_cjs_1.messageOf)(error)}` };
-                }
-                if (decision === null) {
+                const verdict = await askReview(review, request, signal);
+                if ("aborted" in verdict) {
                     results[i] = cancelled(call);
                     continue;
                 }
-                emit({ type: "review_decision", id: call.id, name: call.name, decision });
-                if (decision?.decision === "reject") {
-                    const reason = decision.reason ?? "no reason given";
-                    results[i] = { tool_use_id: call.id, tool_name: call.name, output: `Rejected by review: ${reason}`, is_error: false, is_rejected: true };
+                emit({ type: "review_decision", id: call.id, name: call.name, decision: verdict.decision });
+                if ("rejected" in verdict) {
+                    results[i] = { tool_use_id: call.id, tool_name: call.name, output: verdict.rejected, is_error: false, is_rejected: true };
                     record.calls[i] = rejectedCall(call, args, { is_error: false, is_rejected: true });
                     continue;
                 }
-                if (decision?.decision === "edit")
-                    args = decision.args;
-                else if (decision?.decision !== "approve") {
-                    results[i] = {
-                        tool_use_id: call.id,
-                        tool_name: call.name,
-                        output: "Rejected by review: the review hook gave no decision",
-                        is_error: false,
-                        is_rejected: true,
-                    };
-                    record.calls[i] = rejectedCall(call, args, { is_error: false, is_rejected: true });
-                    continue;
-                }
+                args = verdict.run;
             }
             // An approval covers the call as the reviewer left it (edited or not).
             await execute(call, i, args, asks.has(i));
@@ -325,16 +303,59 @@ function rejectedCall(call, args, flags) {
 }
 /** A call's input as an object: providers give an object or a JSON string. */
 function parseInput(call) {
-    const input = call.input;
-    if (typeof input === "string") {
-        try {
-            return { args: input === "" ? {} : JSON.parse(input) };
-        }
-        catch (error) {
-            return { error: `Error executing tool: invalid JSON arguments: ${error.message}` };
-        }
+    const parsed = parseArguments(call.input);
+    return "error" in parsed ? { error: `Error executing tool: ${parsed.error}` } : parsed;
+}
+/**
+ * A call's arguments as an object: providers and frameworks hand over an object or JSON text;
+ * none (`undefined`, `null`, `""`) is `{}`. The one parser of the loop, the adapters and the
+ * tools' `executeRaw`.
+ */
+function parseArguments(input) {
+    if (input === undefined || input === null || input === "")
+        return { args: {} };
+    if (typeof input !== "string")
+        return { args: input };
+    try {
+        return { args: JSON.parse(input) };
     }
-    return { args: input ?? {} };
+    catch (error) {
+        return { error: `invalid JSON arguments: ${error.message}` };
+    }
+}
+/** What the review hook is shown of a call: its preview, and for exec_command the OS sandbox it would run under. */
+function reviewRequest(rt, id, name, args) {
+    const request = { id, name, args, preview: preview(name, args) };
+    if (name === "exec_command" && !rt.userTool(name)) {
+        // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
+        const sandbox = attempt(() => rt.execSandbox());
+        if (sandbox !== undefined)
+            request.sandbox = sandbox;
+    }
+    return request;
+}
+/**
+ * Asks the review hook about a call — the one way runToolLoop and the adapters do — and says
+ * what to run (the arguments as approved or edited), or the text the model reads of a rejection
+ * (a hook that throws, or gives no decision, rejects). `aborted`: `signal` fired meanwhile.
+ */
+async function askReview(review, request, signal) {
+    let decision;
+    try {
+        decision = await bounded(review(request), { signal });
+    }
+    catch (error) {
+        if ((0, errors_cjs_1.isAbort)(error) || signal?.aborted)
+            return { aborted: true };
+        decision = { decision: "reject", reason: `review failed: ${(0, errors_cjs_1.messageOf)(error)}` };
+    }
+    if (decision?.decision === "reject")
+        return { rejected: `Rejected by review: ${decision.reason ?? "no reason given"}`, decision };
+    if (decision?.decision === "edit")
+        return { run: decision.args, decision };
+    if (decision?.decision === "approve")
+        return { run: request.args, decision };
+    return { rejected: "Rejected by review: the review hook gave no decision", decision };
 }
 /** What a reviewer sees of a change: the built-in's review fields, or all arguments of a user tool. */
 function preview(name, args) {

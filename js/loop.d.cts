@@ -259,6 +259,32 @@ export declare function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRun
         result: Promise<ToolLoopResult>;
     };
 };
+/**
+ * A call's arguments as an object: providers and frameworks hand over an object or JSON text;
+ * none (`undefined`, `null`, `""`) is `{}`. The one parser of the loop, the adapters and the
+ * tools' `executeRaw`.
+ */
+export declare function parseArguments(input: unknown): {
+    args: unknown;
+} | {
+    error: string;
+};
+/** What the review hook is shown of a call: its preview, and for exec_command the OS sandbox it would run under. */
+export declare function reviewRequest(rt: Pick<LoopRuntime, "userTool" | "execSandbox">, id: string, name: string, args: unknown): ReviewRequest;
+/**
+ * Asks the review hook about a call — the one way runToolLoop and the adapters do — and says
+ * what to run (the arguments as approved or edited), or the text the model reads of a rejection
+ * (a hook that throws, or gives no decision, rejects). `aborted`: `signal` fired meanwhile.
+ */
+export declare function askReview(review: NonNullable<ToolLoopOptions["review"]>, request: ReviewRequest, signal: AbortSignal | undefined): Promise<{
+    run: unknown;
+    decision: ReviewDecision;
+} | {
+    rejected: string;
+    decision: ReviewDecision;
+} | {
+    aborted: true;
+}>;
 /** What a reviewer sees of a change: the built-in's review fields, or all arguments of a user tool. */
 export declare function preview(name: string, args: unknown): ReviewRequest["preview"];
 export {};

@@ -253,13 +253,10 @@ const asTools = function asTools(toolkit) {
         description,
         definition,
         async executeRaw(rawArgsJson, ctx = {}) {
-            let args;
-            try {
-                args = rawArgsJson === undefined || rawArgsJson === null || rawArgsJson === "" ? {} : JSON.parse(rawArgsJson);
-            }
-            catch (error) {
-                return (0, user_tools_cjs_1.errorResult)(`invalid JSON arguments: ${error.message}`);
-            }
+            const parsed = (0, loop_cjs_1.parseArguments)(rawArgsJson);
+            if ("error" in parsed)
+                return (0, user_tools_cjs_1.errorResult)(parsed.error);
+            const { args } = parsed;
             try {
                 const runtime = { ...registered.runtime, ...ctx };
                 const out = await invoke(context, name, args, { ...registered, runtime });

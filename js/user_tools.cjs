@@ -16,6 +16,7 @@ exports.stableStringify = stableStringify;
 exports.toToolMessageContent = toToolMessageContent;
 exports.outputCacheTools = outputCacheTools;
 exports.applyOutputCache = applyOutputCache;
+const loop_cjs_1 = require("./loop.cjs");
 const PORTABLE_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 /** Keywords OpenAI strict mode rejects (refused at definition time). */
 const STRICT_UNSUPPORTED = [
@@ -260,13 +261,10 @@ function runExecute(tool, input, ctx) {
 /** JSON text in, ToolResult out; every failure becomes an `is_error` result. */
 async function executeRaw(tool, rawArgsJson, ctx = {}) {
     try {
-        let args;
-        try {
-            args = rawArgsJson === undefined || rawArgsJson === null || rawArgsJson === "" ? {} : JSON.parse(rawArgsJson);
-        }
-        catch (error) {
-            return errorResult(`invalid JSON arguments: ${error.message}`);
-        }
+        const parsed = (0, loop_cjs_1.parseArguments)(rawArgsJson);
+        if ("error" in parsed)
+            return errorResult(parsed.error);
+        const { args } = parsed;
         let input;
         try {
             input = await validateInput(tool, args);

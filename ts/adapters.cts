@@ -11,11 +11,13 @@ import {
   type AnyToolDefinition,
   type AnyToolkit,
   bounded,
+  askReview,
   effectClass,
   isReviewed,
-  preview,
+  parseArguments,
   type ReviewDecision,
   type ReviewRequest,
+  reviewRequest,
 } from "./loop.cjs";
 import { loopRuntime } from "./loop_runtime.cjs";
 import { toolkitState } from "./toolkit.cjs";
@@ -144,21 +146,10 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
       // A permission rule that asks: reviewed whatever the effect, and run as approved.
       const asks = review !== undefined && rt.permission(name, input)?.decision === "ask";
       if (reviewed || asks) {
-        const request: ReviewRequest = { id, name, args: input, preview: preview(name, input) };
-        if (name === "exec_command" && !rt.userTool(name)) {
-          const sandbox = attempt(() => rt.execSandbox());
-          if (sandbox !== undefined) request.sandbox = sandbox;
-        }
-        let decision: ReviewDecision | undefined;
-        try {
-          decision = await bounded((review as NonNullable<typeof review>)(request), { signal });
-        } catch (error) {
-          if (isAbort(error) || signal?.aborted) throw callAborted();
-          decision = { decision: "reject", reason: `review failed: ${messageOf(error)}` };
-        }
-        if (decision?.decision === "reject") return { status: "rejected", text: `Rejected by review: ${decision.reason ?? "no reason given"}` };
-        if (decision?.decision === "edit") input = decision.args;
-        else if (decision?.decision !== "approve") return { status: "rejected", text: "Rejected by review: the review hook gave no decision" };
+        const verdict = await askReview(review as NonNullable<typeof review>, reviewRequest(rt, id, name, input), signal);
+        if ("aborted" in verdict) throw callAborted();
+        if ("rejected" in verdict) return { status: "rejected", text: verdict.rejected };
+        input = verdict.run;
       }
       try {
         const output = await bounded(rt.output(name, input, { signal, approved: asks || approved }), { signal });
@@ -177,7 +168,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
       effect,
       async needsApproval(input) {
         if (review !== undefined) return false;
-        const parsed = parseArgs(input);
+        const parsed = parseArguments(input);
         if ("error" in parsed) return false;
         if (rt.permission(name, parsed.args)?.decision === "ask") return true;
         if (approval === "none") return false;
@@ -185,7 +176,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
         return (await approval(name, parsed.args)) === true;
       },
       run(input, { id, signal, approved = false } = {}) {
-        const parsed = parseArgs(input);
+        const parsed = parseArguments(input);
         if ("error" in parsed) return Promise.resolve({ status: "error", text: `Error executing tool: ${parsed.error}` });
         const callId = id ?? `call-${++calls}`;
         return effect === "read" ? call(parsed.args, callId, signal, approved) : serial(() => call(parsed.args, callId, signal, approved));
@@ -211,7 +202,7 @@ function cacheTool(tool: AnyTool): AdapterTool {
     needsApproval: async () => false,
     async run(input, { signal } = {}) {
       if (signal?.aborted) throw callAborted();
-      const parsed = parseArgs(input);
+      const parsed = parseArguments(input);
       if ("error" in parsed) return { status: "error", text: `Error executing tool: ${parsed.error}` };
       const result = await tool.executeRaw(JSON.stringify(parsed.args), { signal });
       const content = toToolMessageContent(result);
@@ -221,16 +212,6 @@ function cacheTool(tool: AnyTool): AdapterTool {
   };
 }
 
-/** The arguments as an object: frameworks hand over an object, or JSON text. */
-function parseArgs(input: unknown): { args: unknown } | { error: string } {
-  if (input === undefined || input === null || input === "") return { args: {} };
-  if (typeof input !== "string") return { args: input };
-  try {
-    return { args: JSON.parse(input) };
-  } catch (error) {
-    return { error: `invalid JSON arguments: ${(error as Error).message}` };
-  }
-}
 
 /**
  * An output as lines to page: a built-in's JSON output is one line, so its value is written out
@@ -265,13 +246,6 @@ export function linesOf(text: string): string {
   return out.join("\n");
 }
 
-function attempt<T>(get: () => T): T | undefined {
-  try {
-    return get();
-  } catch {
-    return undefined;
-  }
-}
 
 /** What `run` rejects with when the framework's signal fires. */
 const callAborted = () => abortError("the tool call was aborted");

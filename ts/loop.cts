@@ -368,42 +368,20 @@ export function makeToolLoop(runtimeOf: (toolkit: AnyToolkit) => LoopRuntime) {
       }
       let args = (parsed[i] as ParsedInput).args;
       if (review && (asks.has(i) || isReviewed(effectClass(call.name, rt.userTool(call.name))))) {
-        const request: ReviewRequest = { id: call.id, name: call.name, args, preview: preview(call.name, args) };
-        if (call.name === "exec_command" && !rt.userTool(call.name)) {
-          // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
-          const sandbox = attempt(() => rt.execSandbox());
-          if (sandbox !== undefined) request.sandbox = sandbox;
-        }
+        const request = reviewRequest(rt, call.id, call.name, args);
         emit({ type: "review_request", ...request });
-        let decision: ReviewDecision | null;
-        try {
-          decision = await bounded(review(request), { signal });
-        } catch (error) {
-          decision = isAbort(error) ? null : { decision: "reject", reason: `review failed: ${messageOf(error)}` };
-        }
-        if (decision === null) {
+        const verdict = await askReview(review, request, signal);
+        if ("aborted" in verdict) {
           results[i] = cancelled(call);
           continue;
         }
-        emit({ type: "review_decision", id: call.id, name: call.name, decision });
-        if (decision?.decision === "reject") {
-          const reason = decision.reason ?? "no reason given";
-          results[i] = { tool_use_id: call.id, tool_name: call.name, output: `Rejected by review: ${reason}`, is_error: false, is_rejected: true };
+        emit({ type: "review_decision", id: call.id, name: call.name, decision: verdict.decision });
+        if ("rejected" in verdict) {
+          results[i] = { tool_use_id: call.id, tool_name: call.name, output: verdict.rejected, is_error: false, is_rejected: true };
           record.calls[i] = rejectedCall(call, args, { is_error: false, is_rejected: true });
           continue;
         }
-        if (decision?.decision === "edit") args = decision.args;
-        else if (decision?.decision !== "approve") {
-          results[i] = {
-            tool_use_id: call.id,
-            tool_name: call.name,
-            output: "Rejected by review: the review hook gave no decision",
-            is_error: false,
-            is_rejected: true,
-          };
-          record.calls[i] = rejectedCall(call, args, { is_error: false, is_rejected: true });
-          continue;
-        }
+        args = verdict.run;
       }
       // An approval covers the call as the reviewer left it (edited or not).
       await execute(call, i, args, asks.has(i));
@@ -448,15 +426,57 @@ type ParsedInput = { args?: unknown; error?: string };
 
 /** A call's input as an object: providers give an object or a JSON string. */
 function parseInput(call: ToolUse): ParsedInput {
-  const input = call.input;
-  if (typeof input === "string") {
-    try {
-      return { args: input === "" ? {} : JSON.parse(input) };
-    } catch (error) {
-      return { error: `Error executing tool: invalid JSON arguments: ${(error as Error).message}` };
-    }
+  const parsed = parseArguments(call.input);
+  return "error" in parsed ? { error: `Error executing tool: ${parsed.error}` } : parsed;
+}
+
+/**
+ * A call's arguments as an object: providers and frameworks hand over an object or JSON text;
+ * none (`undefined`, `null`, `""`) is `{}`. The one parser of the loop, the adapters and the
+ * tools' `executeRaw`.
+ */
+export function parseArguments(input: unknown): { args: unknown } | { error: string } {
+  if (input === undefined || input === null || input === "") return { args: {} };
+  if (typeof input !== "string") return { args: input };
+  try {
+    return { args: JSON.parse(input) };
+  } catch (error) {
+    return { error: `invalid JSON arguments: ${(error as Error).message}` };
   }
-  return { args: input ?? {} };
+}
+
+/** What the review hook is shown of a call: its preview, and for exec_command the OS sandbox it would run under. */
+export function reviewRequest(rt: Pick<LoopRuntime, "userTool" | "execSandbox">, id: string, name: string, args: unknown): ReviewRequest {
+  const request: ReviewRequest = { id, name, args, preview: preview(name, args) };
+  if (name === "exec_command" && !rt.userTool(name)) {
+    // A malformed context.exec leaves it out: the call itself then fails with INVALID_ARGUMENT.
+    const sandbox = attempt(() => rt.execSandbox());
+    if (sandbox !== undefined) request.sandbox = sandbox;
+  }
+  return request;
+}
+
+/**
+ * Asks the review hook about a call — the one way runToolLoop and the adapters do — and says
+ * what to run (the arguments as approved or edited), or the text the model reads of a rejection
+ * (a hook that throws, or gives no decision, rejects). `aborted`: `signal` fired meanwhile.
+ */
+export async function askReview(
+  review: NonNullable<ToolLoopOptions["review"]>,
+  request: ReviewRequest,
+  signal: AbortSignal | undefined,
+): Promise<{ run: unknown; decision: ReviewDecision } | { rejected: string; decision: ReviewDecision } | { aborted: true }> {
+  let decision: ReviewDecision;
+  try {
+    decision = await bounded(review(request), { signal });
+  } catch (error) {
+    if (isAbort(error) || signal?.aborted) return { aborted: true };
+    decision = { decision: "reject", reason: `review failed: ${messageOf(error)}` };
+  }
+  if (decision?.decision === "reject") return { rejected: `Rejected by review: ${decision.reason ?? "no reason given"}`, decision };
+  if (decision?.decision === "edit") return { run: decision.args, decision };
+  if (decision?.decision === "approve") return { run: request.args, decision };
+  return { rejected: "Rejected by review: the review hook gave no decision", decision };
 }
 
 /** What a reviewer sees of a change: the built-in's review fields, or all arguments of a user tool. */

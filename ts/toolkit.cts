@@ -8,7 +8,7 @@ import { SecurityBypass } from "./bypass.cjs";
 import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
 import { processTables, readLedgers } from "./context.cjs";
 import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
-import { type AnyToolkit, loopAborted } from "./loop.cjs";
+import { type AnyToolkit, loopAborted, parseArguments } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
 import {
   APPROVED,
@@ -298,12 +298,9 @@ export const asTools = function asTools(toolkit: AnyToolkit): Tool[] {
     description,
     definition,
     async executeRaw(rawArgsJson, ctx = {}) {
-      let args: unknown;
-      try {
-        args = rawArgsJson === undefined || rawArgsJson === null || rawArgsJson === "" ? {} : JSON.parse(rawArgsJson);
-      } catch (error) {
-        return errorResult(`invalid JSON arguments: ${(error as Error).message}`);
-      }
+      const parsed = parseArguments(rawArgsJson);
+      if ("error" in parsed) return errorResult(parsed.error);
+      const { args } = parsed;
       try {
         const runtime = { ...registered.runtime, ...ctx };
         const out = await invoke(context, name, args, { ...registered, runtime });

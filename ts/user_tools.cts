@@ -4,6 +4,7 @@
 // on first use.
 
 import type { OutputCache } from "../binding.js";
+import { parseArguments } from "./loop.cjs";
 import type { ToolDefinition } from "./providers.cjs";
 
 // ---- public types ---------------------------------------------------------------------------------
@@ -341,12 +342,9 @@ export function runExecute(tool: object, input: unknown, ctx: ToolExecutionConte
 /** JSON text in, ToolResult out; every failure becomes an `is_error` result. */
 async function executeRaw(tool: object, rawArgsJson: string | null | undefined, ctx: ExecuteRawContext = {}): Promise<ToolExecutionResult> {
   try {
-    let args: unknown;
-    try {
-      args = rawArgsJson === undefined || rawArgsJson === null || rawArgsJson === "" ? {} : JSON.parse(rawArgsJson);
-    } catch (error) {
-      return errorResult(`invalid JSON arguments: ${(error as Error).message}`);
-    }
+    const parsed = parseArguments(rawArgsJson);
+    if ("error" in parsed) return errorResult(parsed.error);
+    const { args } = parsed;
     let input: unknown;
     try {
       input = await validateInput(tool, args);
