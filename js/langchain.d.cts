@@ -15,3 +15,20 @@ export type { ReviewDecision, ReviewRequest } from "./loop.cjs";
  * it returns that text. The call's `signal` (the run's config) stops its native work.
  */
 export declare function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): DynamicStructuredTool[];
+/** One tool's entry of humanInTheLoopMiddleware's `interruptOn`. */
+export type InterruptOnEntry = {
+    allowedDecisions: ("approve" | "edit" | "reject")[];
+    when: (request: {
+        toolCall: {
+            id?: string;
+            args: unknown;
+        };
+    }) => Promise<boolean>;
+};
+/**
+ * The `interruptOn` of LangChain's `humanInTheLoopMiddleware` for tools made by
+ * toLangChainTools: a call interrupts the agent when the tools' `approval` option says it waits
+ * (by default writes and commands; always a call a permission rule asks about). Approved or
+ * edited, it runs (and a permission rule's ask is satisfied); rejected, it never does.
+ */
+export declare function toLangChainInterruptOn(tools: ReadonlyArray<object>): Record<string, InterruptOnEntry>;

@@ -3,7 +3,7 @@
 
 import type { ToolMessage } from "@langchain/core/messages" with { "resolution-mode": "import" };
 import type { DynamicStructuredTool } from "@langchain/core/tools" with { "resolution-mode": "import" };
-import { adapterTools, type FrameworkAdapterOptions, requirePeer } from "./adapters.cjs";
+import { type AdapterTool, adapterTools, type FrameworkAdapterOptions, requirePeer } from "./adapters.cjs";
 import type { AnyToolkit } from "./loop.cjs";
 
 export type { FrameworkAdapterOptions } from "./adapters.cjs";
@@ -23,18 +23,57 @@ type LangChain = { tools: typeof import("@langchain/core/tools", { with: { "reso
  */
 export function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): DynamicStructuredTool[] {
   const tools = adapterTools(toolkit, options, "toLangChainTools");
+  // The calls humanInTheLoopMiddleware interrupted for (its `when` said so): once such a call
+  // runs, a human approved or edited it (a rejected one never runs).
+  const interrupted = new Set<string>();
   const lc = requirePeer("toLangChainTools", "LangChain", "@langchain/core", (): LangChain => ({ tools: require("@langchain/core/tools"), messages: require("@langchain/core/messages") }));
   return tools.map(
     (t) =>
       Object.assign(lc.tools.tool(
         async (input: unknown, config?: { signal?: AbortSignal; toolCall?: { id?: string } }): Promise<string | ToolMessage> => {
           const id = config?.toolCall?.id;
-          const outcome = await t.run(input, { id, signal: config?.signal });
+          const outcome = await t.run(input, { id, signal: config?.signal, approved: id !== undefined && interrupted.delete(id) });
           if (id === undefined) return outcome.text;
           const status = outcome.status === "ok" ? "success" : "error";
           return new lc.messages.ToolMessage({ content: outcome.text, tool_call_id: id, name: t.name, status });
         },
         { name: t.name, description: t.description, schema: t.parameters },
-      ), { effect: t.effect }) as unknown as DynamicStructuredTool,
-  );
+      ), { effect: t.effect })
+  ).map((made, i) => {
+    approvals.set(made, { tool: tools[i] as AdapterTool, interrupted });
+    return made as unknown as DynamicStructuredTool;
+  });
+}
+
+/** For each tool of toLangChainTools, its adapter tool and the calls interrupted for. */
+const approvals = new WeakMap<object, { tool: AdapterTool; interrupted: Set<string> }>();
+
+/** One tool's entry of humanInTheLoopMiddleware's `interruptOn`. */
+export type InterruptOnEntry = {
+  allowedDecisions: ("approve" | "edit" | "reject")[];
+  when: (request: { toolCall: { id?: string; args: unknown } }) => Promise<boolean>;
+};
+
+/**
+ * The `interruptOn` of LangChain's `humanInTheLoopMiddleware` for tools made by
+ * toLangChainTools: a call interrupts the agent when the tools' `approval` option says it waits
+ * (by default writes and commands; always a call a permission rule asks about). Approved or
+ * edited, it runs (and a permission rule's ask is satisfied); rejected, it never does.
+ */
+export function toLangChainInterruptOn(tools: ReadonlyArray<object>): Record<string, InterruptOnEntry> {
+  const entries: Record<string, InterruptOnEntry> = {};
+  for (const made of tools) {
+    const known = approvals.get(made);
+    if (!known) throw new TypeError("toLangChainInterruptOn: the tools must be made by toLangChainTools");
+    const { tool, interrupted } = known;
+    entries[tool.name] = {
+      allowedDecisions: ["approve", "edit", "reject"],
+      when: async ({ toolCall }) => {
+        const waits = await tool.needsApproval(toolCall.args);
+        if (waits && toolCall.id !== undefined) interrupted.add(toolCall.id);
+        return waits;
+      },
+    };
+  }
+  return entries;
 }
