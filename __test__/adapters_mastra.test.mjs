@@ -2,6 +2,8 @@
 // generate loop over the AI SDK's mock model (MockLanguageModelV4 from ai/test; Mastra takes AI
 // SDK models). The scenarios are __test__/adapter_scenarios.mjs.
 import { test } from "node:test";
+import fs from "node:fs";
+import path from "node:path";
 import assert from "node:assert/strict";
 import { Agent } from "@mastra/core/agent";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
@@ -37,6 +39,38 @@ test("Mastra: each tool is a Mastra tool keyed by its name, with the toolkit's J
     assert.equal(tools.read_file.id, "read_file");
     assert.equal(typeof tools.read_file.execute, "function");
     assert.deepEqual([tools.read_file.effect, tools.write_file.effect, tools.exec_command.effect], ["read", "write", "exec"]);
+  } finally {
+    cleanup();
+  }
+});
+
+test("Mastra: a write requires approval (requireApproval): the run suspends; approved it runs, declined it never does; a read does not wait", async () => {
+  const { Mastra } = await import("@mastra/core");
+  const { InMemoryStore } = await import("@mastra/core/storage");
+  const { dir, cleanup } = tempDir("atn-mastra-approval-");
+  try {
+    fs.writeFileSync(path.join(dir, "a.txt"), "hello\n");
+    const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: { tools: {}, defaultPolicy: "allow" } }));
+    const run = async (file, decide) => {
+      const requests = [];
+      const model = scriptedModel([
+        () => ({ calls: [{ id: "r1", name: "read_file", args: { path: "a.txt" } }, { id: "w1", name: "write_file", args: { path: file, content: "x" } }] }),
+        () => ({ text: "done" }),
+      ], requests);
+      const agent = new Agent({ id: "worker", name: "worker", instructions: "Do the task.", model, tools: toMastraTools(toolkit) });
+      const mastra = new Mastra({ agents: { worker: agent }, storage: new InMemoryStore(), logger: false });
+      const worker = mastra.getAgent("worker");
+      const first = await worker.generate("Do the task.", { maxSteps: 10 });
+      assert.equal(first.finishReason, "suspended");
+      assert.equal(first.suspendPayload.toolCallId, "w1", "the write waits");
+      assert.equal(fs.existsSync(path.join(dir, file)), false, "nothing written before the decision");
+      return decide(worker, { runId: first.runId, toolCallId: first.suspendPayload.toolCallId });
+    };
+    const approved = await run("yes.txt", (worker, ids) => worker.approveToolCallGenerate(ids));
+    assert.equal(fs.readFileSync(path.join(dir, "yes.txt"), "utf8"), "x", "approved: it ran");
+    assert.equal(approved.text, "done");
+    await run("no.txt", (worker, ids) => worker.declineToolCallGenerate({ ...ids, reason: "not now" }));
+    assert.equal(fs.existsSync(path.join(dir, "no.txt")), false, "declined: it never ran");
   } finally {
     cleanup();
   }

@@ -23,8 +23,10 @@ function toMastraTools(toolkit, options) {
             id: t.name,
             description: t.description,
             inputSchema: t.parameters,
+            requireApproval: (input) => t.needsApproval(input),
             execute: async (input, context) => {
-                const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal });
+                // Mastra runs a call that requires approval only once it was approved.
+                const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal, approved: await t.needsApproval(input) });
                 if (outcome.status !== "ok")
                     throw new Error(outcome.text);
                 return outcome.text;

@@ -22,6 +22,7 @@ type CreateTool = (options: {
   id: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  requireApproval: (input: unknown) => Promise<boolean>;
   execute: (input: unknown, context: { abortSignal?: AbortSignal; agent?: { toolCallId?: string } }) => Promise<string>;
 }) => MastraTool;
 
@@ -44,8 +45,10 @@ export function toMastraTools(toolkit: AnyToolkit, options?: FrameworkAdapterOpt
       id: t.name,
       description: t.description,
       inputSchema: t.parameters,
+      requireApproval: (input) => t.needsApproval(input),
       execute: async (input, context) => {
-        const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal });
+        // Mastra runs a call that requires approval only once it was approved.
+        const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal, approved: await t.needsApproval(input) });
         if (outcome.status !== "ok") throw new Error(outcome.text);
         return outcome.text;
       },
