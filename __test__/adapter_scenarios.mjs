@@ -124,7 +124,8 @@ export function adapterScenarios(framework, adapt, drive) {
         ],
       });
       const result = byName(requests[1], "write_file");
-      assert.match(result.text, /Error executing tool: TOOL_NOT_ALLOWED: \[Sandbox Violation\] Write operation denied/);
+      // the precise code, where invoke keeps its drop-in TOOL_NOT_ALLOWED
+      assert.match(result.text, /Error executing tool: WRITE_SCOPE_DENIED: \[Sandbox Violation\] Write operation denied/);
       assert.notEqual(result.isError, false);
       assert.equal(text, `saw: ${result.text}`);
       assert.equal(fs.existsSync(path.join(dir, "src", "new.txt")), false);

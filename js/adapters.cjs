@@ -90,7 +90,7 @@ function adapterTools(toolkit, options, caller) {
             catch (error) {
                 if ((0, errors_cjs_1.isAbort)(error) || signal?.aborted)
                     throw callAborted();
-                return { status: "error", text: `Error executing tool: ${(0, errors_cjs_1.messageOf)(error)}` };
+                return { status: "error", text: `Error executing tool: ${(0, errors_cjs_1.preciseMessageOf)(error)}` };
             }
         };
         return {

@@ -355,14 +355,6 @@ function makeToolkit(root, options, userTools, ownTools = []) {
 function optInHint(name) {
     return OPT_IN_NAMES.includes(name) ? `; ${name} is an opt-in tool: add --extra-tools ${name}` : "";
 }
-/** The code of each kind of refusal. */
-const REFUSAL_CODES = {
-    policy: "POLICY_DENIED",
-    scope: "WRITE_SCOPE_DENIED",
-    sandbox: "SANDBOX_VIOLATION",
-    permission: "PERMISSION_DENIED",
-    approval: "APPROVAL_REQUIRED",
-};
 /**
  * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is
  * what the toolkit recorded with the error (`refusalOf`), never read out of the message.
@@ -375,7 +367,7 @@ function failureOf(error) {
         message = message.slice(code.length + 2);
     const refusal = (0, errors_cjs_1.refusalOf)(error);
     if (refusal)
-        return { code: REFUSAL_CODES[refusal], message, denied: refusal };
+        return { code: errors_cjs_1.REFUSAL_CODES[refusal], message, denied: refusal };
     if (!code)
         code = e.name === "AbortError" ? "ABORTED" : "TOOL_ERROR";
     return { code, message };

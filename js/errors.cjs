@@ -2,7 +2,7 @@
 // Generated from ts/errors.cts by `npm run build:ts`: edit that file, not this one.
 // The error classes a toolkit throws (`invoke`, the raw handlers) and the ToolResult envelopes
 // `toolkit.tools.*` resolve with instead of throwing.
-exports.isAbort = exports.InvokeToolError = void 0;
+exports.isAbort = exports.REFUSAL_CODES = exports.InvokeToolError = void 0;
 exports.refused = refused;
 exports.refusalOf = refusalOf;
 exports.toolError = toolError;
@@ -10,6 +10,7 @@ exports.internalError = internalError;
 exports.denied = denied;
 exports.failure = failure;
 exports.messageOf = messageOf;
+exports.preciseMessageOf = preciseMessageOf;
 exports.abortError = abortError;
 // ---- refusals --------------------------------------------------------------------------------
 /**
@@ -103,6 +104,23 @@ function failure(message) {
 }
 function messageOf(thrown) {
     return thrown instanceof Error ? thrown.message : String(thrown);
+}
+/** The precise code of each kind of refusal (the CLI, MCP and the framework adapters say it). */
+exports.REFUSAL_CODES = {
+    policy: "POLICY_DENIED",
+    scope: "WRITE_SCOPE_DENIED",
+    sandbox: "SANDBOX_VIOLATION",
+    permission: "PERMISSION_DENIED",
+    approval: "APPROVAL_REQUIRED",
+};
+/**
+ * `messageOf`, with a refusal's precise code in place of invoke's drop-in one
+ * (`WRITE_SCOPE_DENIED: [Sandbox Violation] …` rather than `TOOL_NOT_ALLOWED: …`).
+ */
+function preciseMessageOf(thrown) {
+    const refusal = refusalOf(thrown);
+    const raw = thrown?.rawMessage;
+    return refusal && typeof raw === "string" ? `${exports.REFUSAL_CODES[refusal]}: ${raw}` : messageOf(thrown);
 }
 /** An AbortError (`name` "AbortError") saying what was aborted. */
 function abortError(message) {

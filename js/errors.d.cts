@@ -1,5 +1,6 @@
 // Generated from ts/errors.cts by `npm run build:ts`: edit that file, not this one.
 import type { Refusal } from "../binding.js";
+import type { DenialCodeByReason } from "../types/errors.js";
 import type { SecureToolResult, ToolErrorEnvelope } from "./types.cjs";
 /** `value`, recorded as refused for `reason` (none: left as it is). */
 export declare function refused<T extends object>(value: T, reason: Refusal | null | undefined): T;
@@ -24,6 +25,13 @@ export declare function internalError(message: string): Error;
 export declare function denied(refusal: Refusal, message: string): SecureToolResult<never>;
 export declare function failure(message: string): SecureToolResult<never>;
 export declare function messageOf(thrown: unknown): string;
+/** The precise code of each kind of refusal (the CLI, MCP and the framework adapters say it). */
+export declare const REFUSAL_CODES: DenialCodeByReason;
+/**
+ * `messageOf`, with a refusal's precise code in place of invoke's drop-in one
+ * (`WRITE_SCOPE_DENIED: [Sandbox Violation] …` rather than `TOOL_NOT_ALLOWED: …`).
+ */
+export declare function preciseMessageOf(thrown: unknown): string;
 /** An AbortError (`name` "AbortError") saying what was aborted. */
 export declare function abortError(message: string): Error;
 /** Whether `thrown` is an AbortError (ours or a runtime's). */

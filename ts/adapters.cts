@@ -5,7 +5,7 @@
 // native work when the framework's abort signal fires. It loads no framework.
 
 import type { OutputCache } from "../binding.js";
-import { abortError, isAbort, messageOf } from "./errors.cjs";
+import { abortError, isAbort, preciseMessageOf } from "./errors.cjs";
 import type { CatalogEntry } from "./native.cjs";
 import {
   type AnyToolDefinition,
@@ -156,7 +156,7 @@ export function adapterTools(toolkit: AnyToolkit, options: FrameworkAdapterOptio
         return { status: "ok", text: page(output) };
       } catch (error) {
         if (isAbort(error) || signal?.aborted) throw callAborted();
-        return { status: "error", text: `Error executing tool: ${messageOf(error)}` };
+        return { status: "error", text: `Error executing tool: ${preciseMessageOf(error)}` };
       }
     };
     return {

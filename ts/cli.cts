@@ -18,9 +18,8 @@ import { MissingSdkError, requireSdk } from "./mcp_sdk.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { HTTP_HELP, type HttpSettings, newHttpFlags, parseHttpFlag, resolveHttpSettings, serveMcpHttp } from "./mcp_http.cjs";
 import { builtInCatalog, loadNative, nativeCatalog, optInCatalog } from "./native.cjs";
-import { refusalOf } from "./errors.cjs";
+import { REFUSAL_CODES, refusalOf } from "./errors.cjs";
 import type { Refusal } from "../binding.js";
-import type { DenialCodeByReason } from "../types/errors.js";
 import type { OptInToolName } from "../types/tools.js";
 import { invokeWithSignal } from "./toolkit.cjs";
 import { type AnyTool, isTool, type ToolResult, toolInternals, toToolResult } from "./user_tools.cjs";
@@ -375,14 +374,6 @@ function optInHint(name: string): string {
 
 type ToolFailure = { code: string; message: string; denied?: Refusal };
 
-/** The code of each kind of refusal. */
-const REFUSAL_CODES: DenialCodeByReason = {
-  policy: "POLICY_DENIED",
-  scope: "WRITE_SCOPE_DENIED",
-  sandbox: "SANDBOX_VIOLATION",
-  permission: "PERMISSION_DENIED",
-  approval: "APPROVAL_REQUIRED",
-};
 
 /**
  * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is

@@ -120,6 +120,25 @@ export function messageOf(thrown: unknown): string {
   return thrown instanceof Error ? thrown.message : String(thrown);
 }
 
+/** The precise code of each kind of refusal (the CLI, MCP and the framework adapters say it). */
+export const REFUSAL_CODES: DenialCodeByReason = {
+  policy: "POLICY_DENIED",
+  scope: "WRITE_SCOPE_DENIED",
+  sandbox: "SANDBOX_VIOLATION",
+  permission: "PERMISSION_DENIED",
+  approval: "APPROVAL_REQUIRED",
+};
+
+/**
+ * `messageOf`, with a refusal's precise code in place of invoke's drop-in one
+ * (`WRITE_SCOPE_DENIED: [Sandbox Violation] …` rather than `TOOL_NOT_ALLOWED: …`).
+ */
+export function preciseMessageOf(thrown: unknown): string {
+  const refusal = refusalOf(thrown);
+  const raw = (thrown as { rawMessage?: unknown } | null)?.rawMessage;
+  return refusal && typeof raw === "string" ? `${REFUSAL_CODES[refusal]}: ${raw}` : messageOf(thrown);
+}
+
 /** An AbortError (`name` "AbortError") saying what was aborted. */
 export function abortError(message: string): Error {
   const error = new Error(message);
