@@ -833,6 +833,17 @@ describe("CLI", () => {
     assert.equal(JSON.parse(answers.get(3).result.content[0].text).content, "hello\nworld\n");
   });
 
+  test("mcp over stdio: started through a launcher that is then killed (as npx is by SIGTERM), the server stops too", { ...onlyOn(["unix"], NEEDS.sh), timeout: 120_000 }, async () => {
+    // sh plays npx: it starts the server and waits; the server's stdin stays open (the client's pipe).
+    const launcher = spawn("sh", ["-c", `"${NODE}" "${BIN}" mcp --root "${fx.root}" & echo $!; wait`], { stdio: ["pipe", "pipe", "pipe"] });
+    const pid = await new Promise((resolve) => launcher.stdout.once("data", (d) => resolve(Number(String(d).trim()))));
+    await until(() => alive(pid), 20_000, "the server to run");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    launcher.kill("SIGKILL");
+    await until(() => !alive(pid), 20_000, "the server to stop after its launcher");
+    launcher.stdin.end();
+  });
+
   test("call: result JSON and exit 0; tool error exit 1; bad usage exit 2", { timeout: 120_000 }, () => {
     const ok = cli("call", "read_file", '{"path":"a.txt"}');
     assert.equal(ok.status, 0, ok.stderr);

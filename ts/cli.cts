@@ -659,6 +659,19 @@ async function serveMcp(options: Options, userTools: AnyTool[], sdk: Sdk): Promi
   process.stdin.on("end", () => void shutdown(true));
   process.stdin.on("close", () => void shutdown(true));
   transport.onclose = () => void shutdown(false);
+  // Started through a launcher (npx runs `sh -c` runs this), the server would outlive it when the
+  // launcher is stopped (npm does not pass SIGTERM on, and the client's pipe stays open): once
+  // its parent is gone (it was adopted), it ends. Windows does not re-parent: not watched there.
+  if (process.platform !== "win32") {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      process.stderr.write("agent-tools-native: the process that started the server is gone; stopping\n");
+      void shutdown(false);
+    }, 500);
+    watch.unref();
+  }
   await server.connect(transport);
   process.stderr.write(
     `agent-tools-native ${VERSION}: MCP server on stdio (root ${options.root === undefined ? "from the client" : path.resolve(options.root)}, ` +
