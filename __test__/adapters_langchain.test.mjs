@@ -4,7 +4,6 @@
 // scenarios are __test__/adapter_scenarios.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { toLangChainInterruptOn, toLangChainTools } from "agent-tools-native/langchain";
@@ -12,26 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { adapterScenarios } from "./adapter_scenarios.mjs";
 import { tempDir } from "./helpers.mjs";
-
-/** A chat model answering each request with `respond(messages)`; it fails on an aborted signal, as a real one does. */
-class ScriptedChatModel extends BaseChatModel {
-  constructor(respond) {
-    super({});
-    this.respond = respond;
-  }
-  _llmType() {
-    return "scripted";
-  }
-  bindTools(tools) {
-    this.boundTools = tools.map((t) => t.name);
-    return this;
-  }
-  async _generate(messages, options) {
-    options?.signal?.throwIfAborted();
-    const message = this.respond(messages);
-    return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }] };
-  }
-}
+import { ScriptedChatModel } from "./langchain_mock.mjs";
 
 /** The ToolMessages at the end of a request, as the model reads them. */
 function seenIn(messages) {

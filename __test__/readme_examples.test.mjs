@@ -8,11 +8,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { Usage } from "@openai/agents";
 import { scriptedModel } from "./ai_sdk_mock.mjs";
 import { tempDir } from "./helpers.mjs";
+import { ScriptedChatModel } from "./langchain_mock.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.join(here, "..");
@@ -26,24 +26,6 @@ function examples() {
     found.set(name, body);
   }
   return found;
-}
-
-/** A LangChain chat model answering from a script (each answer sees the messages so far). */
-class ScriptedChatModel extends BaseChatModel {
-  constructor(respond) {
-    super({});
-    this.respond = respond;
-  }
-  _llmType() {
-    return "scripted";
-  }
-  bindTools() {
-    return this;
-  }
-  async _generate(messages) {
-    const message = this.respond(messages);
-    return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }] };
-  }
 }
 
 /** An OpenAI Agents SDK Model answering from a script. */
