@@ -1,12 +1,8 @@
 // Generated from ts/todo_state.cts by `npm run build:ts`: edit that file, not this one.
 import type { Outcome } from "../binding.js";
-import type { TaskItem } from "../types/tools.js";
 import type { ToolContext } from "./types.cjs";
 declare const native: typeof import("../binding.js");
-export type TodoSessionState = {
-    tasks: Map<string, TaskItem>;
-    order: string[];
-};
+export type { TodoSessionState } from "./types.cjs";
 type TodoStore = ReturnType<typeof native.todoStoreNew>;
 /** The store of `context`, in step with `context.todo` (loaded again when it is not). */
 export declare function todoStore(context: ToolContext): TodoStore;
@@ -18,4 +14,3 @@ export declare function todoStore(context: ToolContext): TodoStore;
 export declare function sessionResult(context: ToolContext, name: string, answer: string | Extract<Outcome, {
     kind: "ok";
 }>): unknown;
-export {};

@@ -1,7 +1,6 @@
 // Generated from ts/types.cts by `npm run build:ts`: edit that file, not this one.
-import type { AllowedToolName, ExecSandbox, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolParams, OptInToolResultByName, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, ToolParams, ToolResultByName } from "../types/tools.js";
+import type { AllowedToolName, ExecSandbox, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolParams, OptInToolResultByName, ToolArgsByName, ToolCatalogMetadata, ToolDefinitions, TaskItem, ToolParams, ToolResultByName } from "../types/tools.js";
 import type { InvokeToolErrorCode } from "../types/errors.js";
-import type { TodoSessionState } from "./todo_state.cjs";
 import type { AnyTool, ExecuteRawContext, ToolInput, ToolOutput } from "./user_tools.cjs";
 export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
 export type { OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName };
@@ -12,6 +11,11 @@ export interface SecurityPolicyConfig<TToolName extends string = string> {
     defaultPolicy: AccessLevel;
 }
 export type ToolPolicy = SecurityPolicyConfig<AllowedToolName>;
+/** `context.todo`: the session's task list as the todo tools keep it. */
+export type TodoSessionState = {
+    tasks: Map<string, TaskItem>;
+    order: string[];
+};
 export type ToolContext = {
     workspaceRoot: string;
     writeScope: FileAccessMode;

@@ -15,11 +15,11 @@
 import type { Outcome } from "../binding.js";
 import type { TaskItem } from "../types/tools.js";
 import { loadNative } from "./native.cjs";
-import type { ToolContext } from "./types.cjs";
+import type { TodoSessionState, ToolContext } from "./types.cjs";
 
 const native = loadNative();
 
-export type TodoSessionState = { tasks: Map<string, TaskItem>; order: string[] };
+export type { TodoSessionState } from "./types.cjs";
 type TodoStore = ReturnType<typeof native.todoStoreNew>;
 
 /** A context's store and what `context.todo` was when the store last matched it. */

@@ -12,11 +12,11 @@ import type {
   ToolArgsByName,
   ToolCatalogMetadata,
   ToolDefinitions,
+  TaskItem,
   ToolParams,
   ToolResultByName,
 } from "../types/tools.js";
 import type { InvokeToolErrorCode } from "../types/errors.js";
-import type { TodoSessionState } from "./todo_state.cjs";
 import type { AnyTool, ExecuteRawContext, ToolInput, ToolOutput } from "./user_tools.cjs";
 
 export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
@@ -29,6 +29,9 @@ export interface SecurityPolicyConfig<TToolName extends string = string> {
   defaultPolicy: AccessLevel;
 }
 export type ToolPolicy = SecurityPolicyConfig<AllowedToolName>;
+
+/** `context.todo`: the session's task list as the todo tools keep it. */
+export type TodoSessionState = { tasks: Map<string, TaskItem>; order: string[] };
 
 export type ToolContext = {
   workspaceRoot: string;
