@@ -119,6 +119,37 @@ describe("liveness", () => {
   });
 });
 
+describe("a workspaceRoot that is not a directory", () => {
+  test("every tool's error names the root (not a file under it), on both doors; nothing is created; a root made later works", async () => {
+    const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-root-")));
+    try {
+      const file = path.join(base, "a-file");
+      fs.writeFileSync(file, "x");
+      const missing = path.join(base, "missing");
+      const policy = { tools: {}, defaultPolicy: "allow" };
+      for (const [root, code, message] of [
+        [missing, "NOT_FOUND", `workspaceRoot does not exist: ${missing}`],
+        [file, "NOT_DIRECTORY", `workspaceRoot is not a directory: ${file}`],
+      ]) {
+        const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: root, policy }));
+        for (const [name, args] of [["read_file", { path: "a.txt" }], ["write_file", { path: "a.txt", content: "x" }], ["tree", { path: "." }], ["regexp_search", { pattern: "x" }], ["exec_command", { cwd: ".", command: ["true"] }]]) {
+          const error = await rejection(toolkit.invoke(name, args));
+          assert.deepEqual([error.code, error.message], [code, `${code}: ${message}`], `${name} in ${root}`);
+        }
+        const failed = await toolkit.tools.write_file("a.txt", "x");
+        assert.deepEqual([failed.status, failed.message], ["failure", `${code}: ${message}`]);
+      }
+      assert.equal(fs.existsSync(missing), false, "the missing root was not created");
+      // the root is read afresh on every call: made later, it works
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: missing, policy }));
+      fs.mkdirSync(missing);
+      assert.equal((await toolkit.invoke("write_file", { path: "a.txt", content: "x" })).content.created, true);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("typings surface", () => {
   test("index.d.ts exports agent-tools-ts's four values and twelve types, plus the user-tool API and the exec sandbox types", () => {
     const dts = fs.readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");

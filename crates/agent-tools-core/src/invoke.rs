@@ -359,14 +359,44 @@ fn run_context<'c>(
 ) -> Result<RunContext<'c>, ToolError> {
     test_hooks::before_handler(spec.name);
     let confinement = match (confined, ctx.workspace_root.is_some()) {
-        (true, true) => Some(Confinement::at(
-            ctx.real_root()
-                .map_err(|e| spec.error_class.internal(e))?
-                .to_path_buf(),
-        )),
+        (true, true) => {
+            let real_root = ctx.real_root().map_err(|e| spec.error_class.internal(e))?;
+            check_root(ctx, spec, real_root)?;
+            Some(Confinement::at(real_root.to_path_buf()))
+        }
         _ => None,
     };
     Ok(RunContext { ctx, confinement })
+}
+
+/// The workspace root must be a directory that exists (it is read afresh for every call): a
+/// missing one is the call's `NOT_FOUND`, and a file `NOT_DIRECTORY`, naming the root rather
+/// than some file under it.
+fn check_root(
+    ctx: &ToolContext,
+    spec: &ToolSpec,
+    real_root: &std::path::Path,
+) -> Result<(), ToolError> {
+    let root = ctx.workspace_root.as_deref().unwrap_or_default();
+    match std::fs::metadata(real_root) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(spec.error_class.coded(
+            ErrorCode::NotDirectory,
+            format!("workspaceRoot is not a directory: {root}"),
+        )),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Err(spec.error_class.coded(
+                ErrorCode::NotFound,
+                format!("workspaceRoot does not exist: {root}"),
+            ))
+        }
+        Err(e) => Err(spec.error_class.internal(e.to_string())),
+    }
 }
 
 impl SessionCall {
