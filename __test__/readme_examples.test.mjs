@@ -9,7 +9,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { AIMessage, ToolMessage } from "@langchain/core/messages";
-import { Usage } from "@openai/agents";
+import { scriptedAgentsModel } from "./agents_mock.mjs";
 import { scriptedModel } from "./ai_sdk_mock.mjs";
 import { tempDir } from "./helpers.mjs";
 import { ScriptedChatModel } from "./langchain_mock.mjs";
@@ -26,24 +26,6 @@ function examples() {
     found.set(name, body);
   }
   return found;
-}
-
-/** An OpenAI Agents SDK Model answering from a script. */
-function agentsModel(steps) {
-  let n = 0;
-  return {
-    async getResponse(request) {
-      const step = steps[n++](request.input);
-      const output = step.calls
-        ? step.calls.map((c) => ({ type: "function_call", callId: c.id, name: c.name, arguments: JSON.stringify(c.args), status: "completed" }))
-        : [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: step.text }] }];
-      return { usage: new Usage(), output, responseId: `r${n}` };
-    },
-    // biome-ignore lint/correctness/useYield: not streamed here
-    async *getStreamedResponse() {
-      throw new Error("not used");
-    },
-  };
 }
 
 const WRITE = { id: "w1", name: "write_file", args: { path: "fixed.txt", content: "ok\n" } };
@@ -81,7 +63,7 @@ describe("the README's framework examples", () => {
   for (const [name, model] of [
     ["ai", () => scriptedModel([() => ({ calls: [WRITE] }), () => ({ text: "fixed" })], [])],
     ["mastra", () => scriptedModel([() => ({ calls: [WRITE] }), () => ({ text: "fixed" })], [])],
-    ["openai-agents", () => agentsModel([() => ({ calls: [WRITE] }), () => ({ text: "fixed" })])],
+    ["openai-agents", () => scriptedAgentsModel([() => ({ calls: [WRITE] }), () => ({ text: "fixed" })])],
     [
       "langchain",
       () => {
