@@ -104,6 +104,13 @@ describe("AI SDK: the framework's own approval (needsApproval, on by default for
       assert.equal(await picky.write_file.needsApproval({ path: "src/a", content: "" }, {}), true);
       assert.equal(await picky.write_file.needsApproval({ path: "docs/a", content: "" }, {}), false);
       assert.throws(() => toAISDKTools(toolkit, { approval: "sometimes" }), { name: "TypeError" });
+      // the function is asked once a call: running the call does not ask it again
+      const asked = [];
+      const counted = toAISDKTools(toolkit, { approval: (name, input) => (asked.push(input.path), false) });
+      const once = rounds([() => ({ calls: [{ id: "d1", name: "write_file", args: { path: "docs.txt", content: "d" } }] }), () => ({ text: "ok" })]);
+      await generateText({ model: once.model, tools: counted, prompt: "go", stopWhen: stepCountIs(10) });
+      assert.deepEqual(asked, ["docs.txt"]);
+      assert.equal(fs.readFileSync(path.join(dir, "docs.txt"), "utf8"), "d");
 
       const { requests, model } = rounds([() => ({ calls: [{ id: "p1", name: "read_file", args: { path: "private/n.txt" } }] }), () => ({ text: "read" })]);
       const messages = [{ role: "user", content: "Read it." }];

@@ -27,7 +27,8 @@ function loopRuntime(toolkit) {
             const preview = native.execSandboxPreview(context);
             return preview === null ? undefined : JSON.parse(preview);
         },
-        permission: (name, args) => native.permissionDecision(context, name, args),
+        // Without rules nothing to ask the native side (it would read the whole context for null).
+        permission: (name, args) => (context.permissions === undefined ? null : native.permissionDecision(context, name, args)),
         /** The call's output as the model sees it: a user tool's message text, a built-in's JSON text. */
         output: async (name, args, ctx) => {
             const { approved, ...callContext } = ctx;

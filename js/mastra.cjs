@@ -26,7 +26,7 @@ function toMastraTools(toolkit, options) {
             requireApproval: (input) => t.needsApproval(input),
             execute: async (input, context) => {
                 // Mastra runs a call that requires approval only once it was approved.
-                const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal, approved: await t.needsApproval(input) });
+                const outcome = await t.run(input, { id: context?.agent?.toolCallId, signal: context?.abortSignal, approved: true });
                 if (outcome.status !== "ok")
                     throw new Error(outcome.text);
                 return outcome.text;

@@ -25,7 +25,7 @@ function toOpenAIAgentsTools(toolkit, options) {
         needsApproval: async (_context, input) => t.needsApproval(input),
         execute: async (input, _context, details) => {
             // The SDK runs a call that needs approval only once `state.approve` approved it.
-            const outcome = await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal, approved: await t.needsApproval(input) });
+            const outcome = await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal, approved: true });
             return outcome.text;
         },
         // Failures are outputs already; only an abort is thrown, and it ends the run.

@@ -77,8 +77,9 @@ export type AdapterTool = {
   /** Whether a call with this input waits for the framework's approval (the `approval` option). */
   needsApproval(input: unknown): Promise<boolean>;
   /**
-   * Runs one call; `input` is the arguments object (or its JSON text). `approved`: the
-   * framework's approval let it run (a permission rule that asks is then satisfied).
+   * Runs one call; `input` is the arguments object (or its JSON text). `approved`: the call
+   * came through the framework's approval gate, which holds every call `needsApproval` says
+   * waits (a permission rule that asks is then satisfied).
    */
   run(input: unknown, call?: { id?: string; signal?: AbortSignal; approved?: boolean }): Promise<AdapterOutcome>;
 };

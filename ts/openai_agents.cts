@@ -36,7 +36,7 @@ export function toOpenAIAgentsTools(toolkit: AnyToolkit, options?: FrameworkAdap
       needsApproval: async (_context: unknown, input: unknown) => t.needsApproval(input),
       execute: async (input: unknown, _context: unknown, details?: { toolCall?: { callId?: string }; signal?: AbortSignal }) => {
         // The SDK runs a call that needs approval only once `state.approve` approved it.
-        const outcome = await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal, approved: await t.needsApproval(input) });
+        const outcome = await t.run(input, { id: details?.toolCall?.callId, signal: details?.signal, approved: true });
         return outcome.text;
       },
       // Failures are outputs already; only an abort is thrown, and it ends the run.
