@@ -71,17 +71,6 @@ function internalError(message) {
 }
 // ---- ToolResult envelopes --------------------------------------------------------------------
 /**
- * The code of a `toolkit.tools` denial by why it was refused (types/errors.d.ts, from the Rust
- * `ErrorCode`): a write-scope refusal reads as a sandbox one, as upstream reports it.
- */
-const ENVELOPE_CODES = {
-    policy: "POLICY_DENIED",
-    scope: "SANDBOX_VIOLATION",
-    sandbox: "SANDBOX_VIOLATION",
-    permission: "PERMISSION_DENIED",
-    approval: "APPROVAL_REQUIRED",
-};
-/**
  * A denial's ToolResult: `reason` is upstream's (`"sandbox"` for the write scope, `"policy"`
  * for a permission rule); the code says which.
  */
@@ -91,7 +80,8 @@ function denied(refusal, message) {
         status: "denied",
         reason,
         message,
-        error: { code: ENVELOPE_CODES[refusal], message, retriable: false, details: {} },
+        // a write-scope refusal keeps upstream's sandbox code here, as its reason
+        error: { code: exports.REFUSAL_CODES[refusal === "scope" ? "sandbox" : refusal], message, retriable: false, details: {} },
     }, refusal);
 }
 function failure(message) {

@@ -10,9 +10,9 @@ export type { ReviewDecision, ReviewRequest } from "./loop.cjs";
  * `tool()` over the tool's JSON Schema. Invoked with a tool call (`tool.invoke(aiMessage.tool_calls[i])`,
  * as agents do), it returns a ToolMessage: a failed call (policy denial, sandbox, invalid
  * arguments, the tool's error) has `status: "error"` and its "Error executing tool: ..." text as
- * content, a call the review hook rejects `status: "error"` and "Rejected by review: ...". Invoked
- * with plain arguments,
- * it returns that text. The call's `signal` (the run's config) stops its native work.
+ * content, a call the review hook rejects `status: "error"` and "Rejected by review: ...".
+ * Invoked with plain arguments, it returns that text. The call's `signal` (the run's config)
+ * stops its native work.
  */
 export declare function toLangChainTools(toolkit: AnyToolkit, options?: FrameworkAdapterOptions): DynamicStructuredTool[];
 /** One tool's entry of humanInTheLoopMiddleware's `interruptOn`. */
