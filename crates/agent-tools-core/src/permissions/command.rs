@@ -29,6 +29,15 @@ pub struct Part {
 }
 
 impl Part {
+    /// The program (by its name) and its arguments.
+    fn named(program: String, args: &[String]) -> Part {
+        Part {
+            words: std::iter::once(program)
+                .chain(args.iter().cloned())
+                .collect(),
+        }
+    }
+
     /// The words joined by single spaces, as rules are matched.
     pub fn text(&self) -> String {
         self.words.join(" ")
@@ -295,11 +304,7 @@ fn simple(segment: &[String], depth: usize, parts: &mut Vec<Part>) -> Found {
         )?),
         "command" => {
             if words.get(1).is_some_and(|w| w == "-v" || w == "-V") {
-                parts.push(Part {
-                    words: std::iter::once(name.clone())
-                        .chain(words[1..].iter().cloned())
-                        .collect(),
-                });
+                parts.push(Part::named(name.clone(), &words[1..]));
                 return Ok(());
             }
             rest(skip_options(words, 1, &[], &["-p"])?)
@@ -335,11 +340,7 @@ fn simple(segment: &[String], depth: usize, parts: &mut Vec<Part>) -> Found {
             {
                 return Err("git -c can make git run any program".into());
             }
-            parts.push(Part {
-                words: std::iter::once(name.clone())
-                    .chain(words[1..].iter().cloned())
-                    .collect(),
-            });
+            parts.push(Part::named(name.clone(), &words[1..]));
             Ok(())
         }
         "cmd" => cmd_line(words, depth, parts),
@@ -359,11 +360,7 @@ fn simple(segment: &[String], depth: usize, parts: &mut Vec<Part>) -> Found {
                     return Err(format!("{name} runs inline code"));
                 }
             }
-            parts.push(Part {
-                words: std::iter::once(name.clone())
-                    .chain(words[1..].iter().cloned())
-                    .collect(),
-            });
+            parts.push(Part::named(name.clone(), &words[1..]));
             Ok(())
         }
     }
@@ -413,11 +410,7 @@ fn shell_command(name: &str, words: &[String], depth: usize, parts: &mut Vec<Par
     match words.get(i) {
         Some(script) if takes_command => script_parts(script, depth + 1, parts),
         Some(_) => {
-            parts.push(Part {
-                words: std::iter::once(name.to_string())
-                    .chain(words[i..].iter().cloned())
-                    .collect(),
-            });
+            parts.push(Part::named(name.to_string(), &words[i..]));
             Ok(())
         }
         None => Err(format!("{name} reads its script from stdin")),
@@ -627,11 +620,7 @@ fn powershell(words: &[String], depth: usize, parts: &mut Vec<Part>) -> Found {
             return token_list(&cleaned, depth + 1, parts);
         }
         if lower.len() >= 2 && "-file".starts_with(&lower) {
-            parts.push(Part {
-                words: std::iter::once(program_name(&words[0]))
-                    .chain(words[i..].iter().cloned())
-                    .collect(),
-            });
+            parts.push(Part::named(program_name(&words[0]), &words[i..]));
             return Ok(());
         }
         if !word.starts_with('-') {

@@ -123,13 +123,6 @@ impl Permissions {
         Ok(Some(Permissions { tools }))
     }
 
-    /// The rules' JSON text (`--permissions FILE`).
-    pub fn from_json(text: &str) -> Result<Option<Permissions>, String> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| format!("permissions: {e}"))?;
-        Permissions::from_value(&ArgValue::from(&value))
-    }
-
     fn rules(&self, tool: &str) -> Option<&[Rule]> {
         self.tools
             .iter()
