@@ -158,6 +158,24 @@ export interface CatalogEntry {
   definition?: unknown
 }
 
+/** The journal's settings (`createAgentToolkit`'s `checkpoints` option, checked there). */
+export interface CheckpointOptions {
+  /** The journal's directory (default: in the user's state directory, per workspace). */
+  dir?: string
+  /** Bytes of file contents kept (default 256 MiB). */
+  maxBytes?: number
+  /** Checkpoints kept (default 200). */
+  maxCheckpoints?: number
+}
+
+/**
+ * One operation of the journal of `context`'s workspace, off the JavaScript thread: `list`
+ * (JSON of the checkpoints, oldest first), `diff` (the unified diff restoring `id` would
+ * make, as a JSON string) or `restore` (JSON of what it did). Errors are the journal's own
+ * (`CheckpointError`, with its code).
+ */
+export declare function checkpointsCall(edits: ExternalObject<'EditHooks'>, context: ExternalObject<'ToolContext'>, op: 'list' | 'diff' | 'restore', id?: string, force?: boolean): Promise<string | Outcome>
+
 /** `checkToolHistory` (js/providers.cjs); input: `{ messages, provider }`. */
 export declare function checkToolHistory(input: string): ProviderMapped
 
@@ -173,9 +191,9 @@ export declare function closeProcessTable(table: ExternalObject<'ProcessTable'>)
  * `reads` is the context's read ledger (`newReadLedger()`), when a toolkit over it enabled
  * edit_file: the calls then record what they read and write, and edit_file checks it.
  * `processes` is its process table (`newProcessTable()`), when a toolkit enabled the process
- * tools.
+ * tools; `edits` its journal and syntax check (`newEditHooks()`), when a toolkit enabled one.
  */
-export declare function contextHandle(context: object, reads?: ExternalObject<'ReadLedger'>, processes?: ExternalObject<'ProcessTable'>): ExternalObject<'ToolContext'>
+export declare function contextHandle(context: object, reads?: ExternalObject<'ReadLedger'>, processes?: ExternalObject<'ProcessTable'>, edits?: ExternalObject<'EditHooks'>): ExternalObject<'ToolContext'>
 
 /**
  * Test hook: from now on the handler of the built-in tool `tool` panics (`null`: none), to
@@ -227,6 +245,12 @@ export interface GrepRequest {
   maxMatches?: number
 }
 
+/**
+ * The journal (when `checkpoints` is given) and the syntax check (`"report"` or `"reject"`)
+ * of the calls that change files.
+ */
+export declare function newEditHooks(checkpoints?: CheckpointOptions | undefined | null, syntaxCheck?: string | undefined | null): ExternalObject<'EditHooks'>
+
 /** A new, empty process table. */
 export declare function newProcessTable(limits?: ProcessLimits | undefined | null): ExternalObject<'ProcessTable'>
 
@@ -247,7 +271,7 @@ export type Outcome =
   | { kind: 'prepared'; args: unknown[] }
   | { kind: 'invoke_error'; code: string; message: string; reason?: Refusal }
   | { kind: 'plain_error'; message: string; reason?: Refusal }
-  | { kind: 'tool_error'; name: string; code: string; message: string; reason?: Refusal }
+  | { kind: 'tool_error'; name: string; code: string; message: string; reason?: Refusal; details?: string }
   | { kind: 'denied'; reason: Refusal; message: string }
   | { kind: 'failure'; message: string }
   | { kind: 'internal'; message: string }

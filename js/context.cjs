@@ -2,7 +2,7 @@
 // Generated from ts/context.cts by `npm run build:ts`: edit that file, not this one.
 // Tool contexts: `createToolContext`, and the native copy of a context each call hands over
 // (kept per context while it stays the same), with the read ledger of a toolkit with edit_file.
-exports.processTables = exports.readLedgers = exports.createToolContext = void 0;
+exports.editHooks = exports.processTables = exports.readLedgers = exports.createToolContext = void 0;
 exports.contextHandle = contextHandle;
 const node_os_1 = require("node:os");
 const native_cjs_1 = require("./native.cjs");
@@ -46,6 +46,11 @@ exports.readLedgers = new WeakMap();
  */
 exports.processTables = new WeakMap();
 /**
+ * The undo journal and the syntax check of each context a toolkit with `checkpoints` or
+ * `syntaxCheck` serves (kept natively): the first such toolkit over a context sets them.
+ */
+exports.editHooks = new WeakMap();
+/**
  * The native copy of `context` for a call. Kept per context while the fields the native side
  * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
  * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
@@ -54,15 +59,17 @@ exports.processTables = new WeakMap();
 function contextHandle(context) {
     const reads = exports.readLedgers.get(context);
     const processes = exports.processTables.get(context);
+    const edits = exports.editHooks.get(context);
     const cached = contextHandles.get(context);
     // The fields compared one by one with the key kept: no key is made while they stay the same.
-    if (cached !== undefined && cached.reads === reads && cached.processes === processes && sameKey(cached.key, context))
+    if (cached !== undefined && cached.reads === reads && cached.processes === processes && cached.edits === edits && sameKey(cached.key, context)) {
         return cached.handle;
+    }
     const key = contextKey(context);
     if (key === null)
-        return native.contextHandle(context, reads, processes);
-    const handle = native.contextHandle(context, reads, processes);
-    contextHandles.set(context, { key, handle, reads, processes });
+        return native.contextHandle(context, reads, processes, edits);
+    const handle = native.contextHandle(context, reads, processes, edits);
+    contextHandles.set(context, { key, handle, reads, processes, edits });
     return handle;
 }
 /**

@@ -28,6 +28,11 @@ export declare const readLedgers: WeakMap<object, import("../binding.js").Extern
  */
 export declare const processTables: WeakMap<object, import("../binding.js").ExternalObject<"ProcessTable">>;
 /**
+ * The undo journal and the syntax check of each context a toolkit with `checkpoints` or
+ * `syntaxCheck` serves (kept natively): the first such toolkit over a context sets them.
+ */
+export declare const editHooks: WeakMap<object, import("../binding.js").ExternalObject<"EditHooks">>;
+/**
  * The native copy of `context` for a call. Kept per context while the fields the native side
  * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
  * one of them changes, so a policy edited between calls applies at once; a context with `exec` or

@@ -50,8 +50,12 @@ class InvokeToolError extends Error {
 }
 exports.InvokeToolError = InvokeToolError;
 const toolErrorClasses = new Map();
-/** The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`. */
-function toolError(className, code, message) {
+/**
+ * The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`, and
+ * the fields of `details` (JSON text of an object, e.g. a `SYNTAX_ERROR`'s `diagnostics`) as
+ * own properties.
+ */
+function toolError(className, code, message, details) {
     let ToolError = toolErrorClasses.get(className);
     if (!ToolError) {
         ToolError = class extends Error {
@@ -64,7 +68,10 @@ function toolError(className, code, message) {
         Object.defineProperty(ToolError, "name", { value: className });
         toolErrorClasses.set(className, ToolError);
     }
-    return new ToolError(code, message);
+    const error = new ToolError(code, message);
+    if (details)
+        Object.assign(error, JSON.parse(details));
+    return error;
 }
 function internalError(message) {
     return toolError("Error", "INTERNAL", `INTERNAL: ${message}`);
@@ -84,12 +91,13 @@ function denied(refusal, message) {
         error: { code: exports.REFUSAL_CODES[refusal === "scope" ? "sandbox" : refusal], message, retriable: false, details: {} },
     }, refusal);
 }
-function failure(message) {
+/** A runtime failure's envelope; `details` (JSON text of an object) fills `error.details`. */
+function failure(message, details) {
     return {
         status: "failure",
         reason: "runtime",
         message,
-        error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} },
+        error: { code: "RUNTIME_ERROR", message, retriable: true, details: details ? JSON.parse(details) : {} },
     };
 }
 function messageOf(thrown) {

@@ -15,15 +15,20 @@ export declare class InvokeToolError extends Error {
     });
     toEnvelope(): ToolErrorEnvelope;
 }
-/** The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`. */
-export declare function toolError(className: string, code: string, message: string): Error;
+/**
+ * The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`, and
+ * the fields of `details` (JSON text of an object, e.g. a `SYNTAX_ERROR`'s `diagnostics`) as
+ * own properties.
+ */
+export declare function toolError(className: string, code: string, message: string, details?: string | null): Error;
 export declare function internalError(message: string): Error;
 /**
  * A denial's ToolResult: `reason` is upstream's (`"sandbox"` for the write scope, `"policy"`
  * for a permission rule); the code says which.
  */
 export declare function denied(refusal: Refusal, message: string): SecureToolResult<never>;
-export declare function failure(message: string): SecureToolResult<never>;
+/** A runtime failure's envelope; `details` (JSON text of an object) fills `error.details`. */
+export declare function failure(message: string, details?: string | null): SecureToolResult<never>;
 export declare function messageOf(thrown: unknown): string;
 /** The precise code of each kind of refusal (the CLI, MCP and the framework adapters say it). */
 export declare const REFUSAL_CODES: DenialCodeByReason;

@@ -13,7 +13,7 @@ import asTools = toolkit.asTools;
 import OutputCache = toolkit.OutputCache;
 import runToolLoop = loopRuntime.runToolLoop;
 import streamToolLoop = loopRuntime.streamToolLoop;
-export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, FileAccessMode, AccessLevel, SecurityPolicyConfig, ToolPolicy, ToolContext, ExecOptions, PermissionDecision, PermissionRules, ToolErrorEnvelope, InvokeToolErrorCode, ToolkitInvokeOutput, Invoke, AgentToolkit, AgentToolkitOptions, } from "./types.cjs";
+export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName, OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName, FileAccessMode, AccessLevel, SecurityPolicyConfig, ToolPolicy, ToolContext, ExecOptions, PermissionDecision, PermissionRules, ToolErrorEnvelope, InvokeToolErrorCode, ToolkitInvokeOutput, Invoke, AgentToolkit, AgentToolkitOptions, CheckpointsApi, CheckpointSummary, Diagnostic, RestoreOutcome, } from "./types.cjs";
 export { createToolContext, createAgentToolkit, ToolCatalog, SecurityBypass, defineTool, asTools, toToolMessageContent, OutputCache, outputCacheTools, applyOutputCache, doneTool, runToolLoop, streamToolLoop, };
 export { createProviderSession } from "./sessions.cjs";
 export type { DefineToolOptions, DependencyKey, DependencyOverrides, ExecuteRawContext, ImagePart, Logger, TextPart, Tool, ToolExecutionContext, ToolExecutionResult, ToolResult, } from "./user_tools.cjs";

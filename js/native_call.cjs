@@ -79,7 +79,7 @@ function resultJson(outcome) {
         case "ok":
             return outcome.json;
         case "tool_error":
-            throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message), outcome.reason);
+            throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message, outcome.details), outcome.reason);
         default:
             throw (0, errors_cjs_1.internalError)((0, exports.messageOfOutcome)(outcome));
     }

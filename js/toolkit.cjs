@@ -40,7 +40,7 @@ async function secureCall(context, name, handler, args, optIn) {
             case "internal":
                 return (0, errors_cjs_1.failure)(`INTERNAL: ${outcome.message}`);
             case "tool_error":
-                return (0, errors_cjs_1.refused)((0, errors_cjs_1.failure)(outcome.message), outcome.reason);
+                return (0, errors_cjs_1.refused)((0, errors_cjs_1.failure)(outcome.message, outcome.details), outcome.reason);
             default:
                 return (0, errors_cjs_1.failure)(outcome.message);
         }
@@ -105,7 +105,7 @@ async function invoke(context, name, args, registered, asText = false, approved 
         case "plain_error":
             throw (0, errors_cjs_1.refused)(new Error(outcome.message), outcome.reason);
         case "tool_error":
-            throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message), outcome.reason);
+            throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message, outcome.details), outcome.reason);
         default:
             throw new errors_cjs_1.InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
     }
@@ -157,12 +157,17 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
     const startsProcesses = registered.optIns.has("process_start");
     if (startsProcesses && !context_cjs_1.processTables.has(context))
         context_cjs_1.processTables.set(context, native.newProcessTable(processLimits(options.processes)));
+    const journal = checkpointOptions(options.checkpoints);
+    const syntaxCheck = syntaxCheckMode(options.syntaxCheck);
+    if ((journal !== undefined || syntaxCheck !== undefined) && !context_cjs_1.editHooks.has(context))
+        context_cjs_1.editHooks.set(context, native.newEditHooks(journal, syntaxCheck));
     const optInNames = [...registered.optIns.keys()];
     const userNames = [...registered.byName.keys()];
     // With opt-in tools, the toolkit also ends what its context's processes left running.
     const lifecycle = registered.optIns.size > 0 ? { close: () => closeProcesses(context), [Symbol.asyncDispose]: () => closeProcesses(context) } : {};
     const toolkit = {
         ...lifecycle,
+        ...(journal === undefined ? {} : { checkpoints: checkpointsOf(context) }),
         tools,
         invoke: (name, args) => invoke(context, name, args, registered),
         getAllowedTools: () => native
@@ -191,6 +196,53 @@ function processLimits(limits) {
     check("bufferBytes", bufferBytes, 2 ** 30);
     check("maxLifetimeMs", maxLifetimeMs, 2 ** 31);
     return { maxRunning: maxRunning, bufferBytes: bufferBytes, maxLifetimeMs: maxLifetimeMs };
+}
+/** `options.checkpoints`, checked: `true`, or an object with a directory and whole-number bounds. */
+function checkpointOptions(value) {
+    if (value === undefined || value === false)
+        return undefined;
+    if (value === true)
+        return {};
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        throw new TypeError("createAgentToolkit: options.checkpoints must be true or an object { dir?, maxBytes?, maxCheckpoints? }");
+    }
+    const { dir, maxBytes, maxCheckpoints } = value;
+    if (dir !== undefined && (typeof dir !== "string" || dir.length === 0 || dir.includes("\0"))) {
+        throw new TypeError("createAgentToolkit: options.checkpoints.dir must be a non-empty path");
+    }
+    const whole = (name, n, min, max) => {
+        if (n !== undefined && !(Number.isSafeInteger(n) && n >= min && n <= max)) {
+            throw new TypeError(`createAgentToolkit: options.checkpoints.${name} must be a whole number from ${min} to ${max}`);
+        }
+    };
+    whole("maxBytes", maxBytes, 0, Number.MAX_SAFE_INTEGER);
+    whole("maxCheckpoints", maxCheckpoints, 1, 100_000);
+    return { dir: dir, maxBytes: maxBytes, maxCheckpoints: maxCheckpoints };
+}
+/** `options.syntaxCheck`, checked. */
+function syntaxCheckMode(value) {
+    if (value === undefined || value === false)
+        return undefined;
+    if (value === "report" || value === "reject")
+        return value;
+    throw new TypeError('createAgentToolkit: options.syntaxCheck must be "report" or "reject"');
+}
+/** `toolkit.checkpoints`: the journal of the context's workspace (docs/checkpoints.md). */
+function checkpointsOf(context) {
+    const call = async (op, id, force) => {
+        if (op !== "list" && (typeof id !== "string" || id.length === 0)) {
+            throw (0, errors_cjs_1.toolError)("CheckpointError", "INVALID_ARGUMENT", "INVALID_ARGUMENT: id must be a checkpoint id (a string from list())");
+        }
+        const hooks = context_cjs_1.editHooks.get(context);
+        if (hooks === undefined)
+            throw (0, errors_cjs_1.internalError)("the context has no journal");
+        return (0, native_call_cjs_1.resultJson)(await native.checkpointsCall(hooks, (0, context_cjs_1.contextHandle)(context), op, id, force));
+    };
+    return {
+        list: async () => JSON.parse(await call("list")),
+        diff: async (id) => JSON.parse(await call("diff", id)),
+        restore: async (id, options) => JSON.parse(await call("restore", id, options?.force === true)),
+    };
 }
 /** Ends every process the context's calls started (whole trees) and resolves once they are gone. */
 async function closeProcesses(context) {

@@ -39,7 +39,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 type ContextHandle = ReturnType<typeof native.contextHandle>;
 type ReadLedger = ReturnType<typeof native.newReadLedger>;
 type ProcessTable = ReturnType<typeof native.newProcessTable>;
-const contextHandles = new WeakMap<object, { key: unknown[]; handle: ContextHandle; reads: ReadLedger | undefined; processes: ProcessTable | undefined }>();
+type EditHooks = ReturnType<typeof native.newEditHooks>;
+const contextHandles = new WeakMap<
+  object,
+  { key: unknown[]; handle: ContextHandle; reads: ReadLedger | undefined; processes: ProcessTable | undefined; edits: EditHooks | undefined }
+>();
 /**
  * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
  * through the toolkit (content fingerprints by real path, kept natively), for edit_file's
@@ -55,6 +59,12 @@ export const readLedgers = new WeakMap<object, ReadLedger>();
 export const processTables = new WeakMap<object, ProcessTable>();
 
 /**
+ * The undo journal and the syntax check of each context a toolkit with `checkpoints` or
+ * `syntaxCheck` serves (kept natively): the first such toolkit over a context sets them.
+ */
+export const editHooks = new WeakMap<object, EditHooks>();
+
+/**
  * The native copy of `context` for a call. Kept per context while the fields the native side
  * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
  * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
@@ -63,13 +73,16 @@ export const processTables = new WeakMap<object, ProcessTable>();
 export function contextHandle(context: ToolContext): ContextHandle {
   const reads = readLedgers.get(context);
   const processes = processTables.get(context);
+  const edits = editHooks.get(context);
   const cached = contextHandles.get(context);
   // The fields compared one by one with the key kept: no key is made while they stay the same.
-  if (cached !== undefined && cached.reads === reads && cached.processes === processes && sameKey(cached.key, context)) return cached.handle;
+  if (cached !== undefined && cached.reads === reads && cached.processes === processes && cached.edits === edits && sameKey(cached.key, context)) {
+    return cached.handle;
+  }
   const key = contextKey(context);
-  if (key === null) return native.contextHandle(context, reads, processes);
-  const handle = native.contextHandle(context, reads, processes);
-  contextHandles.set(context, { key, handle, reads, processes });
+  if (key === null) return native.contextHandle(context, reads, processes, edits);
+  const handle = native.contextHandle(context, reads, processes, edits);
+  contextHandles.set(context, { key, handle, reads, processes, edits });
   return handle;
 }
 

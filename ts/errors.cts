@@ -54,8 +54,12 @@ export class InvokeToolError extends Error {
 type ToolErrorClass = new (code: string, message: string) => Error & { code: string };
 const toolErrorClasses = new Map<string, ToolErrorClass>();
 
-/** The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`. */
-export function toolError(className: string, code: string, message: string): Error {
+/**
+ * The tool's own error class (`ReadFileError`, ...): an Error with own `name` and `code`, and
+ * the fields of `details` (JSON text of an object, e.g. a `SYNTAX_ERROR`'s `diagnostics`) as
+ * own properties.
+ */
+export function toolError(className: string, code: string, message: string, details?: string | null): Error {
   let ToolError = toolErrorClasses.get(className);
   if (!ToolError) {
     ToolError = class extends Error {
@@ -69,7 +73,9 @@ export function toolError(className: string, code: string, message: string): Err
     Object.defineProperty(ToolError, "name", { value: className });
     toolErrorClasses.set(className, ToolError);
   }
-  return new ToolError(code, message);
+  const error = new ToolError(code, message);
+  if (details) Object.assign(error, JSON.parse(details));
+  return error;
 }
 
 export function internalError(message: string): Error {
@@ -96,12 +102,13 @@ export function denied(refusal: Refusal, message: string): SecureToolResult<neve
   );
 }
 
-export function failure(message: string): SecureToolResult<never> {
+/** A runtime failure's envelope; `details` (JSON text of an object) fills `error.details`. */
+export function failure(message: string, details?: string | null): SecureToolResult<never> {
   return {
     status: "failure",
     reason: "runtime",
     message,
-    error: { code: "RUNTIME_ERROR", message, retriable: true, details: {} },
+    error: { code: "RUNTIME_ERROR", message, retriable: true, details: details ? JSON.parse(details) : {} },
   };
 }
 

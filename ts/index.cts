@@ -50,6 +50,10 @@ export type {
   Invoke,
   AgentToolkit,
   AgentToolkitOptions,
+  CheckpointsApi,
+  CheckpointSummary,
+  Diagnostic,
+  RestoreOutcome,
 } from "./types.cjs";
 
 // ---- the module's exports -----------------------------------------------------------------------

@@ -84,7 +84,7 @@ export function resultJson(outcome: Answer): string {
     case "ok":
       return outcome.json;
     case "tool_error":
-      throw refused(toolError(outcome.name, outcome.code, outcome.message), outcome.reason);
+      throw refused(toolError(outcome.name, outcome.code, outcome.message, outcome.details), outcome.reason);
     default:
       throw internalError(messageOfOutcome(outcome));
   }

@@ -6,7 +6,7 @@ import type { CallRequest, OutputCache as NativeOutputCache } from "../binding.j
 import type { OptInToolName } from "../types/tools.js";
 import { SecurityBypass } from "./bypass.cjs";
 import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
-import { processTables, readLedgers } from "./context.cjs";
+import { contextHandle, editHooks, processTables, readLedgers } from "./context.cjs";
 import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
 import { type AnyToolkit, loopAborted, parseArguments } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
@@ -23,7 +23,7 @@ import {
   RUN_BUILT_IN,
   resultJson,
 } from "./native_call.cjs";
-import type { AgentToolkit, AgentToolkitOptions, SecureToolResult, ToolContext } from "./types.cjs";
+import type { AgentToolkit, AgentToolkitOptions, CheckpointsApi, SecureToolResult, ToolContext } from "./types.cjs";
 import {
   type AnyTool,
   errorResult,
@@ -70,7 +70,7 @@ async function secureCall(
       case "internal":
         return failure(`INTERNAL: ${outcome.message}`);
       case "tool_error":
-        return refused(failure(outcome.message), outcome.reason);
+        return refused(failure(outcome.message, outcome.details), outcome.reason);
       default:
         return failure(outcome.message);
     }
@@ -145,7 +145,7 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
     case "plain_error":
       throw refused(new Error(outcome.message), outcome.reason);
     case "tool_error":
-      throw refused(toolError(outcome.name, outcome.code, outcome.message), outcome.reason);
+      throw refused(toolError(outcome.name, outcome.code, outcome.message, outcome.details), outcome.reason);
     default:
       throw new InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
   }
@@ -203,12 +203,16 @@ export const createAgentToolkit: {
   if (registered.optIns.has("edit_file") && !readLedgers.has(context)) readLedgers.set(context, native.newReadLedger());
   const startsProcesses = registered.optIns.has("process_start");
   if (startsProcesses && !processTables.has(context)) processTables.set(context, native.newProcessTable(processLimits(options.processes)));
+  const journal = checkpointOptions(options.checkpoints);
+  const syntaxCheck = syntaxCheckMode(options.syntaxCheck);
+  if ((journal !== undefined || syntaxCheck !== undefined) && !editHooks.has(context)) editHooks.set(context, native.newEditHooks(journal, syntaxCheck));
   const optInNames = [...registered.optIns.keys()];
   const userNames = [...registered.byName.keys()];
   // With opt-in tools, the toolkit also ends what its context's processes left running.
   const lifecycle = registered.optIns.size > 0 ? { close: () => closeProcesses(context), [Symbol.asyncDispose]: () => closeProcesses(context) } : {};
   const toolkit = {
     ...lifecycle,
+    ...(journal === undefined ? {} : { checkpoints: checkpointsOf(context) }),
     tools,
     invoke: (name: unknown, args: unknown) => invoke(context, name, args, registered),
     getAllowedTools: () =>
@@ -239,6 +243,51 @@ function processLimits(limits: unknown): { maxRunning?: number; bufferBytes?: nu
   check("bufferBytes", bufferBytes, 2 ** 30);
   check("maxLifetimeMs", maxLifetimeMs, 2 ** 31);
   return { maxRunning: maxRunning as number | undefined, bufferBytes: bufferBytes as number | undefined, maxLifetimeMs: maxLifetimeMs as number | undefined };
+}
+
+/** `options.checkpoints`, checked: `true`, or an object with a directory and whole-number bounds. */
+function checkpointOptions(value: unknown): { dir?: string; maxBytes?: number; maxCheckpoints?: number } | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError("createAgentToolkit: options.checkpoints must be true or an object { dir?, maxBytes?, maxCheckpoints? }");
+  }
+  const { dir, maxBytes, maxCheckpoints } = value as Record<string, unknown>;
+  if (dir !== undefined && (typeof dir !== "string" || dir.length === 0 || dir.includes("\0"))) {
+    throw new TypeError("createAgentToolkit: options.checkpoints.dir must be a non-empty path");
+  }
+  const whole = (name: string, n: unknown, min: number, max: number) => {
+    if (n !== undefined && !(Number.isSafeInteger(n) && (n as number) >= min && (n as number) <= max)) {
+      throw new TypeError(`createAgentToolkit: options.checkpoints.${name} must be a whole number from ${min} to ${max}`);
+    }
+  };
+  whole("maxBytes", maxBytes, 0, Number.MAX_SAFE_INTEGER);
+  whole("maxCheckpoints", maxCheckpoints, 1, 100_000);
+  return { dir: dir as string | undefined, maxBytes: maxBytes as number | undefined, maxCheckpoints: maxCheckpoints as number | undefined };
+}
+
+/** `options.syntaxCheck`, checked. */
+function syntaxCheckMode(value: unknown): "report" | "reject" | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === "report" || value === "reject") return value;
+  throw new TypeError('createAgentToolkit: options.syntaxCheck must be "report" or "reject"');
+}
+
+/** `toolkit.checkpoints`: the journal of the context's workspace (docs/checkpoints.md). */
+function checkpointsOf(context: ToolContext): CheckpointsApi {
+  const call = async (op: "list" | "diff" | "restore", id?: unknown, force?: boolean) => {
+    if (op !== "list" && (typeof id !== "string" || id.length === 0)) {
+      throw toolError("CheckpointError", "INVALID_ARGUMENT", "INVALID_ARGUMENT: id must be a checkpoint id (a string from list())");
+    }
+    const hooks = editHooks.get(context);
+    if (hooks === undefined) throw internalError("the context has no journal");
+    return resultJson(await native.checkpointsCall(hooks, contextHandle(context), op, id as string | undefined, force));
+  };
+  return {
+    list: async () => JSON.parse(await call("list")),
+    diff: async (id: string) => JSON.parse(await call("diff", id)),
+    restore: async (id: string, options?: { force?: boolean }) => JSON.parse(await call("restore", id, options?.force === true)),
+  };
 }
 
 /** Ends every process the context's calls started (whole trees) and resolves once they are gone. */

@@ -3,6 +3,8 @@
 
 import type {
   AllowedToolName,
+  CheckpointSummary,
+  Diagnostic,
   ExecSandbox,
   OptInToolArgsByName,
   OptInToolDefinitions,
@@ -14,6 +16,7 @@ import type {
   ToolDefinitions,
   TaskItem,
   ToolParams,
+  RestoreOutcome,
   ToolResultByName,
 } from "../types/tools.js";
 import type { InvokeToolErrorCode } from "../types/errors.js";
@@ -21,6 +24,7 @@ import type { AnyTool, ExecuteRawContext, ToolInput, ToolOutput } from "./user_t
 
 export type { AllowedToolName, ExecSandbox, ToolArgsByName, ToolResultByName };
 export type { OptInToolArgsByName, OptInToolDefinitions, OptInToolName, OptInToolResultByName };
+export type { CheckpointSummary, Diagnostic, RestoreOutcome };
 
 export type FileAccessMode = "read-only" | "workspace-write" | "unrestricted";
 export type AccessLevel = "allow" | "deny";
@@ -147,6 +151,25 @@ type InvokeWithUserTools<TUser extends AnyTool> = <TName extends AllowedToolName
 }>;
 
 /**
+ * `toolkit.checkpoints`, with `createAgentToolkit(context, { checkpoints })`: the undo journal of
+ * the workspace (docs/checkpoints.md). Errors are `CheckpointError`s with a code
+ * (`CHECKPOINT_NOT_FOUND`, `CHECKPOINT_PRUNED`, `CHECKPOINT_NOT_RESTORABLE`,
+ * `CHECKPOINT_CONFLICT` with `files`, `CHECKPOINT_CORRUPT`, `SANDBOX_VIOLATION`).
+ */
+export type CheckpointsApi = {
+  /** Every checkpoint of the workspace's journal, oldest first (also those of other processes). */
+  list: () => Promise<CheckpointSummary[]>;
+  /** What `restore(id)` would change, as a unified diff from the files now to the files restored. */
+  diff: (id: string) => Promise<string>;
+  /**
+   * Puts the files checkpoint `id` and every later one changed back to their state before call
+   * `id`, all or nothing; refused with `CHECKPOINT_CONFLICT` when one of them changed outside
+   * the journal since, unless `force`. The restore is a checkpoint too (restore it to redo).
+   */
+  restore: (id: string, options?: { force?: boolean }) => Promise<RestoreOutcome>;
+};
+
+/**
  * The toolkit: exactly agent-tools-ts's shape; `invoke` also knows the registered user tools,
  * and `tools` / `invoke` / `getAllowedTools` the enabled opt-in tools (`TOptIn`).
  */
@@ -154,12 +177,16 @@ export type AgentToolkit<TUser extends AnyTool = never, TOptIn extends OptInTool
   ? {
       tools: SecureTools;
       invoke: [TUser] extends [never] ? Invoke : InvokeWithUserTools<TUser>;
+      /** The undo journal: present with `options.checkpoints`. */
+      checkpoints?: CheckpointsApi;
       getAllowedTools: () => [TUser] extends [never]
         ? Array<ToolDefinitions[AllowedToolName]>
         : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
     }
   : {
       tools: SecureTools & OptInSecureTools<TOptIn>;
+      /** The undo journal: present with `options.checkpoints`. */
+      checkpoints?: CheckpointsApi;
       invoke: InvokeWithOptInTools<TUser, TOptIn>;
       getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TOptIn] | TUser["definition"]>;
       /**
@@ -185,6 +212,21 @@ export type AgentToolkitOptions<TTools extends readonly AnyTool[], TOptIn extend
    * lifetime after which a process and its tree are killed (default none).
    */
   processes?: { maxRunning?: number; bufferBytes?: number; maxLifetimeMs?: number };
+  /**
+   * The undo journal (docs/checkpoints.md), off by default: every call that changes files
+   * records the state of each file it touched from before the call, and `toolkit.checkpoints`
+   * lists, diffs and restores them. Stored outside the workspace (by default in the user's state
+   * directory, per workspace: `dir` to choose), at most `maxBytes` of contents (default 256 MiB)
+   * and `maxCheckpoints` checkpoints (default 200); the oldest are pruned.
+   */
+  checkpoints?: boolean | { dir?: string; maxBytes?: number; maxCheckpoints?: number };
+  /**
+   * The syntax check after write_file, apply_patch, edit_file and apply_patches, for files in a
+   * language with a tree-sitter grammar in this build; only errors the change adds count.
+   * `"report"`: the result's `diagnostics`; `"reject"`: the change is refused with `SYNTAX_ERROR`
+   * (the error's `diagnostics`) and the file left as it was. Off by default.
+   */
+  syntaxCheck?: "report" | "reject";
   /** Defaults of every user tool's execution context. */
   deps?: Record<string, unknown>;
   overrides?: ExecuteRawContext["overrides"];

@@ -2,11 +2,19 @@
 
 export type ApplyPatchInput = { filePath: string, patch: string, };
 
-export type ApplyPatchOutput = { file_path: string, exit_code: number, changed: boolean, stderr: string, };
+export type ApplyPatchOutput = { file_path: string, exit_code: number, changed: boolean, stderr: string, 
+/**
+ * With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+ */
+diagnostics?: Array<Diagnostic>, };
 
 export type ApplyPatchesInput = { patch: string, };
 
-export type ApplyPatchesOutput = { format: string, files: Array<PatchedFile>, };
+export type ApplyPatchesOutput = { format: string, files: Array<PatchedFile>, 
+/**
+ * With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+ */
+diagnostics?: Array<Diagnostic>, };
 
 export type AstGrepJsonMatch = { text: string; file: string; range: AstGrepJsonRange; lines?: string; language?: string; metaVariables?: Record<string, unknown>; ruleId?: string; severity?: string; message?: string; note?: string | null; [key: string]: unknown };
 
@@ -20,13 +28,29 @@ export type AstGrepSearchOutput = { query: AstGrepSearchQuery, root_path: string
 
 export type AstGrepSearchQuery = { language: string, rule: Record<string, unknown>, };
 
+export type CheckpointChange = "created" | "modified" | "deleted";
+
+export type CheckpointFile = { path: string, change: CheckpointChange, };
+
+export type CheckpointSummary = { id: string, tool: string, 
+/**
+ * ISO 8601, UTC.
+ */
+time: string, files: Array<CheckpointFile>, restorable: boolean, pruned: boolean, restored?: string, };
+
+export type Diagnostic = { path: string, line: number, column: number, message: string, };
+
 export type DirectoryKind = "directory";
 
 export type EditFileInput = { path: string, old_string: string, new_string: string, replace_all?: boolean, dry_run?: boolean, };
 
 export type EditFileOptions = { old_string: string, new_string: string, replace_all?: boolean, dry_run?: boolean, };
 
-export type EditFileOutput = { path: string, stage: MatchStage, replacements: number, lines: Array<number>, dry_run: boolean, diff: string, };
+export type EditFileOutput = { path: string, stage: MatchStage, replacements: number, lines: Array<number>, dry_run: boolean, diff: string, 
+/**
+ * With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+ */
+diagnostics?: Array<Diagnostic>, };
 
 export type ExecCommandInput = { cwd: string, command: Array<string>, shell_mode?: ShellMode, stdin?: string, timeout_ms?: number, max_output_chars?: number, };
 
@@ -98,6 +122,21 @@ export type RegexpSearchOutput = { query: RegexpSearchQuery, root_path: string, 
 
 export type RegexpSearchQuery = { pattern: string, flags: string, };
 
+export type RestoreOutcome = { 
+/**
+ * The checkpoint gone back to: the workspace's files are as before its call.
+ */
+restored: string, 
+/**
+ * The checkpoint of the restore itself (restore it to undo the restore); `None` when
+ * nothing had to change.
+ */
+checkpoint: string | null, 
+/**
+ * The files the restore changed.
+ */
+files: Array<CheckpointFile>, };
+
 export type ShellMode = "default" | "direct";
 
 export type SymlinkKind = "symlink";
@@ -142,7 +181,11 @@ export type TreeSymlinkNode = { kind: SymlinkKind, name: string, path: string, d
 
 export type WriteFileInput = { path: string, content: string, };
 
-export type WriteFileOutput = { path: string, created: boolean, bytes_written: number, };
+export type WriteFileOutput = { path: string, created: boolean, bytes_written: number, 
+/**
+ * With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+ */
+diagnostics?: Array<Diagnostic>, };
 
 export type WriteReach = "workspace" | "none" | "all";
 

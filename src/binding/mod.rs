@@ -2,6 +2,7 @@
 //! and moves file work off the JavaScript thread. No tool logic lives here.
 
 pub mod catalog;
+pub mod checkpoints;
 mod convert;
 pub mod exec_sandbox;
 pub mod output_cache;
@@ -53,12 +54,14 @@ pub enum Outcome {
         message: String,
         reason: Option<Refusal>,
     },
-    /// A tool's own error (class name, code, message; `reason` when the tool refused a path).
+    /// A tool's own error (class name, code, message; `reason` when the tool refused a path;
+    /// `details`, JSON text of an object whose fields become the error's properties).
     ToolError {
         name: String,
         code: String,
         message: String,
         reason: Option<Refusal>,
+        details: Option<String>,
     },
     /// A secure-wrapper denial. `reason` is the fine one: `ToolResult.reason` reports `scope`
     /// as `"sandbox"`, as upstream does.
@@ -180,6 +183,7 @@ impl From<invoke::Outcome> for Outcome {
                 code: e.code.as_str().to_string(),
                 message: e.message,
                 reason: e.reason.map(Refusal::from),
+                details: e.details.map(|d| d.to_string()),
             },
             invoke::Outcome::Denied { reason, message } => Outcome::Denied {
                 reason: reason.into(),
@@ -287,20 +291,22 @@ pub fn allowed_tool_names(context: Unknown, extra: Option<Vec<String>>) -> Resul
 /// `reads` is the context's read ledger (`newReadLedger()`), when a toolkit over it enabled
 /// edit_file: the calls then record what they read and write, and edit_file checks it.
 /// `processes` is its process table (`newProcessTable()`), when a toolkit enabled the process
-/// tools.
+/// tools; `edits` its journal and syntax check (`newEditHooks()`), when a toolkit enabled one.
 #[napi(
     catch_unwind,
-    ts_args_type = "context: object, reads?: ExternalObject<'ReadLedger'>, processes?: ExternalObject<'ProcessTable'>",
+    ts_args_type = "context: object, reads?: ExternalObject<'ReadLedger'>, processes?: ExternalObject<'ProcessTable'>, edits?: ExternalObject<'EditHooks'>",
     ts_return_type = "ExternalObject<'ToolContext'>"
 )]
 pub fn context_handle(
     context: Unknown,
     reads: Option<&External<std::sync::Arc<ReadLedger>>>,
     processes: Option<&External<std::sync::Arc<agent_tools_core::processes::ProcessTable>>>,
+    edits: Option<&External<std::sync::Arc<agent_tools_core::context::EditHooks>>>,
 ) -> Result<External<ToolContext>> {
     let mut ctx = read_context(&context)?;
     ctx.reads = reads.map(|r| std::sync::Arc::clone(r));
     ctx.processes = processes.map(|p| std::sync::Arc::clone(p));
+    ctx.edits = edits.map(|e| std::sync::Arc::clone(e));
     Ok(External::new(ctx))
 }
 

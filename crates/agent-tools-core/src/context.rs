@@ -16,7 +16,68 @@ pub struct RunContext<'a> {
     pub confinement: Option<Confinement>,
 }
 
+/// What a toolkit adds to the calls that change files: the undo journal
+/// (`crate::checkpoints`) and the syntax check (`crate::syntax_check`).
+#[derive(Debug, Default)]
+pub struct EditHooks {
+    pub journal: Option<super::checkpoints::Journal>,
+    pub syntax: Option<super::syntax_check::SyntaxMode>,
+}
+
+impl EditHooks {
+    /// One operation of the journal of `ctx`'s workspace, as JSON text: `list` (the
+    /// checkpoints, oldest first), `diff` (the unified diff restoring `id` would make, a JSON
+    /// string) or `restore` (what it did).
+    pub fn journal_op(
+        &self,
+        ctx: &ToolContext,
+        op: &str,
+        id: Option<&str>,
+        force: bool,
+    ) -> Result<String, ToolError> {
+        use super::checkpoints::ERROR_CLASS;
+        let journal = self.journal.as_ref().ok_or_else(|| {
+            ERROR_CLASS.invalid("the toolkit keeps no journal (options.checkpoints)")
+        })?;
+        let root = ctx.real_root().map_err(|e| ERROR_CLASS.internal(e))?;
+        let store = journal.store(root)?;
+        let id = || id.ok_or_else(|| ERROR_CLASS.invalid("id must be a checkpoint id"));
+        let json = match op {
+            "list" => serde_json::to_string(&store.list()?),
+            "diff" => serde_json::to_string(&store.diff(id()?)?),
+            "restore" => serde_json::to_string(&store.restore(id()?, force)?),
+            other => return Err(ERROR_CLASS.invalid(format!("unknown journal operation: {other}"))),
+        };
+        json.map_err(|e| ERROR_CLASS.internal(e.to_string()))
+    }
+}
+
 impl RunContext<'_> {
+    /// Called by every tool right before it creates, replaces or removes the file at `abs` (a
+    /// resolved path): the journal records the file's state from before the call. Fails the
+    /// call when that state cannot be read, before anything changed.
+    pub fn before_change(&self, abs: &std::path::Path) -> Result<(), ToolError> {
+        match &self.ctx.call {
+            Some(call) => call.before_change(abs),
+            None => Ok(()),
+        }
+    }
+
+    /// The syntax check of a change of `abs` from `old` (`None`: the file on disk, read only
+    /// when needed) to `new`, before it is written (`crate::syntax_check`).
+    pub fn check_syntax(
+        &self,
+        abs: &std::path::Path,
+        old: Option<&[u8]>,
+        new: &[u8],
+        class: ErrorClass,
+    ) -> Result<(), ToolError> {
+        match &self.ctx.call {
+            Some(call) => call.check_syntax(abs, old, new, class),
+            None => Ok(()),
+        }
+    }
+
     /// The one confinement check of the tools: for a confined call, `fd` (what the tool opened
     /// for `path`) must really lie inside the workspace, else the tool's error
     /// `INTERNAL: [Sandbox Violation] Attempted to access path outside of workspace: "<path>"`
@@ -63,6 +124,11 @@ pub struct ToolContext {
     /// The context's background processes (the process tools); `None` unless a toolkit over
     /// this context enabled them.
     pub processes: Option<std::sync::Arc<super::processes::ProcessTable>>,
+    /// The undo journal and the syntax check of the calls that change files; `None` unless a
+    /// toolkit over this context enabled one of them.
+    pub edits: Option<std::sync::Arc<EditHooks>>,
+    /// The journal and syntax-check record of the call under way (set on the call's own copy).
+    pub call: Option<std::sync::Arc<super::checkpoints::CallRecord>>,
     /// The real (symlink-free) workspace root, resolved once per call and shared by every path
     /// check and the confinement of the call.
     real_root: std::sync::OnceLock<Result<std::path::PathBuf, String>>,
@@ -83,6 +149,8 @@ impl Clone for ToolContext {
             cancellation: self.cancellation.clone(),
             reads: self.reads.clone(),
             processes: self.processes.clone(),
+            edits: self.edits.clone(),
+            call: self.call.clone(),
             real_root: std::sync::OnceLock::new(),
         }
     }
@@ -120,6 +188,8 @@ impl ToolContext {
             cancellation: None,
             reads: None,
             processes: None,
+            edits: None,
+            call: None,
             real_root: std::sync::OnceLock::new(),
         }
     }
@@ -141,6 +211,8 @@ impl ToolContext {
             cancellation: None,
             reads: None,
             processes: None,
+            edits: None,
+            call: None,
             real_root: std::sync::OnceLock::new(),
         }
     }

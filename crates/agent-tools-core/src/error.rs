@@ -35,6 +35,18 @@ pub enum ErrorCode {
     StdinClosed,
     /// ... and a terminal where none can be given.
     TtyUnsupported,
+    /// The syntax check in reject mode: the change adds syntax errors.
+    SyntaxError,
+    /// The undo journal: no such checkpoint ...
+    CheckpointNotFound,
+    /// ... its contents were pruned ...
+    CheckpointPruned,
+    /// ... a content it needs was not kept (a file over the bound) ...
+    CheckpointNotRestorable,
+    /// ... a file changed outside the journal since ...
+    CheckpointConflict,
+    /// ... or the journal does not hold what it names.
+    CheckpointCorrupt,
     // `InvokeToolError`s (`InvokeToolErrorCode` in the typings)
     ToolNotFound,
     ToolNotAllowed,
@@ -76,6 +88,12 @@ impl ErrorCode {
             ErrorCode::TooManyProcesses => "TOO_MANY_PROCESSES",
             ErrorCode::StdinClosed => "STDIN_CLOSED",
             ErrorCode::TtyUnsupported => "TTY_UNSUPPORTED",
+            ErrorCode::SyntaxError => "SYNTAX_ERROR",
+            ErrorCode::CheckpointNotFound => "CHECKPOINT_NOT_FOUND",
+            ErrorCode::CheckpointPruned => "CHECKPOINT_PRUNED",
+            ErrorCode::CheckpointNotRestorable => "CHECKPOINT_NOT_RESTORABLE",
+            ErrorCode::CheckpointConflict => "CHECKPOINT_CONFLICT",
+            ErrorCode::CheckpointCorrupt => "CHECKPOINT_CORRUPT",
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolNotAllowed => "TOOL_NOT_ALLOWED",
             ErrorCode::InvalidToolArgumentsType => "INVALID_TOOL_ARGUMENTS_TYPE",
@@ -159,6 +177,9 @@ pub struct ToolError {
     pub message: String,
     /// Set when the tool refused the call: a path it found outside the workspace.
     pub reason: Option<Reason>,
+    /// Structured facts beside the message, set as properties of the JavaScript error
+    /// (`diagnostics` of a `SYNTAX_ERROR`, `files` of a `CHECKPOINT_CONFLICT`).
+    pub details: Option<Box<serde_json::Value>>,
 }
 
 /// The message of a path outside the workspace, quoting the path as given.
@@ -178,6 +199,7 @@ impl ErrorClass {
             code,
             message: format!("{code}: {}", text.as_ref()),
             reason: None,
+            details: None,
         }
     }
 
@@ -188,6 +210,7 @@ impl ErrorClass {
             code,
             message: text.into(),
             reason: None,
+            details: None,
         }
     }
 
@@ -214,6 +237,14 @@ impl ToolError {
     pub fn refused(self, reason: Reason) -> ToolError {
         ToolError {
             reason: Some(reason),
+            ..self
+        }
+    }
+
+    /// This error with `details` (an object whose fields become the error's properties).
+    pub fn with_details(self, details: serde_json::Value) -> ToolError {
+        ToolError {
+            details: Some(Box::new(details)),
             ..self
         }
     }

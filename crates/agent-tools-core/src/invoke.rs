@@ -288,7 +288,7 @@ impl Job {
     /// handler (or `Outcome::Prepared` when the caller runs its own).
     pub fn run(self) -> Outcome {
         let Job {
-            ctx,
+            mut ctx,
             spec,
             args,
             confined,
@@ -305,12 +305,18 @@ impl Job {
         if !run_built_in {
             return Outcome::Prepared(args);
         }
+        if let Err(e) = begin_edit_record(&mut ctx, spec) {
+            return Outcome::ToolError(e);
+        }
         let rc = match run_context(&ctx, spec, confined) {
             Ok(rc) => rc,
             Err(e) => return Outcome::ToolError(e),
         };
         match spec.handler {
-            Handler::Worker(handler) => answer(door, handler(&rc, &args)),
+            Handler::Worker(handler) => {
+                let result = handler(&rc, &args);
+                answer(door, end_edit_record(&ctx, result))
+            }
             Handler::Bounded(handler) => answer(
                 door,
                 handler(&rc, &args, None).and_then(|out| {
@@ -323,6 +329,64 @@ impl Job {
             ))),
         }
     }
+}
+
+/// A call of a tool that changes files, under a toolkit with the journal or the syntax check:
+/// the call's record (`ToolContext::call`), which the tool fills as it changes files.
+fn begin_edit_record(ctx: &mut ToolContext, spec: &ToolSpec) -> Result<(), ToolError> {
+    let Some(edits) = ctx.edits.clone() else {
+        return Ok(());
+    };
+    if spec.effect != crate::registry::Effect::Write || ctx.workspace_root.is_none() {
+        return Ok(());
+    }
+    let Ok(root) = ctx.real_root().map(|r| r.to_path_buf()) else {
+        return Ok(()); // the call fails on its root anyway
+    };
+    let store = match &edits.journal {
+        Some(journal) => Some(journal.store(&root).map_err(|e| ToolError {
+            class_name: spec.error_class.0,
+            ..e
+        })?),
+        None => None,
+    };
+    ctx.call = Some(std::sync::Arc::new(crate::checkpoints::CallRecord::new(
+        spec.name,
+        store,
+        edits.syntax,
+        root,
+    )));
+    Ok(())
+}
+
+/// The end of a call with a record: its checkpoint written (also after a failure, which may have
+/// changed files before it failed), and in report mode the new syntax errors added to the
+/// result as `diagnostics`.
+fn end_edit_record(
+    ctx: &ToolContext,
+    result: Result<String, ToolError>,
+) -> Result<String, ToolError> {
+    let Some(call) = &ctx.call else {
+        return result;
+    };
+    let committed = call.commit(None);
+    let json = result?;
+    committed?;
+    if call.syntax != Some(crate::syntax_check::SyntaxMode::Report) {
+        return Ok(json);
+    }
+    let diagnostics = call.diagnostics();
+    let mut value: serde_json::Value = match serde_json::from_str(&json) {
+        Ok(value) => value,
+        Err(_) => return Ok(json),
+    };
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "diagnostics".into(),
+            serde_json::to_value(diagnostics).unwrap_or_default(),
+        );
+    }
+    Ok(serde_json::to_string(&value).unwrap_or(json))
 }
 
 /// A handler's result as `door` answers it. A `SANDBOX_VIOLATION` the handler found (something

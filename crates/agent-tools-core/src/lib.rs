@@ -6,6 +6,7 @@
 
 pub mod atomic_write;
 pub mod cancel;
+pub mod checkpoints;
 pub mod collation;
 pub mod context;
 pub mod error;
@@ -30,6 +31,7 @@ pub mod search_cache;
 /// in a Job Object instead (`process`).
 #[cfg(unix)]
 pub mod supervisor;
+pub mod syntax_check;
 pub mod sys;
 pub mod test_hooks;
 pub mod thread_priority;

@@ -87,6 +87,27 @@ pub fn before_handler(name: &str) {
     }
 }
 
+/// The pause [`journal_write_pause`] makes: `AGENT_TOOLS_NATIVE_JOURNAL_PAUSE_MS` in a process
+/// started with the hooks enabled; read once.
+static JOURNAL_PAUSE: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+
+/// Test hook: sleeps between writing a journal file under its temporary name and renaming it
+/// into place, so a test can kill the process in the middle of a journal write.
+pub fn journal_write_pause() {
+    let pause = JOURNAL_PAUSE.get_or_init(|| {
+        if !enabled() {
+            return None;
+        }
+        std::env::var("AGENT_TOOLS_NATIVE_JOURNAL_PAUSE_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map(std::time::Duration::from_millis)
+    });
+    if let Some(pause) = pause {
+        std::thread::sleep(*pause);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,11 +10,15 @@ use super::registry::{self, CATALOG};
 use super::tools::input::{property_names, ArgShape};
 use super::tstype::{ts, Collector, TsType};
 
-/// Types `index.d.ts` names besides the maps (the positional `tools.*` signatures).
-const EXTRA_TYPES: [TsType; 3] = [
+/// Types `index.d.ts` names besides the maps (the positional `tools.*` signatures, the
+/// journal's results).
+const EXTRA_TYPES: [TsType; 6] = [
     ts::<super::tools::ast_grep_search::AstGrepJsonPosition>(),
     ts::<super::tools::ast_grep_search::AstGrepJsonRange>(),
     ts::<super::tools::todo::TaskItem>(),
+    ts::<super::checkpoints::CheckpointSummary>(),
+    ts::<super::checkpoints::RestoreOutcome>(),
+    ts::<super::syntax_check::Diagnostic>(),
 ];
 
 pub fn config() -> Config {

@@ -71,6 +71,10 @@ pub struct ApplyPatchOutput {
     pub exit_code: i64,
     pub changed: bool,
     pub stderr: String,
+    /// With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub diagnostics: Option<Vec<crate::syntax_check::Diagnostic>>,
 }
 
 /// apply_patch's form of the sandbox error: its errors have no code prefix.
@@ -173,6 +177,7 @@ pub fn apply(rc: &RunContext, input: ApplyPatchInput) -> Result<String, ToolErro
             exit_code: 0,
             changed,
             stderr,
+            diagnostics: None,
         },
         ERROR_CLASS,
     )
@@ -258,6 +263,8 @@ fn write_target(
     permissions: u32,
 ) -> Result<(), ToolError> {
     let (dir, name) = target_dir(rc, file_path, abs)?;
+    rc.check_syntax(Path::new(abs), None, content, ERROR_CLASS)?;
+    rc.before_change(Path::new(abs))?;
     replace_atomically(&dir, &name, content, Some(permissions)).map_err(|e| {
         ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
     })?;
@@ -269,6 +276,7 @@ fn write_target(
 
 fn delete_target(rc: &RunContext, file_path: &str, abs: &str) -> Result<(), ToolError> {
     let (dir, name) = target_dir(rc, file_path, abs)?;
+    rc.before_change(Path::new(abs))?;
     crate::sys::fs::unlinkat(&dir, name.as_os_str(), crate::sys::fs::AtFlags::empty()).map_err(
         |e| {
             ERROR_CLASS.bare(

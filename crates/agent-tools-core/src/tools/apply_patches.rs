@@ -79,6 +79,10 @@ pub struct PatchedFile {
 pub struct ApplyPatchesOutput {
     pub format: String,
     pub files: Vec<PatchedFile>,
+    /// With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub diagnostics: Option<Vec<crate::syntax_check::Diagnostic>>,
 }
 
 /// One hunk: the old lines, the new lines, a line hint (1-based) and a Codex `@@` header line.
@@ -606,6 +610,8 @@ fn put(
         let syscall = if content.is_some() { "open" } else { "unlink" };
         return Err(ERROR_CLASS.internal(node_io_message(&e, syscall, abs)));
     }
+    // the journal keeps the state from before the call (a rollback's put finds it recorded)
+    rc.before_change(Path::new(abs))?;
     match content {
         Some(bytes) => replace_atomically(&place.dir, &place.name, bytes, mode)
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", abs)))?,
@@ -803,6 +809,17 @@ pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolEr
         }
     }
 
+    // the syntax check of every new content, before anything is written
+    for change in &changes {
+        if let Some(new) = &change.new {
+            rc.check_syntax(
+                Path::new(&change.abs),
+                change.old.as_deref(),
+                new,
+                ERROR_CLASS,
+            )?;
+        }
+    }
     // 2. the writes; on a failure, the ones done are undone, last first, and the directories
     // created removed; what could not be undone is named in the error
     let mut created: Vec<CreatedDir> = Vec::new();
@@ -831,6 +848,7 @@ pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolEr
         &ApplyPatchesOutput {
             format: if codex { "codex" } else { "unified" }.to_string(),
             files,
+            diagnostics: None,
         },
         ERROR_CLASS,
     )

@@ -134,6 +134,10 @@ pub struct EditFileOutput {
     pub dry_run: bool,
     // a unified diff of the change
     pub diff: String,
+    /// With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub diagnostics: Option<Vec<crate::syntax_check::Diagnostic>>,
 }
 
 /// Why an edit could not be planned.
@@ -875,6 +879,8 @@ pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> 
         content.push_str(bom);
         content.push_str(&planned.text);
         let mode = crate::sys::permission_bits(&meta);
+        rc.check_syntax(&target, None, content.as_bytes(), ERROR_CLASS)?;
+        rc.before_change(&target)?;
         replace_atomically(&dir, name, content.as_bytes(), Some(mode))
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", path)))?;
         if let Some(reads) = &rc.ctx.reads {
@@ -889,6 +895,7 @@ pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> 
             lines: planned.lines.iter().map(|&l| l as u64).collect(),
             dry_run,
             diff,
+            diagnostics: None,
         },
         ERROR_CLASS,
     )

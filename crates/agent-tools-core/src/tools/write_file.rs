@@ -54,6 +54,10 @@ pub struct WriteFileOutput {
     pub path: String,
     pub created: bool,
     pub bytes_written: u64,
+    /// With `syntaxCheck: "report"`: the syntax errors the change added (empty when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub diagnostics: Option<Vec<crate::syntax_check::Diagnostic>>,
 }
 
 fn internal(e: &std::io::Error, syscall: &str, path: &str) -> ToolError {
@@ -117,6 +121,8 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
         .ok()
         .filter(|m| m.is_file())
         .map(|m| crate::sys::permission_bits(&m));
+    rc.check_syntax(&target, None, content.as_bytes(), ERROR_CLASS)?;
+    rc.before_change(&target)?;
     replace_atomically(&dir, file_name, content.as_bytes(), mode)
         .map_err(|e| internal(&e, "open", path))?;
     if let Some(reads) = &rc.ctx.reads {
@@ -128,6 +134,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
             path: workspace_relative(root, path),
             created: !existed,
             bytes_written: content.len() as u64,
+            diagnostics: None,
         },
         ERROR_CLASS,
     )

@@ -1,0 +1,412 @@
+// The undo journal (`createAgentToolkit(ctx, { checkpoints })`, docs/checkpoints.md) and the
+// syntax check after edits (`syntaxCheck`): each change undone byte- and mode-exact, conflicts,
+// another process, a process killed while writing the journal, pruning, a tampered journal, and
+// report / reject.
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createAgentToolkit, createToolContext } from "agent-tools-native";
+import { tempDir, ALLOW_ALL, onlyOn } from "./helpers.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CHILD = path.join(here, "checkpoints_child.mjs");
+
+/** A workspace `<tmp>/ws`, a journal directory `<tmp>/journal` beside it, and a toolkit. */
+async function withJournal(fn, options = {}) {
+  const { dir, cleanup } = tempDir();
+  const root = path.join(dir, "ws");
+  const journal = path.join(dir, "journal");
+  fs.mkdirSync(root);
+  const context = createToolContext({ workspaceRoot: root, policy: ALLOW_ALL });
+  const toolkit = createAgentToolkit(context, {
+    extraTools: ["edit_file", "apply_patches"],
+    checkpoints: { dir: journal, ...options.checkpoints },
+    ...(options.syntaxCheck ? { syntaxCheck: options.syntaxCheck } : {}),
+  });
+  const file = (rel) => path.join(root, rel);
+  try {
+    await fn({ dir, root, journal, context, toolkit, file });
+  } finally {
+    cleanup();
+  }
+}
+
+const modeOf = (p) => fs.statSync(p).mode & 0o777;
+
+/** Runs checkpoints_child.mjs with this runtime; resolves with its parsed stdout. */
+function child(args, env = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CHILD, ...args], { env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${error.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout));
+    });
+  });
+}
+
+async function rejectsWith(promise, code) {
+  const error = await promise.then(
+    () => assert.fail(`expected ${code}`),
+    (e) => e,
+  );
+  assert.equal(error.code, code, error.message);
+  return error;
+}
+
+describe("off by default", () => {
+  test("no journal, no toolkit.checkpoints, results without diagnostics", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const context = createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL });
+      const toolkit = createAgentToolkit(context);
+      assert.equal("checkpoints" in toolkit, false);
+      const { content } = await toolkit.invoke("write_file", { path: "a.ts", content: "let = ;" });
+      assert.deepEqual(Object.keys(content), ["path", "created", "bytes_written"]);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("options are checked", () => {
+    const context = createToolContext({ workspaceRoot: "/nonexistent", policy: ALLOW_ALL });
+    assert.throws(() => createAgentToolkit(context, { checkpoints: "yes" }), TypeError);
+    assert.throws(() => createAgentToolkit(context, { checkpoints: { maxCheckpoints: 0 } }), TypeError);
+    assert.throws(() => createAgentToolkit(context, { checkpoints: { maxBytes: -1 } }), TypeError);
+    assert.throws(() => createAgentToolkit(context, { checkpoints: { dir: "" } }), TypeError);
+    assert.throws(() => createAgentToolkit(context, { syntaxCheck: "warn" }), TypeError);
+  });
+});
+
+describe("every change undone exactly", () => {
+  test("write_file: bytes, line endings and mode back; a created file removed; the restore redone", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      const original = Buffer.from("one\r\ntwo\n\xff\x00binary tail", "latin1");
+      fs.writeFileSync(file("a.bin"), original);
+      fs.chmodSync(file("a.bin"), 0o751);
+      const mode = modeOf(file("a.bin"));
+      await toolkit.invoke("write_file", { path: "a.bin", content: "replaced" });
+      await toolkit.invoke("write_file", { path: "new/dir/b.txt", content: "made" });
+      const list = await toolkit.checkpoints.list();
+      assert.equal(list.length, 2);
+      assert.deepEqual(
+        list.map((c) => [c.tool, c.files, c.restorable, c.pruned]),
+        [
+          ["write_file", [{ path: "a.bin", change: "modified" }], true, false],
+          ["write_file", [{ path: "new/dir/b.txt", change: "created" }], true, false],
+        ],
+      );
+      assert.match(list[0].time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const diff = await toolkit.checkpoints.diff(list[0].id);
+      assert.match(diff, /Binary files a\/a\.bin and b\/a\.bin differ/);
+      assert.match(diff, /--- a\/new\/dir\/b\.txt\n\+\+\+ \/dev\/null\n@@ -1 \+0,0 @@\n-made/);
+      const restored = await toolkit.checkpoints.restore(list[0].id);
+      assert.equal(restored.restored, list[0].id);
+      assert.deepEqual(fs.readFileSync(file("a.bin")), original);
+      if (process.platform !== "win32") assert.equal(modeOf(file("a.bin")), mode);
+      assert.equal(fs.existsSync(file("new/dir/b.txt")), false);
+      // the restore is a checkpoint of its own: restoring it redoes the two writes
+      const after = await toolkit.checkpoints.list();
+      assert.equal(after.at(-1).id, restored.checkpoint);
+      assert.equal(after.at(-1).tool, "checkpoint_restore");
+      assert.equal(after.at(-1).restored, list[0].id);
+      await toolkit.checkpoints.restore(restored.checkpoint);
+      assert.equal(fs.readFileSync(file("a.bin"), "utf8"), "replaced");
+      assert.equal(fs.readFileSync(file("new/dir/b.txt"), "utf8"), "made");
+    });
+  });
+
+  test("edit_file, apply_patch (a deletion and an executable bit) and apply_patches (a move)", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      fs.writeFileSync(file("code.js"), "const a = 1;\r\nconst b = 2;\r\n");
+      fs.writeFileSync(file("gone.txt"), "keep me\n");
+      fs.writeFileSync(file("run.sh"), "echo hi\n");
+      fs.chmodSync(file("run.sh"), 0o644);
+      fs.writeFileSync(file("moved.txt"), "moving\n");
+      await toolkit.invoke("read_file", { path: "code.js" });
+      await toolkit.invoke("edit_file", { path: "code.js", old_string: "const b = 2;", new_string: "const b = 3;" });
+      await toolkit.invoke("apply_patch", { filePath: "gone.txt", patch: "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-keep me\n" });
+      if (process.platform !== "win32") {
+        await toolkit.invoke("apply_patch", { filePath: "run.sh", patch: "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n" });
+        assert.equal(modeOf(file("run.sh")), 0o755);
+      }
+      await toolkit.invoke("apply_patches", {
+        patch: "*** Begin Patch\n*** Update File: moved.txt\n*** Move to: there/moved.txt\n@@\n-moving\n+moved\n*** End Patch",
+      });
+      const list = await toolkit.checkpoints.list();
+      assert.deepEqual(
+        list.map((c) => c.tool),
+        ["edit_file", "apply_patch", ...(process.platform !== "win32" ? ["apply_patch"] : []), "apply_patches"],
+      );
+      assert.deepEqual(list[1].files, [{ path: "gone.txt", change: "deleted" }]);
+      await toolkit.checkpoints.restore(list[0].id);
+      assert.equal(fs.readFileSync(file("code.js"), "utf8"), "const a = 1;\r\nconst b = 2;\r\n");
+      assert.equal(fs.readFileSync(file("gone.txt"), "utf8"), "keep me\n");
+      assert.equal(fs.readFileSync(file("moved.txt"), "utf8"), "moving\n");
+      assert.equal(fs.existsSync(file("there/moved.txt")), false);
+      if (process.platform !== "win32") assert.equal(modeOf(file("run.sh")), 0o644);
+    });
+  });
+
+  test("a call that changes nothing and a read record nothing", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      fs.writeFileSync(file("same.txt"), "same");
+      await toolkit.invoke("write_file", { path: "same.txt", content: "same" });
+      await toolkit.invoke("read_file", { path: "same.txt" });
+      assert.deepEqual(await toolkit.checkpoints.list(), []);
+    });
+  });
+});
+
+describe("conflicts", () => {
+  test("a file changed outside the journal: CHECKPOINT_CONFLICT naming it, nothing touched; then forced", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      fs.writeFileSync(file("a.txt"), "one");
+      await toolkit.invoke("write_file", { path: "a.txt", content: "two" });
+      await toolkit.invoke("write_file", { path: "b.txt", content: "b" });
+      fs.writeFileSync(file("a.txt"), "edited by hand");
+      const [first] = await toolkit.checkpoints.list();
+      const error = await rejectsWith(toolkit.checkpoints.restore(first.id), "CHECKPOINT_CONFLICT");
+      assert.equal(error.name, "CheckpointError");
+      assert.deepEqual(error.files, ["a.txt"]);
+      assert.equal(fs.readFileSync(file("a.txt"), "utf8"), "edited by hand");
+      assert.equal(fs.readFileSync(file("b.txt"), "utf8"), "b");
+      await toolkit.checkpoints.restore(first.id, { force: true });
+      assert.equal(fs.readFileSync(file("a.txt"), "utf8"), "one");
+      assert.equal(fs.existsSync(file("b.txt")), false);
+    });
+  });
+
+  test("unknown ids and bad arguments", async () => {
+    await withJournal(async ({ toolkit }) => {
+      await rejectsWith(toolkit.checkpoints.restore("cp-00000099"), "CHECKPOINT_NOT_FOUND");
+      await rejectsWith(toolkit.checkpoints.diff("nope"), "CHECKPOINT_NOT_FOUND");
+      await rejectsWith(toolkit.checkpoints.restore(42), "INVALID_ARGUMENT");
+    });
+  });
+});
+
+describe("shared between processes", () => {
+  test("a journal written by one process is listed and restored by another", async () => {
+    await withJournal(async ({ root, journal, toolkit, file }) => {
+      await child([root, journal, "write", "x.txt", "from the child", "y.txt", "second"]);
+      await toolkit.invoke("write_file", { path: "x.txt", content: "from the parent" });
+      const list = await toolkit.checkpoints.list();
+      assert.equal(list.length, 3);
+      const seen = await child([root, journal, "list"]);
+      assert.deepEqual(seen, list);
+      const done = await child([root, journal, "restore", list[0].id]);
+      assert.equal(done.restored, list[0].id);
+      assert.equal(fs.existsSync(file("x.txt")), false);
+      assert.equal(fs.existsSync(file("y.txt")), false);
+    });
+  });
+
+  test("two processes writing at once leave every checkpoint whole", async () => {
+    await withJournal(async ({ root, journal, toolkit }) => {
+      const writes = (tag) => Array.from({ length: 15 }, (_, i) => [`${tag}${i}.txt`, `${tag} ${i}`]).flat();
+      await Promise.all([
+        child([root, journal, "write", ...writes("a")]),
+        child([root, journal, "write", ...writes("b")]),
+        (async () => {
+          for (let i = 0; i < 15; i++) await toolkit.invoke("write_file", { path: `c${i}.txt`, content: `c ${i}` });
+        })(),
+      ]);
+      const list = await toolkit.checkpoints.list();
+      assert.equal(list.length, 45);
+      assert.equal(new Set(list.map((c) => c.id)).size, 45);
+      await toolkit.checkpoints.restore(list[0].id);
+      assert.deepEqual(fs.readdirSync(root), []);
+    });
+  });
+
+  test("the default journal lives in the user's state directory, not in the workspace", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const root = path.join(dir, "ws");
+      const state = path.join(dir, "state");
+      fs.mkdirSync(root);
+      fs.mkdirSync(state);
+      const env = { XDG_STATE_HOME: state, HOME: state, LOCALAPPDATA: state };
+      await child([root, "", "write", "a.txt", "a"], env);
+      const list = await child([root, "", "list"], env);
+      assert.equal(list.length, 1);
+      assert.deepEqual(fs.readdirSync(root), ["a.txt"]);
+      const found = fs.readdirSync(state, { recursive: true }).map(String);
+      assert.ok(found.some((p) => /agent-tools-native[\\/]checkpoints[\\/]ws-[0-9a-f]{16}[\\/]checkpoints[\\/]cp-00000001\.json$/.test(p)), found.join("\n"));
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("a journal directory inside the workspace is refused before anything is written", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const context = createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL });
+      const toolkit = createAgentToolkit(context, { checkpoints: { dir: path.join(dir, ".journal") } });
+      await rejectsWith(toolkit.invoke("write_file", { path: "a.txt", content: "a" }), "INVALID_ARGUMENT");
+      assert.equal(fs.existsSync(path.join(dir, "a.txt")), false);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe("crash safety", () => {
+  test("a process killed in the middle of a journal write leaves a journal another process reads and restores", async () => {
+    await withJournal(async ({ root, journal, toolkit, file }) => {
+      fs.writeFileSync(file("a.txt"), "original");
+      await toolkit.invoke("write_file", { path: "a.txt", content: "first change" });
+      // the child pauses between writing a journal file and renaming it into place
+      const proc = spawn(process.execPath, [CHILD, root, journal, "write", "a.txt", "second change"], {
+        env: { ...process.env, AGENT_TOOLS_NATIVE_TEST_HOOKS: "1", AGENT_TOOLS_NATIVE_JOURNAL_PAUSE_MS: "60000" },
+        stdio: "ignore",
+      });
+      const exited = new Promise((resolve) => proc.on("exit", resolve));
+      const temporaries = () =>
+        fs
+          .readdirSync(journal, { recursive: true })
+          .map(String)
+          .filter((p) => p.endsWith(".tmp"));
+      const deadline = Date.now() + 60_000;
+      while (temporaries().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(temporaries().length > 0, "the child never reached its journal write");
+      proc.kill("SIGKILL");
+      await exited;
+      // the interrupted checkpoint is absent, the earlier one whole and restorable
+      const list = await toolkit.checkpoints.list();
+      assert.equal(list.length, 1, JSON.stringify(list));
+      assert.equal(fs.readFileSync(file("a.txt"), "utf8"), "second change");
+      await rejectsWith(toolkit.checkpoints.restore(list[0].id), "CHECKPOINT_CONFLICT");
+      await toolkit.checkpoints.restore(list[0].id, { force: true });
+      assert.equal(fs.readFileSync(file("a.txt"), "utf8"), "original");
+      // and the journal goes on
+      await toolkit.invoke("write_file", { path: "a.txt", content: "third" });
+      assert.equal((await toolkit.checkpoints.list()).length, 3);
+    });
+  });
+});
+
+describe("bounds", () => {
+  test("pruning at the byte limit: the oldest lose their contents and say so; stored contents stay under it", async () => {
+    await withJournal(
+      async ({ journal, toolkit, file }) => {
+        for (let i = 0; i < 6; i++) {
+          fs.writeFileSync(file("big.txt"), String(i).repeat(4000));
+          await toolkit.invoke("write_file", { path: "big.txt", content: "x" });
+        }
+        const list = await toolkit.checkpoints.list();
+        assert.equal(list.length, 6);
+        const whole = list.filter((c) => !c.pruned);
+        assert.equal(whole.length, 2);
+        for (const c of list.filter((c) => c.pruned)) assert.equal(c.restorable, false);
+        await rejectsWith(toolkit.checkpoints.restore(list[0].id), "CHECKPOINT_PRUNED");
+        let stored = 0;
+        for (const p of fs.readdirSync(path.join(journal, "objects"), { recursive: true })) {
+          const st = fs.statSync(path.join(journal, "objects", String(p)));
+          if (st.isFile()) stored += st.size;
+        }
+        assert.ok(stored > 0 && stored <= 10_000, `${stored} bytes stored`);
+        // the newest whole one still restores exactly
+        await toolkit.checkpoints.restore(whole[0].id);
+        assert.equal(fs.readFileSync(file("big.txt"), "utf8"), "4".repeat(4000));
+      },
+      { checkpoints: { maxBytes: 10_000 } },
+    );
+  });
+});
+
+describe("a tampered journal", () => {
+  test("a path leading outside is refused (SANDBOX_VIOLATION) and nothing is written outside", async () => {
+    await withJournal(async ({ dir, journal, toolkit, file }) => {
+      fs.writeFileSync(file("a.txt"), "orig");
+      await toolkit.invoke("write_file", { path: "a.txt", content: "changed" });
+      const [cp] = await toolkit.checkpoints.list();
+      const record = path.join(journal, "checkpoints", `${cp.id}.json`);
+      const text = fs.readFileSync(record, "utf8");
+      const outside = path.join(dir, "escaped.txt");
+      for (const bad of ["../escaped.txt", path.join(dir, "escaped.txt"), "x/../../escaped.txt", "C:\\escaped.txt", ""]) {
+        fs.writeFileSync(record, text.replace('"path":"a.txt"', `"path":${JSON.stringify(bad)}`));
+        await rejectsWith(toolkit.checkpoints.restore(cp.id, { force: true }), "SANDBOX_VIOLATION");
+        assert.equal(fs.existsSync(outside), false);
+      }
+      fs.writeFileSync(record, text);
+      assert.equal(fs.readFileSync(file("a.txt"), "utf8"), "changed");
+    });
+  });
+
+  test("a link in the workspace pointing outside does not carry a restore there", onlyOn(["unix"], "symbolic links made without privilege"), async () => {
+    await withJournal(async ({ dir, journal, toolkit, file }) => {
+      await toolkit.invoke("write_file", { path: "sub/a.txt", content: "new" });
+      const [cp] = await toolkit.checkpoints.list();
+      fs.rmSync(file("sub"), { recursive: true });
+      fs.mkdirSync(path.join(dir, "elsewhere"));
+      fs.writeFileSync(path.join(dir, "elsewhere", "a.txt"), "new");
+      fs.symlinkSync(path.join(dir, "elsewhere"), file("sub"));
+      await assert.rejects(toolkit.checkpoints.restore(cp.id, { force: true }));
+      assert.equal(fs.readFileSync(path.join(dir, "elsewhere", "a.txt"), "utf8"), "new");
+      void journal;
+    });
+  });
+});
+
+describe("the syntax check", () => {
+  test("report: the result's diagnostics name the new errors; a clean change has none", async () => {
+    await withJournal(
+      async ({ toolkit }) => {
+        const bad = await toolkit.invoke("write_file", { path: "a.ts", content: "export const x = ;\n" });
+        assert.equal(bad.content.diagnostics.length, 1);
+        assert.deepEqual(Object.keys(bad.content.diagnostics[0]), ["path", "line", "column", "message"]);
+        assert.equal(bad.content.diagnostics[0].path, "a.ts");
+        assert.equal(bad.content.diagnostics[0].line, 1);
+        const good = await toolkit.invoke("write_file", { path: "b.py", content: "def f():\n    return 1\n" });
+        assert.deepEqual(good.content.diagnostics, []);
+        const text = await toolkit.invoke("write_file", { path: "notes.txt", content: "function ( {" });
+        assert.deepEqual(text.content.diagnostics, []);
+      },
+      { syntaxCheck: "report" },
+    );
+  });
+
+  test("reject: SYNTAX_ERROR with the diagnostics, the file untouched; an error already there does not block", async () => {
+    await withJournal(
+      async ({ toolkit, file }) => {
+        fs.writeFileSync(file("ok.ts"), "export const y = 1;\n");
+        fs.writeFileSync(file("broken.js"), "let a = 1 +;\nlet b = 2;\n");
+        const error = await rejectsWith(toolkit.invoke("write_file", { path: "ok.ts", content: "export const y = (;\n" }), "SYNTAX_ERROR");
+        assert.equal(error.name, "WriteFileError");
+        assert.equal(error.diagnostics[0].path, "ok.ts");
+        assert.match(error.message, /^SYNTAX_ERROR: .*ok\.ts:1:/);
+        assert.equal(fs.readFileSync(file("ok.ts"), "utf8"), "export const y = 1;\n");
+        await toolkit.invoke("read_file", { path: "ok.ts" });
+        await rejectsWith(toolkit.invoke("edit_file", { path: "ok.ts", old_string: "= 1", new_string: "= [1" }), "SYNTAX_ERROR");
+        assert.equal(fs.readFileSync(file("ok.ts"), "utf8"), "export const y = 1;\n");
+        // the error in broken.js was there before: an edit elsewhere in the file goes through
+        await toolkit.invoke("apply_patch", {
+          filePath: "broken.js",
+          patch: "--- a/broken.js\n+++ b/broken.js\n@@ -1,2 +1,3 @@\n let a = 1 +;\n let b = 2;\n+let c = 3;\n",
+        });
+        assert.equal(fs.readFileSync(file("broken.js"), "utf8"), "let a = 1 +;\nlet b = 2;\nlet c = 3;\n");
+        // apply_patches: one bad file refuses the whole patch
+        await rejectsWith(
+          toolkit.invoke("apply_patches", {
+            patch: "*** Begin Patch\n*** Add File: fine.txt\n+fine\n*** Update File: ok.ts\n@@\n-export const y = 1;\n+export const y = (;\n*** End Patch",
+          }),
+          "SYNTAX_ERROR",
+        );
+        assert.equal(fs.existsSync(file("fine.txt")), false);
+        // the envelope of toolkit.tools carries them in error.details
+        const result = await toolkit.tools.write_file("ok.ts", "export const = 2;\n");
+        assert.equal(result.status, "failure");
+        assert.equal(result.error.details.diagnostics[0].path, "ok.ts");
+        // rejected changes are not journalled; the accepted patch is
+        assert.deepEqual(
+          (await toolkit.checkpoints.list()).map((c) => c.tool),
+          ["apply_patch"],
+        );
+      },
+      { syntaxCheck: "reject" },
+    );
+  });
+});

@@ -1,0 +1,317 @@
+//! What one call changes: each file's state the first time the call is about to change it,
+//! kept until the call ends, then compared with the file's state after the call and written to
+//! the journal as one checkpoint.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::{hash_of, Change, FileRecord, FileState, Store, ERROR_CLASS};
+use crate::error::ToolError;
+use crate::sandbox::Confinement;
+use crate::syntax_check::{Diagnostic, SyntaxMode};
+
+/// Contents larger than this are not kept (the state is recorded without them, so the
+/// checkpoint cannot be restored), whatever the journal's byte bound.
+pub const MAX_KEPT_FILE: u64 = 64 * 1024 * 1024;
+
+/// A file's state before the call, with its content when it is a file the journal keeps.
+#[derive(Debug)]
+pub struct Captured {
+    pub abs: PathBuf,
+    pub rel: String,
+    pub state: FileState,
+    pub content: Option<Vec<u8>>,
+}
+
+/// The journal and the syntax check of one call of a tool that changes files.
+#[derive(Debug)]
+pub struct CallRecord {
+    pub tool: String,
+    /// The journal's store for the call's workspace; `None`: no journal (only the syntax check).
+    pub store: Option<Store>,
+    pub syntax: Option<SyntaxMode>,
+    /// The workspace's real path: recorded paths are relative to it and must lie inside it.
+    pub root: PathBuf,
+    captured: Mutex<Vec<Captured>>,
+    diagnostics: Mutex<Vec<Diagnostic>>,
+}
+
+impl CallRecord {
+    pub fn new(
+        tool: &str,
+        store: Option<Store>,
+        syntax: Option<SyntaxMode>,
+        root: PathBuf,
+    ) -> CallRecord {
+        CallRecord {
+            tool: tool.to_string(),
+            store,
+            syntax,
+            root,
+            captured: Mutex::new(Vec::new()),
+            diagnostics: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The workspace-relative form of `abs`, with `/`; `None` outside the workspace.
+    pub fn relative(&self, abs: &Path) -> Option<String> {
+        let rel = abs.strip_prefix(&self.root).ok()?;
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("/"))
+    }
+
+    /// Records the state of `abs` (a resolved path inside the workspace) before the call first
+    /// changes it; later calls for the same path keep the first state.
+    pub fn before_change(&self, abs: &Path) -> Result<(), ToolError> {
+        let Some(store) = &self.store else {
+            return Ok(());
+        };
+        // where the tools write: through every link, as they resolve their targets
+        let abs = &crate::sandbox::real_path(abs).unwrap_or_else(|_| abs.to_path_buf());
+        let mut captured = self.captured.lock().unwrap_or_else(|e| e.into_inner());
+        if captured.iter().any(|c| &c.abs == abs) {
+            return Ok(());
+        }
+        let Some(rel) = self.relative(abs) else {
+            // a direct handler call may work outside the workspace: nothing is journalled
+            return Ok(());
+        };
+        let limit = MAX_KEPT_FILE.min(store.max_bytes);
+        let (state, content) = read_state(abs, &self.root, Some(limit)).map_err(|e| {
+            ERROR_CLASS.internal(format!(
+                "journal: cannot read {rel} before changing it: {e}"
+            ))
+        })?;
+        if matches!(
+            state,
+            Some(FileState::File { .. })
+                | Some(FileState::Absent)
+                | Some(FileState::Symlink { .. })
+        ) {
+            captured.push(Captured {
+                abs: abs.to_path_buf(),
+                rel,
+                state: state.unwrap_or(FileState::Absent),
+                content,
+            });
+        }
+        Ok(())
+    }
+
+    /// The syntax check of a change of `abs` from `old` (`None`: read from disk now, before the
+    /// change) to `new`: in report mode the new errors are kept for the result; in reject mode
+    /// they fail the call (`SYNTAX_ERROR`) before anything is written.
+    pub fn check_syntax(
+        &self,
+        abs: &Path,
+        old: Option<&[u8]>,
+        new: &[u8],
+        class: crate::error::ErrorClass,
+    ) -> Result<(), ToolError> {
+        let Some(mode) = self.syntax else {
+            return Ok(());
+        };
+        if crate::syntax_check::language_of(abs).is_none() {
+            return Ok(());
+        }
+        let real = crate::sandbox::real_path(abs).unwrap_or_else(|_| abs.to_path_buf());
+        let shown = self
+            .relative(&real)
+            .unwrap_or_else(|| abs.to_string_lossy().into_owned());
+        let on_disk;
+        let old = match old {
+            Some(old) => Some(old),
+            None => {
+                on_disk = std::fs::read(abs).ok();
+                on_disk.as_deref()
+            }
+        };
+        let found = crate::syntax_check::new_errors(abs, &shown, old, new);
+        if found.is_empty() {
+            return Ok(());
+        }
+        match mode {
+            SyntaxMode::Report => {
+                self.diagnostics
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(found);
+                Ok(())
+            }
+            SyntaxMode::Reject => {
+                let details = serde_json::json!({ "diagnostics": found });
+                Err(class
+                    .coded(
+                        crate::error::ErrorCode::SyntaxError,
+                        crate::syntax_check::rejection_message(&found),
+                    )
+                    .with_details(details))
+            }
+        }
+    }
+
+    /// The diagnostics found in report mode.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.diagnostics
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The captured states, taken out (for a restore's rollback).
+    pub(crate) fn take_captured(&self) -> Vec<Captured> {
+        std::mem::take(&mut *self.captured.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Writes the checkpoint of the call: every captured file whose state changed, with its
+    /// content from before. Nothing when nothing changed. Returns the checkpoint's id.
+    pub fn commit(&self, restored: Option<String>) -> Result<Option<String>, ToolError> {
+        let Some(store) = &self.store else {
+            return Ok(None);
+        };
+        let captured = self.take_captured();
+        commit_captured(store, &self.tool, &self.root, captured, restored, false)
+    }
+}
+
+/// The checkpoint of `captured` (states before a change), compared with the files now.
+pub(crate) fn commit_captured(
+    store: &Store,
+    tool: &str,
+    root: &Path,
+    captured: Vec<Captured>,
+    restored: Option<String>,
+    locked: bool,
+) -> Result<Option<String>, ToolError> {
+    let mut files = Vec::new();
+    let mut restorable = true;
+    let mut contents = Vec::new();
+    for c in captured {
+        let after = match read_state(&c.abs, root, None) {
+            Ok((Some(state), _)) => state,
+            Ok((None, _)) => continue, // a directory now: not a file change
+            Err(e) => {
+                return Err(ERROR_CLASS.internal(format!(
+                "the change was made, but its checkpoint could not be written: cannot read {}: {e}",
+                c.rel
+            )))
+            }
+        };
+        if after == c.state {
+            continue;
+        }
+        let change = match (&c.state, &after) {
+            (FileState::Absent, _) => Change::Created,
+            (_, FileState::Absent) => Change::Deleted,
+            _ => Change::Modified,
+        };
+        if let FileState::File { hash: None, .. } = c.state {
+            restorable = false;
+        }
+        if let Some(content) = c.content {
+            contents.push(content);
+        }
+        files.push(FileRecord {
+            path: c.rel,
+            change,
+            before: c.state,
+            after,
+        });
+    }
+    if files.is_empty() {
+        return Ok(None);
+    }
+    store
+        .commit(tool, files, restorable, &contents, restored, locked)
+        .map(Some)
+}
+
+/// The state of the file at `abs` (`None`: a directory) and, with `keep`, its content when it
+/// is a regular file of at most `keep` bytes (else its state has no hash). Without `keep` the
+/// content is hashed and dropped. The file is opened without following a final link, in a
+/// directory checked to lie inside `root`.
+pub(crate) fn read_state(
+    abs: &Path,
+    root: &Path,
+    keep: Option<u64>,
+) -> std::io::Result<(Option<FileState>, Option<Vec<u8>>)> {
+    let meta = match std::fs::symlink_metadata(abs) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((Some(FileState::Absent), None))
+        }
+        Err(e) => return Err(e),
+    };
+    if meta.is_dir() {
+        return Ok((None, None));
+    }
+    if meta.file_type().is_symlink() {
+        let target = std::fs::read_link(abs)?;
+        return Ok((
+            Some(FileState::Symlink {
+                target: target.to_string_lossy().into_owned(),
+            }),
+            None,
+        ));
+    }
+    use crate::sys::fs::{openat, Mode, OFlags};
+    let (dir, name) = crate::atomic_write::open_parent(abs)?;
+    if !Confinement::at(root.to_path_buf()).contains_fd(&dir) {
+        return Err(std::io::Error::other("outside the workspace"));
+    }
+    let fd = openat(
+        &dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        Mode::empty(),
+    )?;
+    let mut file = std::fs::File::from(fd);
+    let meta = file.metadata()?;
+    let mode = crate::sys::permission_bits(&meta);
+    let size = meta.len();
+    if keep.is_some_and(|limit| size > limit) {
+        return Ok((
+            Some(FileState::File {
+                hash: None,
+                size,
+                mode,
+            }),
+            None,
+        ));
+    }
+    let Some(_) = keep else {
+        // hashed as it is read: a large file is not held in memory
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut size = 0u64;
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            size += n as u64;
+        }
+        let hash = format!("{:032x}", hasher.digest128());
+        return Ok((
+            Some(FileState::File {
+                hash: Some(hash),
+                size,
+                mode,
+            }),
+            None,
+        ));
+    };
+    let mut content = Vec::with_capacity(size as usize);
+    file.read_to_end(&mut content)?;
+    let state = FileState::File {
+        hash: Some(hash_of(&content)),
+        size: content.len() as u64,
+        mode,
+    };
+    Ok((Some(state), Some(content)))
+}

@@ -1,0 +1,526 @@
+//! The undo journal (`createAgentToolkit(ctx, { checkpoints })`): every call that changes the
+//! workspace records one checkpoint, the state of each file it touched from before the call, so
+//! that the call and every later one can be undone exactly.
+//!
+//! On disk, outside the workspace (by default in the user's state directory, keyed by the
+//! workspace's real path: [`default_dir`]):
+//!
+//! ```text
+//! <dir>/workspace              the workspace's real path (for whoever browses the directory)
+//! <dir>/lock                   held (exclusive) while a checkpoint is added, pruned or restored
+//! <dir>/checkpoints/cp-NNNNNNNN.json   one per checkpoint, written whole then renamed into place
+//! <dir>/objects/xx/yyyy…       file contents by their hash (XXH3-128), shared between checkpoints
+//! ```
+//!
+//! A checkpoint file appears only after every content it names was written, and each file is
+//! written to a temporary name and renamed, so a process killed at any moment leaves the journal
+//! readable: a checkpoint is whole or absent (a content nobody names is removed by the next
+//! pruning). Another process on the same workspace sees the same journal; the lock orders their
+//! writes.
+
+mod capture;
+mod restore;
+#[cfg(test)]
+mod tests;
+
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "typegen")]
+use ts_rs::TS;
+
+pub use capture::{CallRecord, Captured};
+pub use restore::RestoreOutcome;
+
+use crate::error::{ErrorClass, ErrorCode, ToolError};
+
+/// The error class of the journal's own operations (list, diff, restore).
+pub const ERROR_CLASS: ErrorClass = ErrorClass("CheckpointError");
+
+/// Default bound of the bytes of file contents the journal keeps.
+pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// Default bound of the number of checkpoints the journal keeps.
+pub const DEFAULT_MAX_CHECKPOINTS: usize = 200;
+/// The journal's format; a checkpoint of another version is not read.
+const FORMAT: u32 = 1;
+
+/// The journal's settings: where it lives and how much it keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalOptions {
+    /// The journal's directory; `None`: [`default_dir`] of the workspace.
+    pub dir: Option<PathBuf>,
+    pub max_bytes: u64,
+    pub max_checkpoints: usize,
+}
+
+impl Default for JournalOptions {
+    fn default() -> Self {
+        JournalOptions {
+            dir: None,
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_checkpoints: DEFAULT_MAX_CHECKPOINTS,
+        }
+    }
+}
+
+/// A file's state at one moment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum FileState {
+    Absent,
+    /// A regular file: its content's hash (`None`: larger than the journal keeps, so it cannot
+    /// be put back), size and permission bits.
+    File {
+        hash: Option<String>,
+        size: u64,
+        mode: u32,
+    },
+    Symlink {
+        target: String,
+    },
+}
+
+/// How a call changed one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typegen", derive(TS), ts(rename = "CheckpointChange"))]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    Created,
+    Modified,
+    Deleted,
+}
+
+/// One file a checkpoint recorded: its workspace-relative path (with `/`), the change, and its
+/// states before and after the call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    pub path: String,
+    pub change: Change,
+    pub before: FileState,
+    pub after: FileState,
+}
+
+/// One checkpoint as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub format: u32,
+    pub seq: u64,
+    pub id: String,
+    /// Milliseconds since the Unix epoch.
+    pub time: u64,
+    pub tool: String,
+    pub files: Vec<FileRecord>,
+    /// False when a state before the call was not kept (a file over the byte bound).
+    pub restorable: bool,
+    /// Pruned: only the record of what the call changed is left.
+    #[serde(default)]
+    pub pruned: bool,
+    /// The bytes of file contents this checkpoint holds (counted per checkpoint, shared contents
+    /// counted in each).
+    #[serde(default)]
+    pub bytes: u64,
+    /// For a restore: the checkpoint it went back to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored: Option<String>,
+}
+
+/// One file in a listing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+pub struct CheckpointFile {
+    pub path: String,
+    pub change: Change,
+}
+
+/// A checkpoint as `toolkit.checkpoints.list()` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typegen", derive(TS))]
+pub struct CheckpointSummary {
+    pub id: String,
+    pub tool: String,
+    /// ISO 8601, UTC.
+    pub time: String,
+    pub files: Vec<CheckpointFile>,
+    pub restorable: bool,
+    pub pruned: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typegen", ts(optional))]
+    pub restored: Option<String>,
+}
+
+impl Checkpoint {
+    pub fn summary(&self) -> CheckpointSummary {
+        let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(self.time);
+        CheckpointSummary {
+            id: self.id.clone(),
+            tool: self.tool.clone(),
+            time: humantime::format_rfc3339_millis(time).to_string(),
+            files: self
+                .files
+                .iter()
+                .map(|f| CheckpointFile {
+                    path: f.path.clone(),
+                    change: f.change,
+                })
+                .collect(),
+            restorable: self.restorable && !self.pruned,
+            pruned: self.pruned,
+            restored: self.restored.clone(),
+        }
+    }
+}
+
+/// The platform's directory for state that should outlive a process: `XDG_STATE_HOME` (or
+/// `~/.local/state`) on Linux and other Unix systems, `~/Library/Application Support` on macOS,
+/// `%LOCALAPPDATA%` on Windows.
+pub fn state_home() -> Option<PathBuf> {
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if cfg!(windows) {
+        return std::env::var_os("LOCALAPPDATA").and_then(absolute);
+    }
+    let home = std::env::var_os("HOME").and_then(absolute);
+    if cfg!(target_os = "macos") {
+        return home.map(|h| h.join("Library").join("Application Support"));
+    }
+    std::env::var_os("XDG_STATE_HOME")
+        .and_then(absolute)
+        .or_else(|| home.map(|h| h.join(".local").join("state")))
+}
+
+/// The journal directory of a workspace by default:
+/// `<state home>/agent-tools-native/checkpoints/<name>-<hash of its real path>`.
+pub fn default_dir(real_root: &Path) -> Option<PathBuf> {
+    let key = xxhash_rust::xxh3::xxh3_64(real_root.to_string_lossy().as_bytes());
+    let name: String = real_root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    Some(
+        state_home()?
+            .join("agent-tools-native")
+            .join("checkpoints")
+            .join(format!("{name}-{key:016x}")),
+    )
+}
+
+/// The journal of one context: its settings; the directory is found per workspace.
+#[derive(Debug)]
+pub struct Journal {
+    pub options: JournalOptions,
+}
+
+impl Journal {
+    pub fn new(options: JournalOptions) -> Journal {
+        Journal { options }
+    }
+
+    /// The journal's store for the workspace at `real_root`, its directories created. A
+    /// directory inside the workspace is refused: the tools and searches would see it.
+    pub fn store(&self, real_root: &Path) -> Result<Store, ToolError> {
+        let dir = match &self.options.dir {
+            Some(dir) => crate::paths::absolute(&dir.to_string_lossy()).into(),
+            None => default_dir(real_root).ok_or_else(|| {
+                ERROR_CLASS.internal(
+                    "no directory for the journal: set checkpoints.dir (HOME, XDG_STATE_HOME or LOCALAPPDATA is not set)",
+                )
+            })?,
+        };
+        let io_error = |e: io::Error, what: &Path| {
+            ERROR_CLASS.internal(format!("journal {}: {e}", what.display()))
+        };
+        for sub in ["checkpoints", "objects"] {
+            fs::create_dir_all(dir.join(sub)).map_err(|e| io_error(e, &dir))?;
+        }
+        let real_dir = crate::sandbox::real_path(&dir).map_err(|e| io_error(e, &dir))?;
+        if crate::sandbox::is_within(real_root, &real_dir) {
+            return Err(ERROR_CLASS.invalid(format!(
+                "the journal's directory must lie outside the workspace: {}",
+                dir.display()
+            )));
+        }
+        let marker = real_dir.join("workspace");
+        let root_text = real_root.to_string_lossy();
+        if fs::read_to_string(&marker).ok().as_deref() != Some(&*root_text) {
+            write_whole(&marker, root_text.as_bytes()).map_err(|e| io_error(e, &marker))?;
+        }
+        Ok(Store {
+            dir: real_dir,
+            root: real_root.to_path_buf(),
+            max_bytes: self.options.max_bytes,
+            max_checkpoints: self.options.max_checkpoints,
+        })
+    }
+}
+
+/// The journal of one workspace, opened.
+#[derive(Debug)]
+pub struct Store {
+    dir: PathBuf,
+    /// The workspace's real path.
+    root: PathBuf,
+    max_bytes: u64,
+    max_checkpoints: usize,
+}
+
+/// A held lock of the journal; released when dropped.
+struct Lock(#[allow(dead_code)] fs::File);
+
+impl Store {
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn internal(&self, e: io::Error, what: &str) -> ToolError {
+        ERROR_CLASS.internal(format!("journal {what} ({}): {e}", self.dir.display()))
+    }
+
+    fn lock(&self, exclusive: bool) -> Result<Lock, ToolError> {
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join("lock"))
+            .map_err(|e| self.internal(e, "lock"))?;
+        if exclusive {
+            file.lock()
+        } else {
+            file.lock_shared()
+        }
+        .map_err(|e| self.internal(e, "lock"))?;
+        Ok(Lock(file))
+    }
+
+    fn checkpoint_path(&self, seq: u64) -> PathBuf {
+        self.dir
+            .join("checkpoints")
+            .join(format!("cp-{seq:08}.json"))
+    }
+
+    pub(crate) fn object_path(&self, hash: &str) -> PathBuf {
+        let (head, tail) = hash.split_at(2.min(hash.len()));
+        self.dir.join("objects").join(head).join(tail)
+    }
+
+    /// Every checkpoint, oldest first. A file that is not a checkpoint of this format (a
+    /// temporary file, a newer format) is passed over.
+    pub fn load_all(&self) -> Result<Vec<Checkpoint>, ToolError> {
+        let mut seqs: Vec<u64> = Vec::new();
+        let entries =
+            fs::read_dir(self.dir.join("checkpoints")).map_err(|e| self.internal(e, "list"))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if let Some(seq) = name
+                .strip_prefix("cp-")
+                .and_then(|n| n.strip_suffix(".json"))
+                .and_then(|n| n.parse::<u64>().ok())
+            {
+                seqs.push(seq);
+            }
+        }
+        seqs.sort_unstable();
+        let mut all = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            let Ok(text) = fs::read(self.checkpoint_path(seq)) else {
+                continue; // pruned by another process meanwhile
+            };
+            match serde_json::from_slice::<Checkpoint>(&text) {
+                Ok(cp) if cp.format == FORMAT && cp.seq == seq => all.push(cp),
+                _ => {}
+            }
+        }
+        Ok(all)
+    }
+
+    /// The listing, oldest first.
+    pub fn list(&self) -> Result<Vec<CheckpointSummary>, ToolError> {
+        let _lock = self.lock(false)?;
+        Ok(self.load_all()?.iter().map(Checkpoint::summary).collect())
+    }
+
+    /// Adds a checkpoint of `tool` with `files` and the `contents` their states name, then
+    /// prunes. Returns its id. `locked`: the caller holds the lock already.
+    pub fn commit(
+        &self,
+        tool: &str,
+        files: Vec<FileRecord>,
+        restorable: bool,
+        contents: &[Vec<u8>],
+        restored: Option<String>,
+        locked: bool,
+    ) -> Result<String, ToolError> {
+        let _lock = if locked { None } else { Some(self.lock(true)?) };
+        // the contents first, under the lock: a pruning elsewhere removes only contents that no
+        // written checkpoint names
+        for content in contents {
+            self.put_object(content)?;
+        }
+        let bytes = contents.iter().map(|c| c.len() as u64).sum();
+        let all = self.load_all()?;
+        let seq = all.last().map_or(1, |cp| cp.seq + 1);
+        let id = format!("cp-{seq:08}");
+        let time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let cp = Checkpoint {
+            format: FORMAT,
+            seq,
+            id: id.clone(),
+            time,
+            tool: tool.to_string(),
+            files,
+            restorable,
+            pruned: false,
+            bytes,
+            restored,
+        };
+        self.write_checkpoint(&cp)?;
+        let mut all = all;
+        all.push(cp);
+        self.prune(all)?;
+        Ok(id)
+    }
+
+    fn write_checkpoint(&self, cp: &Checkpoint) -> Result<(), ToolError> {
+        let json = serde_json::to_vec(cp).map_err(|e| ERROR_CLASS.internal(e.to_string()))?;
+        write_whole(&self.checkpoint_path(cp.seq), &json).map_err(|e| self.internal(e, "write"))
+    }
+
+    /// Keeps at most `max_checkpoints` whole checkpoints holding at most `max_bytes`: the
+    /// oldest beyond become records without contents (`pruned`), of which as many are kept
+    /// again; contents no whole checkpoint names are removed. Called with the lock held.
+    fn prune(&self, mut all: Vec<Checkpoint>) -> Result<(), ToolError> {
+        let whole: Vec<usize> = (0..all.len()).filter(|&i| !all[i].pruned).collect();
+        let mut total: u64 = whole.iter().map(|&i| all[i].bytes).sum();
+        let mut count = whole.len();
+        let mut pruned_any = false;
+        for &i in &whole {
+            if count <= self.max_checkpoints && total <= self.max_bytes {
+                break;
+            }
+            let cp = &mut all[i];
+            total -= cp.bytes;
+            count -= 1;
+            cp.pruned = true;
+            cp.bytes = 0;
+            for f in &mut cp.files {
+                f.before = FileState::Absent;
+                f.after = FileState::Absent;
+            }
+            self.write_checkpoint(cp)?;
+            pruned_any = true;
+        }
+        // records of pruned checkpoints: as many as whole ones may be kept
+        let tombstones: Vec<u64> = all.iter().filter(|c| c.pruned).map(|c| c.seq).collect();
+        if tombstones.len() > self.max_checkpoints {
+            for seq in &tombstones[..tombstones.len() - self.max_checkpoints] {
+                let _ = fs::remove_file(self.checkpoint_path(*seq));
+            }
+        }
+        if pruned_any {
+            self.collect_garbage(&all)?;
+        }
+        Ok(())
+    }
+
+    /// Removes every stored content that no whole checkpoint names.
+    fn collect_garbage(&self, all: &[Checkpoint]) -> Result<(), ToolError> {
+        let mut named = std::collections::HashSet::new();
+        for cp in all.iter().filter(|c| !c.pruned) {
+            for f in &cp.files {
+                if let FileState::File { hash: Some(h), .. } = &f.before {
+                    named.insert(h.clone());
+                }
+            }
+        }
+        let objects = self.dir.join("objects");
+        let Ok(heads) = fs::read_dir(&objects) else {
+            return Ok(());
+        };
+        for head in heads.flatten() {
+            let head_name = head.file_name().to_string_lossy().into_owned();
+            let Ok(tails) = fs::read_dir(head.path()) else {
+                continue;
+            };
+            for tail in tails.flatten() {
+                let hash = format!("{head_name}{}", tail.file_name().to_string_lossy());
+                if !named.contains(&hash) {
+                    let _ = fs::remove_file(tail.path());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `bytes` under their hash (unless already there) and returns the hash.
+    pub(crate) fn put_object(&self, bytes: &[u8]) -> Result<String, ToolError> {
+        let hash = hash_of(bytes);
+        let path = self.object_path(&hash);
+        if !path.exists() {
+            let parent = path.parent().unwrap_or(&self.dir);
+            fs::create_dir_all(parent).map_err(|e| self.internal(e, "store"))?;
+            write_whole(&path, bytes).map_err(|e| self.internal(e, "store"))?;
+        }
+        Ok(hash)
+    }
+
+    /// The stored content of `hash`, checked against it: a content changed in the journal is
+    /// not given back.
+    pub(crate) fn get_object(&self, hash: &str) -> Result<Vec<u8>, ToolError> {
+        if hash.len() != 32 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(corrupt(format!("not a content hash: {hash:?}")));
+        }
+        let mut bytes = Vec::new();
+        fs::File::open(self.object_path(hash))
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|e| corrupt(format!("content {hash} is missing: {e}")))?;
+        if hash_of(&bytes) != hash {
+            return Err(corrupt(format!("content {hash} was changed")));
+        }
+        Ok(bytes)
+    }
+}
+
+/// A journal that does not hold what it should (a content missing or changed).
+fn corrupt(text: String) -> ToolError {
+    ERROR_CLASS.coded(ErrorCode::CheckpointCorrupt, text)
+}
+
+/// The content hash the journal names contents by (XXH3, 128 bits, lowercase hex).
+pub fn hash_of(bytes: &[u8]) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+}
+
+/// Writes `path` whole or not at all: a temporary file beside it, then a rename.
+fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
+    let written = (|| {
+        let mut file = fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        drop(file);
+        crate::test_hooks::journal_write_pause();
+        fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
+}

@@ -1,0 +1,425 @@
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::*;
+use crate::context::EditHooks;
+use crate::syntax_check::SyntaxMode;
+use crate::toolkit::{InvokeError, Toolkit};
+use crate::ToolContext;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    journal_dir: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    fs::create_dir(&root).unwrap();
+    let root = crate::sandbox::real_path(&root).unwrap();
+    let journal_dir = dir.path().join("journal");
+    Fixture {
+        _dir: dir,
+        root,
+        journal_dir,
+    }
+}
+
+impl Fixture {
+    fn options(&self) -> JournalOptions {
+        JournalOptions {
+            dir: Some(self.journal_dir.clone()),
+            ..JournalOptions::default()
+        }
+    }
+
+    fn toolkit_with(&self, journal: Option<JournalOptions>, syntax: Option<SyntaxMode>) -> Toolkit {
+        let mut ctx = ToolContext::allow_all(&self.root.to_string_lossy());
+        ctx.edits = Some(Arc::new(EditHooks {
+            journal: journal.map(Journal::new),
+            syntax,
+        }));
+        let mut toolkit = Toolkit::new(ctx);
+        toolkit.enable("edit_file").unwrap();
+        toolkit.enable("apply_patches").unwrap();
+        toolkit
+    }
+
+    fn toolkit(&self) -> Toolkit {
+        self.toolkit_with(Some(self.options()), None)
+    }
+
+    fn store(&self) -> Store {
+        Journal::new(self.options()).store(&self.root).unwrap()
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    fn bytes(&self, rel: &str) -> Option<Vec<u8>> {
+        fs::read(self.path(rel)).ok()
+    }
+}
+
+fn mode_of(path: &Path) -> u32 {
+    crate::sys::permission_bits(&fs::metadata(path).unwrap())
+}
+
+#[test]
+fn a_write_is_undone_byte_and_mode_exact() {
+    let f = fixture();
+    let original = b"line one\r\nline two\n\xef\xbb\xbfno final newline".to_vec();
+    fs::write(f.path("a.txt"), &original).unwrap();
+    #[cfg(unix)]
+    fs::set_permissions(
+        f.path("a.txt"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o751),
+    )
+    .unwrap();
+    let mode = mode_of(&f.path("a.txt"));
+    let mut tk = f.toolkit();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "new"}))
+        .unwrap();
+    tk.invoke(
+        "write_file",
+        &json!({"path": "sub/b.txt", "content": "created"}),
+    )
+    .unwrap();
+    let store = f.store();
+    let list = store.list().unwrap();
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert_eq!(list[0].tool, "write_file");
+    assert_eq!(
+        list[0].files,
+        vec![CheckpointFile {
+            path: "a.txt".into(),
+            change: Change::Modified
+        }]
+    );
+    assert_eq!(
+        list[1].files,
+        vec![CheckpointFile {
+            path: "sub/b.txt".into(),
+            change: Change::Created
+        }]
+    );
+    assert!(list.iter().all(|c| c.restorable && !c.pruned));
+
+    let diff = store.diff(&list[0].id).unwrap();
+    assert!(diff.contains("-new"), "{diff}");
+    assert!(diff.contains("+line one"), "{diff}");
+    assert!(diff.contains("--- a/sub/b.txt\n+++ /dev/null"), "{diff}");
+
+    let out = store.restore(&list[0].id, false).unwrap();
+    assert_eq!(out.restored, list[0].id);
+    assert_eq!(f.bytes("a.txt").unwrap(), original);
+    assert_eq!(mode_of(&f.path("a.txt")), mode);
+    assert!(!f.path("sub/b.txt").exists());
+    // the restore is a checkpoint too: restoring it redoes both writes
+    let redo = out.checkpoint.unwrap();
+    let list = store.list().unwrap();
+    assert_eq!(list.last().unwrap().id, redo);
+    assert_eq!(list.last().unwrap().tool, "checkpoint_restore");
+    assert_eq!(
+        list.last().unwrap().restored.as_deref(),
+        Some(list[0].id.as_str())
+    );
+    store.restore(&redo, false).unwrap();
+    assert_eq!(f.bytes("a.txt").unwrap(), b"new");
+    assert_eq!(f.bytes("sub/b.txt").unwrap(), b"created");
+}
+
+#[test]
+fn edit_and_patches_are_undone_and_deletions_recreated() {
+    let f = fixture();
+    fs::write(f.path("code.js"), "const a = 1;\nconst b = 2;\n").unwrap();
+    fs::write(f.path("gone.txt"), "keep me\n").unwrap();
+    fs::write(f.path("moved.txt"), "moving\n").unwrap();
+    let mut tk = f.toolkit();
+    tk.invoke("read_file", &json!({"path": "code.js"})).unwrap();
+    tk.invoke(
+        "edit_file",
+        &json!({"path": "code.js", "old_string": "const b = 2;", "new_string": "const b = 3;"}),
+    )
+    .unwrap();
+    tk.invoke(
+        "apply_patch",
+        &json!({"filePath": "gone.txt", "patch": "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-keep me\n"}),
+    )
+    .unwrap();
+    tk.invoke(
+        "apply_patches",
+        &json!({"patch": "*** Begin Patch\n*** Update File: moved.txt\n*** Move to: there/moved.txt\n@@\n-moving\n+moved\n*** End Patch"}),
+    )
+    .unwrap();
+    assert!(!f.path("gone.txt").exists());
+    let store = f.store();
+    let list = store.list().unwrap();
+    let tools: Vec<&str> = list.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(tools, ["edit_file", "apply_patch", "apply_patches"]);
+    assert_eq!(list[1].files[0].change, Change::Deleted);
+    let mut moved: Vec<_> = list[2]
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.change))
+        .collect();
+    moved.sort_by_key(|(p, _)| *p);
+    assert_eq!(
+        moved,
+        [
+            ("moved.txt", Change::Deleted),
+            ("there/moved.txt", Change::Created)
+        ]
+    );
+
+    store.restore(&list[0].id, false).unwrap();
+    assert_eq!(f.bytes("code.js").unwrap(), b"const a = 1;\nconst b = 2;\n");
+    assert_eq!(f.bytes("gone.txt").unwrap(), b"keep me\n");
+    assert_eq!(f.bytes("moved.txt").unwrap(), b"moving\n");
+    assert!(!f.path("there/moved.txt").exists());
+}
+
+#[test]
+fn a_change_outside_the_journal_is_a_conflict_unless_forced() {
+    let f = fixture();
+    fs::write(f.path("a.txt"), "one").unwrap();
+    let mut tk = f.toolkit();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "two"}))
+        .unwrap();
+    tk.invoke("write_file", &json!({"path": "b.txt", "content": "b"}))
+        .unwrap();
+    fs::write(f.path("a.txt"), "changed by hand").unwrap();
+    let store = f.store();
+    let first = store.list().unwrap()[0].id.clone();
+    let e = store.restore(&first, false).unwrap_err();
+    assert_eq!(e.code, ErrorCode::CheckpointConflict);
+    assert!(e.message.contains("a.txt"), "{}", e.message);
+    assert_eq!(e.details.as_deref(), Some(&json!({"files": ["a.txt"]})));
+    // nothing was touched
+    assert_eq!(f.bytes("a.txt").unwrap(), b"changed by hand");
+    assert_eq!(f.bytes("b.txt").unwrap(), b"b");
+    store.restore(&first, true).unwrap();
+    assert_eq!(f.bytes("a.txt").unwrap(), b"one");
+    assert!(!f.path("b.txt").exists());
+}
+
+#[test]
+fn another_journal_handle_sees_and_restores_the_same_checkpoints() {
+    let f = fixture();
+    let mut a = f.toolkit();
+    let mut b = f.toolkit();
+    a.invoke("write_file", &json!({"path": "x.txt", "content": "from a"}))
+        .unwrap();
+    b.invoke("write_file", &json!({"path": "x.txt", "content": "from b"}))
+        .unwrap();
+    let other = Journal::new(f.options()).store(&f.root).unwrap();
+    let list = other.list().unwrap();
+    assert_eq!(list.len(), 2);
+    other.restore(&list[1].id, false).unwrap();
+    assert_eq!(f.bytes("x.txt").unwrap(), b"from a");
+}
+
+#[test]
+fn pruning_keeps_the_byte_and_count_bounds_and_says_so() {
+    let f = fixture();
+    let options = JournalOptions {
+        max_bytes: 10_000,
+        max_checkpoints: 3,
+        ..f.options()
+    };
+    let mut tk = f.toolkit_with(Some(options.clone()), None);
+    for i in 0..6 {
+        let old = format!("{i}").repeat(4_000);
+        fs::write(f.path("big.txt"), &old).unwrap();
+        tk.invoke("write_file", &json!({"path": "big.txt", "content": "x"}))
+            .unwrap();
+    }
+    let store = Journal::new(options).store(&f.root).unwrap();
+    let list = store.list().unwrap();
+    let whole: Vec<_> = list.iter().filter(|c| !c.pruned).collect();
+    assert_eq!(whole.len(), 2, "4 000 bytes each, 10 000 at most: {list:?}");
+    assert!(list.iter().filter(|c| c.pruned).all(|c| !c.restorable));
+    let pruned = list.iter().find(|c| c.pruned).unwrap();
+    assert_eq!(
+        store.restore(&pruned.id, false).unwrap_err().code,
+        ErrorCode::CheckpointPruned
+    );
+    // contents on disk: only what the whole checkpoints name
+    let mut stored = 0;
+    for head in fs::read_dir(f.journal_dir.join("objects")).unwrap() {
+        for obj in fs::read_dir(head.unwrap().path()).unwrap() {
+            stored += obj.unwrap().metadata().unwrap().len();
+        }
+    }
+    assert!(stored <= 10_000, "{stored}");
+    assert_eq!(
+        store.restore("cp-99999999", false).unwrap_err().code,
+        ErrorCode::CheckpointNotFound
+    );
+}
+
+#[test]
+fn a_tampered_journal_cannot_lead_a_restore_outside() {
+    let f = fixture();
+    fs::write(f.path("a.txt"), "orig").unwrap();
+    let mut tk = f.toolkit();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "a"}))
+        .unwrap();
+    let store = f.store();
+    let id = store.list().unwrap()[0].id.clone();
+    let file = f.journal_dir.join("checkpoints").join(format!("{id}.json"));
+    let text = fs::read_to_string(&file).unwrap();
+    let outside = f.root.parent().unwrap().join("escaped.txt");
+    for bad in [
+        "../escaped.txt",
+        "/etc/passwd",
+        "a/../../escaped.txt",
+        "./a.txt",
+        "",
+    ] {
+        fs::write(
+            &file,
+            text.replace("\"path\":\"a.txt\"", &format!("\"path\":{}", json!(bad))),
+        )
+        .unwrap();
+        let e = store.restore(&id, true).unwrap_err();
+        assert_eq!(e.code, ErrorCode::SandboxViolation, "{bad}: {}", e.message);
+        assert!(!outside.exists());
+    }
+    // a directory of the workspace linked outside
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(f.root.parent().unwrap(), f.path("link")).unwrap();
+        fs::write(
+            &file,
+            text.replace("\"path\":\"a.txt\"", "\"path\":\"link/escaped.txt\""),
+        )
+        .unwrap();
+        assert!(store.restore(&id, true).is_err());
+        assert!(!outside.exists());
+    }
+    // a content changed in the journal is not written back
+    fs::write(&file, &text).unwrap();
+    let object = store.object_path(&hash_of(b"orig"));
+    fs::write(&object, "planted").unwrap();
+    let e = store.restore(&id, true).unwrap_err();
+    assert_eq!(e.code, ErrorCode::CheckpointCorrupt, "{}", e.message);
+    assert_eq!(f.bytes("a.txt").unwrap(), b"a");
+}
+
+#[test]
+fn the_journal_lives_outside_the_workspace() {
+    let f = fixture();
+    let inside = JournalOptions {
+        dir: Some(f.path(".journal")),
+        ..JournalOptions::default()
+    };
+    let mut tk = f.toolkit_with(Some(inside), None);
+    let e = tk
+        .invoke("write_file", &json!({"path": "a.txt", "content": "a"}))
+        .unwrap_err();
+    match e {
+        InvokeError::Tool(e) => {
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert_eq!(e.class_name, "WriteFileError");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!f.path("a.txt").exists());
+    let dir = default_dir(&f.root).unwrap();
+    assert!(!crate::sandbox::is_within(&f.root, &dir));
+    assert!(dir.to_string_lossy().contains("agent-tools-native"));
+}
+
+#[test]
+fn nothing_is_recorded_without_a_change_or_for_reads() {
+    let f = fixture();
+    fs::write(f.path("a.txt"), "same").unwrap();
+    let mut tk = f.toolkit();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "same"}))
+        .unwrap();
+    tk.invoke("read_file", &json!({"path": "a.txt"})).unwrap();
+    assert_eq!(f.store().list().unwrap(), vec![]);
+}
+
+#[test]
+fn syntax_report_and_reject() {
+    let f = fixture();
+    fs::write(f.path("old.ts"), "function f( {\n").unwrap();
+    let mut report = f.toolkit_with(None, Some(SyntaxMode::Report));
+    let out = report
+        .invoke(
+            "write_file",
+            &json!({"path": "a.ts", "content": "const x = ;\n"}),
+        )
+        .unwrap();
+    let d = out["diagnostics"].as_array().unwrap();
+    assert!(!d.is_empty());
+    assert_eq!(d[0]["path"], "a.ts");
+    assert_eq!(d[0]["line"], 1);
+    let out = report
+        .invoke(
+            "write_file",
+            &json!({"path": "b.ts", "content": "export const y = 1;\n"}),
+        )
+        .unwrap();
+    assert_eq!(out["diagnostics"], json!([]));
+
+    let mut reject = f.toolkit_with(None, Some(SyntaxMode::Reject));
+    let e = reject
+        .invoke(
+            "write_file",
+            &json!({"path": "b.ts", "content": "export const y = ;\n"}),
+        )
+        .unwrap_err();
+    let InvokeError::Tool(e) = e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(e.code, ErrorCode::SyntaxError);
+    assert_eq!(e.class_name, "WriteFileError");
+    assert!(e.details.unwrap()["diagnostics"][0]["path"] == "b.ts");
+    assert_eq!(f.bytes("b.ts").unwrap(), b"export const y = 1;\n");
+    // an error that was already there does not block an edit elsewhere in the file
+    reject
+        .invoke(
+            "write_file",
+            &json!({"path": "old.ts", "content": "// note\nfunction f( {\n"}),
+        )
+        .unwrap();
+    // apply_patches: all files left as they were
+    let e = reject
+        .invoke(
+            "apply_patches",
+            &json!({"patch": "*** Begin Patch\n*** Add File: ok.txt\n+fine\n*** Update File: b.ts\n@@\n-export const y = 1;\n+export const y = (;\n*** End Patch"}),
+        )
+        .unwrap_err();
+    let InvokeError::Tool(e) = e else {
+        panic!("{e:?}")
+    };
+    assert_eq!(e.code, ErrorCode::SyntaxError);
+    assert!(!f.path("ok.txt").exists());
+    assert_eq!(f.bytes("b.ts").unwrap(), b"export const y = 1;\n");
+}
+
+#[test]
+fn the_streamed_hash_is_the_stored_one() {
+    let f = fixture();
+    let content = vec![7u8; 200_000];
+    fs::write(f.path("big.bin"), &content).unwrap();
+    let (state, _) = capture::read_state(&f.path("big.bin"), &f.root, None).unwrap();
+    let (kept, bytes) = capture::read_state(&f.path("big.bin"), &f.root, Some(u64::MAX)).unwrap();
+    assert_eq!(state, kept);
+    assert_eq!(bytes.unwrap(), content);
+    assert_eq!(
+        state.unwrap(),
+        FileState::File {
+            hash: Some(hash_of(&content)),
+            size: 200_000,
+            mode: mode_of(&f.path("big.bin"))
+        }
+    );
+}
