@@ -314,8 +314,12 @@ impl Job {
         };
         match spec.handler {
             Handler::Worker(handler) => {
-                let result = handler(&rc, &args);
-                answer(door, end_edit_record(&ctx, result))
+                let command = match command_journal_before(&rc, spec) {
+                    Ok(command) => command,
+                    Err(e) => return Outcome::ToolError(e),
+                };
+                let result = end_edit_record(&ctx, handler(&rc, &args));
+                answer(door, command_journal_after(&rc, spec, command, result))
             }
             Handler::Bounded(handler) => answer(
                 door,
@@ -387,6 +391,57 @@ fn end_edit_record(
         );
     }
     Ok(serde_json::to_string(&value).unwrap_or(json))
+}
+
+/// Before a command (a tool that runs programs) under a toolkit with the journal: the
+/// workspace's state (`crate::checkpoints::commands`).
+fn command_journal_before(
+    rc: &RunContext,
+    spec: &ToolSpec,
+) -> Result<
+    Option<(
+        crate::checkpoints::Store,
+        crate::checkpoints::commands::Before,
+    )>,
+    ToolError,
+> {
+    let Some(journal) = rc.ctx.edits.as_ref().and_then(|e| e.journal.as_ref()) else {
+        return Ok(None);
+    };
+    if spec.effect != crate::registry::Effect::Exec || rc.ctx.workspace_root.is_none() {
+        return Ok(None);
+    }
+    let Ok(root) = rc.ctx.real_root().map(|r| r.to_path_buf()) else {
+        return Ok(None);
+    };
+    let store = journal.store(&root).map_err(|e| ToolError {
+        class_name: spec.error_class.0,
+        ..e
+    })?;
+    let before = crate::checkpoints::commands::before(rc, &root);
+    Ok(Some((store, before)))
+}
+
+/// After a command: the checkpoint of what it changed.
+fn command_journal_after(
+    rc: &RunContext,
+    spec: &ToolSpec,
+    command: Option<(
+        crate::checkpoints::Store,
+        crate::checkpoints::commands::Before,
+    )>,
+    result: Result<String, ToolError>,
+) -> Result<String, ToolError> {
+    let Some((store, before)) = command else {
+        return result;
+    };
+    let committed = crate::checkpoints::commands::after(rc, &store, spec.name, before);
+    let json = result?;
+    committed.map_err(|e| ToolError {
+        class_name: spec.error_class.0,
+        ..e
+    })?;
+    Ok(json)
 }
 
 /// A handler's result as `door` answers it. A `SANDBOX_VIOLATION` the handler found (something

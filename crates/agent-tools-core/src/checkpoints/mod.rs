@@ -19,6 +19,7 @@
 //! writes.
 
 mod capture;
+pub mod commands;
 mod restore;
 #[cfg(test)]
 mod tests;

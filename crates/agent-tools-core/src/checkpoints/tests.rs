@@ -423,3 +423,179 @@ fn the_streamed_hash_is_the_stored_one() {
         }
     );
 }
+
+#[cfg(unix)]
+mod commands {
+    use super::*;
+
+    fn sh(root: &Path, script: &str) {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .current_dir(root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn exec(tk: &mut Toolkit, script: &str) {
+        let out = tk
+            .invoke(
+                "exec_command",
+                &json!({"cwd": ".", "command": ["sh", "-c", script], "shell_mode": "direct"}),
+            )
+            .unwrap();
+        assert_eq!(out["exit_code"], 0, "{out}");
+    }
+
+    fn tree_of(root: &Path) -> Vec<(String, Vec<u8>, u32)> {
+        let mut all = Vec::new();
+        for entry in ignore::WalkBuilder::new(root)
+            .hidden(false)
+            .ignore(false)
+            .git_ignore(false)
+            .filter_entry(|e| e.file_name() != ".git")
+            .build()
+            .flatten()
+        {
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                let rel = entry
+                    .path()
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                all.push((rel, fs::read(entry.path()).unwrap(), mode_of(entry.path())));
+            }
+        }
+        all.sort();
+        all
+    }
+
+    fn git_state(root: &Path) -> (Vec<u8>, Vec<u8>, usize) {
+        let count = ignore::WalkBuilder::new(root.join(".git/objects"))
+            .hidden(false)
+            .build()
+            .flatten()
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .count();
+        (
+            fs::read(root.join(".git/index")).unwrap(),
+            fs::read(root.join(".git/HEAD")).unwrap(),
+            count,
+        )
+    }
+
+    #[test]
+    fn a_command_in_a_git_work_tree_is_undone_exactly_and_the_repository_untouched() {
+        let f = fixture();
+        sh(
+            &f.root,
+            "git init -q -b main && git config user.name t && git config user.email t@example.com \
+             && printf 'one\\r\\ntwo\\r\\n' > a.txt && printf '#!/bin/sh\\n' > run.sh && chmod 755 run.sh \
+             && printf 'ignored.log\\n' > .gitignore && git add -A && git commit -qm init \
+             && printf 'untracked' > notes.txt && chmod 600 notes.txt && printf 'x' > ignored.log",
+        );
+        let before = tree_of(&f.root);
+        let repo = git_state(&f.root);
+        let mut tk = f.toolkit();
+        exec(
+            &mut tk,
+            "printf 'changed\\n' > a.txt && rm run.sh && printf 'new' > made.txt && printf 'more' >> notes.txt && mkdir -p d/e && printf 'deep' > d/e/f.txt",
+        );
+        let store = f.store();
+        let list = store.list().unwrap();
+        assert_eq!(list.len(), 1, "{list:?}");
+        assert_eq!(list[0].tool, "exec_command");
+        assert!(list[0].restorable);
+        let mut files: Vec<(String, Change)> = list[0]
+            .files
+            .iter()
+            .map(|f| (f.path.clone(), f.change))
+            .collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            files,
+            [
+                ("a.txt".to_string(), Change::Modified),
+                ("d/e/f.txt".to_string(), Change::Created),
+                ("made.txt".to_string(), Change::Created),
+                ("notes.txt".to_string(), Change::Modified),
+                ("run.sh".to_string(), Change::Deleted),
+            ]
+        );
+        // the repository's index, HEAD and objects are as they were
+        assert_eq!(git_state(&f.root), repo);
+        store.restore(&list[0].id, false).unwrap();
+        assert_eq!(tree_of(&f.root), before);
+        assert_eq!(git_state(&f.root), repo);
+    }
+
+    #[test]
+    fn a_repository_that_converts_line_endings_still_gets_its_bytes_back() {
+        let f = fixture();
+        sh(
+            &f.root,
+            "git init -q -b main && git config user.name t && git config user.email t@example.com \
+             && printf '* text=auto\\n' > .gitattributes && printf 'a\\r\\nb\\r\\n' > crlf.txt \
+             && git add -A && git commit -qm init && printf 'c\\r\\n' >> crlf.txt",
+        );
+        let before = tree_of(&f.root);
+        let mut tk = f.toolkit();
+        exec(&mut tk, "printf 'gone' > crlf.txt");
+        let store = f.store();
+        let id = store.list().unwrap()[0].id.clone();
+        store.restore(&id, false).unwrap();
+        assert_eq!(tree_of(&f.root), before);
+    }
+
+    #[test]
+    fn outside_git_the_changes_are_named_and_only_creations_restorable() {
+        let f = fixture();
+        fs::write(f.path("kept.txt"), "kept").unwrap();
+        let mut tk = f.toolkit();
+        exec(&mut tk, "printf 'new' > made.txt");
+        exec(&mut tk, "printf 'edit' >> kept.txt");
+        let store = f.store();
+        let list = store.list().unwrap();
+        assert_eq!(list.len(), 2, "{list:?}");
+        assert_eq!(
+            list[0].files,
+            vec![CheckpointFile {
+                path: "made.txt".into(),
+                change: Change::Created
+            }]
+        );
+        assert!(list[0].restorable);
+        assert_eq!(
+            list[1].files,
+            vec![CheckpointFile {
+                path: "kept.txt".into(),
+                change: Change::Modified
+            }]
+        );
+        assert!(!list[1].restorable);
+        let e = store.restore(&list[1].id, false).unwrap_err();
+        assert_eq!(e.code, ErrorCode::CheckpointNotRestorable);
+        // restoring the first includes the second: refused too, nothing touched
+        assert_eq!(
+            store.restore(&list[0].id, false).unwrap_err().code,
+            ErrorCode::CheckpointNotRestorable
+        );
+        assert!(f.path("made.txt").exists());
+    }
+
+    #[test]
+    fn a_command_that_changes_nothing_records_nothing() {
+        let f = fixture();
+        sh(&f.root, "git init -q -b main && printf 'a' > a.txt");
+        let mut tk = f.toolkit();
+        exec(&mut tk, "cat a.txt > /dev/null");
+        assert_eq!(f.store().list().unwrap(), vec![]);
+    }
+}

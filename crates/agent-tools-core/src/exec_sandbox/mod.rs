@@ -446,17 +446,27 @@ pub fn prepare(
     })
 }
 
-/// The sandbox for a program the toolkit runs on its own (git, for git_status_summary), wherever
-/// the system has one: nothing written but the usual devices, no network, and on Linux nothing
+/// The sandbox for a program the toolkit runs on its own (git, for git_status_summary and the
+/// journal's snapshots), wherever the system has one: nothing written but the usual devices and
+/// the directories `writable` (the caller's private ones), no network, and on Linux nothing
 /// executed but `program` itself (and its program interpreter), so nothing a repository
 /// configures can start even if it got past the configuration git is given. `None`: no OS
 /// sandbox here (the program runs without one).
-pub fn prepare_confined_program(program: &Path) -> Result<Option<Prepared>, Refusal> {
+pub fn prepare_confined_program(
+    program: &Path,
+    writable: &[PathBuf],
+) -> Result<Option<Prepared>, Refusal> {
     let Ok(abi) = platform::support() else {
         return Ok(None);
     };
     let executables = platform::executables_of(program);
-    let restriction = platform::build(abi, WriteReach::None, &[], true, executables.as_deref())?;
+    let restriction = platform::build(
+        abi,
+        WriteReach::None,
+        writable,
+        true,
+        executables.as_deref(),
+    )?;
     Ok(Some(Prepared {
         report: platform::report(abi, WriteReach::None, NetworkReach::Denied),
         restriction: Some(ChildRestriction(std::sync::Arc::new(restriction))),

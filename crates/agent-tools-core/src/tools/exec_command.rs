@@ -118,11 +118,12 @@ pub(crate) struct ExecRequest {
 
 /// Which OS sandbox a run gets.
 #[derive(Clone, Copy)]
-pub(crate) enum Sandboxing {
+pub(crate) enum Sandboxing<'a> {
     /// exec_command's `context.exec` option.
     Command(ExecOptions),
-    /// A program the toolkit runs itself (git): `exec_sandbox::prepare_confined_program`.
-    ConfinedProgram,
+    /// A program the toolkit runs itself (git), writing only in the given directories (its
+    /// private ones): `exec_sandbox::prepare_confined_program`.
+    ConfinedProgram(&'a [PathBuf]),
 }
 
 /// The handler: parses its arguments, then runs the `command`.
@@ -275,7 +276,7 @@ pub(crate) fn launch(
     rc: &RunContext,
     request: &ExecRequest,
     env_overrides: &[(&str, Option<&str>)],
-    sandboxing: Sandboxing,
+    sandboxing: Sandboxing<'_>,
 ) -> Result<Launch, ToolError> {
     let confined = match &rc.confinement {
         Some(confinement) => Some(confined_dir(confinement, &request.cwd)?),
@@ -303,8 +304,9 @@ pub(crate) fn launch(
         Sandboxing::Command(options) => {
             Some(exec_sandbox::prepare(rc.ctx, options, &tmp_base(rc)).map_err(refused)?)
         }
-        Sandboxing::ConfinedProgram => {
-            exec_sandbox::prepare_confined_program(Path::new(&argv[0])).map_err(refused)?
+        Sandboxing::ConfinedProgram(writable) => {
+            exec_sandbox::prepare_confined_program(Path::new(&argv[0]), writable)
+                .map_err(refused)?
         }
     };
     let tmpdir = sandbox
@@ -343,7 +345,7 @@ pub(crate) fn execute(
     rc: &RunContext,
     request: &ExecRequest,
     env_overrides: &[(&str, Option<&str>)],
-    sandboxing: Sandboxing,
+    sandboxing: Sandboxing<'_>,
 ) -> Result<ExecCommandOutput, ToolError> {
     let launch = launch(rc, request, env_overrides, sandboxing)?;
     let finished = process::run(&RunSpec {
@@ -377,7 +379,7 @@ pub(crate) fn execute(
         duration_ms: finished.duration_ms,
         sandbox: match sandboxing {
             Sandboxing::Command(_) => sandbox.map(|s| s.report),
-            Sandboxing::ConfinedProgram => None,
+            Sandboxing::ConfinedProgram(_) => None,
         },
     })
 }

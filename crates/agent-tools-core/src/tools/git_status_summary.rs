@@ -13,26 +13,23 @@
 //! has one (nothing written, no network, and on Linux nothing executed but git itself).
 
 use std::path::Path;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::exec_command::{self, ExecCommandOutput, ExecRequest};
+use super::exec_command::ExecCommandOutput;
 use super::input::{ArgShape, ToolInput};
 use super::{to_json, workspace_root};
 use crate::context::{RunContext, ToolContext};
 use crate::error::{outside_workspace_message, ErrorClass, ErrorCode, Reason, ToolError};
-use crate::git::{HardenedGit, Refusal};
-use crate::process::{CappedText, DEFAULT_MAX_OUTPUT_UNITS};
+use crate::git::{GitRun, HardenedGit, Refusal};
+use crate::process::CappedText;
 use crate::sandbox::resolve_in_workspace;
 use crate::value::{js_trim, ArgValue};
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("GitStatusSummaryError");
-
-const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 // git_status_summary's input: `git_status_summary(cwd?)`.
 #[derive(JsonSchema, Debug)]
@@ -188,24 +185,8 @@ fn run_git(
     git: &HardenedGit,
     args: &[&str],
 ) -> Result<ExecCommandOutput, ToolError> {
-    let request = ExecRequest {
-        cwd: cwd.to_string(),
-        command: std::iter::once(git.program.as_str())
-            .chain(args.iter().copied())
-            .map(String::from)
-            .collect(),
-        direct: true,
-        stdin: None,
-        timeout: GIT_TIMEOUT,
-        max_output_units: DEFAULT_MAX_OUTPUT_UNITS,
-    };
-    exec_command::execute(
-        rc,
-        &request,
-        &git.env(),
-        exec_command::Sandboxing::ConfinedProgram,
-    )
-    .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message))
+    git.run(rc, cwd, args, &[], &[], GitRun::default())
+        .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message))
 }
 
 /// Runs `git <args>` in `cwd`; a failed run becomes NOT_GIT_REPOSITORY or INTERNAL.
@@ -265,9 +246,11 @@ pub fn parse_branch(raw: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::context::ToolContext;
+    use crate::tools::exec_command::{self, ExecRequest};
     use serde_json::{json, Value};
     #[cfg(unix)]
     use std::process::Command;
+    use std::time::Duration;
 
     #[test]
     fn branch_header_parsing() {
@@ -461,7 +444,7 @@ mod tests {
                 .to_vec(),
             direct: true,
             stdin: None,
-            timeout: GIT_TIMEOUT,
+            timeout: Duration::from_secs(30),
             max_output_units: 1000,
         };
         let git = HardenedGit::prepare(&ctx, Path::new(&r.root)).unwrap();
@@ -469,7 +452,7 @@ mod tests {
             &rc,
             &request,
             &git.env(),
-            exec_command::Sandboxing::ConfinedProgram,
+            exec_command::Sandboxing::ConfinedProgram(&[]),
         )
         .unwrap();
         assert_eq!(out.stdout.text(), "C|unset\n");
@@ -508,12 +491,12 @@ mod tests {
                     .to_vec(),
                 direct: true,
                 stdin: None,
-                timeout: GIT_TIMEOUT,
+                timeout: Duration::from_secs(30),
                 max_output_units: 10_000,
             };
             let env = if hardened { git.env() } else { vec![] };
             let sandboxing = if sandbox {
-                exec_command::Sandboxing::ConfinedProgram
+                exec_command::Sandboxing::ConfinedProgram(&[])
             } else {
                 exec_command::Sandboxing::Command(crate::exec_sandbox::ExecOptions {
                     mode: crate::exec_sandbox::Mode::Off,
@@ -606,7 +589,7 @@ mod tests {
             assert!(!t.ran(), "{name}: the configuration let the program run");
             assert_eq!(out.exit_code, 0, "{name}: {}", out.stderr.text());
             // ... and the OS sandbox without the configuration (where the kernel has one).
-            if crate::exec_sandbox::prepare_confined_program(std::path::Path::new("/bin/sh"))
+            if crate::exec_sandbox::prepare_confined_program(std::path::Path::new("/bin/sh"), &[])
                 .unwrap()
                 .is_some()
             {
