@@ -4,12 +4,12 @@
 // report / reject.
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
-import { tempDir, ALLOW_ALL, onlyOn } from "./helpers.mjs";
+import { tempDir, ALLOW_ALL, onlyOn, notUnderWine, WINE } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHILD = path.join(here, "checkpoints_child.mjs");
@@ -22,7 +22,7 @@ async function withJournal(fn, options = {}) {
   fs.mkdirSync(root);
   const context = createToolContext({ workspaceRoot: root, policy: ALLOW_ALL });
   const toolkit = createAgentToolkit(context, {
-    extraTools: ["edit_file", "apply_patches"],
+    extraTools: ["edit_file", "apply_patches", "process_start", "process_kill"],
     checkpoints: { dir: journal, ...options.checkpoints },
     ...(options.syntaxCheck ? { syntaxCheck: options.syntaxCheck } : {}),
   });
@@ -408,5 +408,102 @@ describe("the syntax check", () => {
       },
       { syntaxCheck: "reject" },
     );
+  });
+});
+
+/** A command run by this runtime itself (`-e`), so it exists wherever the suite runs. */
+const script = (code) => ({ cwd: ".", command: [process.execPath, "-e", code], shell_mode: "direct" });
+
+describe("commands", () => {
+  test("outside git: a command's creations are undone; a modification is named but not restorable", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      fs.writeFileSync(file("kept.txt"), "kept");
+      const made = await toolkit.invoke("exec_command", script("require('fs').writeFileSync('made.txt', 'x'); require('fs').mkdirSync('d'); require('fs').writeFileSync('d/e.txt', 'y')"));
+      assert.equal(made.content.exit_code, 0, made.content.stderr);
+      await toolkit.invoke("exec_command", script("require('fs').appendFileSync('kept.txt', '!')"));
+      const list = await toolkit.checkpoints.list();
+      assert.deepEqual(
+        list.map((c) => [c.tool, c.files, c.restorable]),
+        [
+          ["exec_command", [{ path: "d/e.txt", change: "created" }, { path: "made.txt", change: "created" }], true],
+          ["exec_command", [{ path: "kept.txt", change: "modified" }], false],
+        ],
+      );
+      await rejectsWith(toolkit.checkpoints.restore(list[1].id), "CHECKPOINT_NOT_RESTORABLE");
+      // restoring the first undoes the second too, which cannot be: refused, even forced, nothing touched
+      await rejectsWith(toolkit.checkpoints.restore(list[0].id, { force: true }), "CHECKPOINT_NOT_RESTORABLE");
+      assert.equal(fs.readFileSync(file("made.txt"), "utf8"), "x");
+    });
+  });
+
+  test("outside git: a checkpoint of creations alone restores", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      await toolkit.invoke("exec_command", script("require('fs').writeFileSync('made.txt', 'x')"));
+      const [cp] = await toolkit.checkpoints.list();
+      assert.equal(cp.restorable, true);
+      await toolkit.checkpoints.restore(cp.id);
+      assert.equal(fs.existsSync(file("made.txt")), false);
+    });
+  });
+
+  test("in a git work tree: edits, a deletion and new files undone byte- and mode-exact; the repository untouched", notUnderWine(WINE.git), async () => {
+    await withJournal(async ({ root, toolkit, file }) => {
+      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+      git("init", "-q", "-b", "main");
+      git("config", "user.name", "t");
+      git("config", "user.email", "t@example.com");
+      fs.writeFileSync(file("a.txt"), "one\r\ntwo\r\n");
+      fs.writeFileSync(file("tool.sh"), "#!/bin/sh\n");
+      fs.chmodSync(file("tool.sh"), 0o755);
+      git("add", "-A");
+      git("commit", "-qm", "init");
+      fs.writeFileSync(file("draft.txt"), "untracked");
+      const snapshot = () =>
+        fs
+          .readdirSync(root, { recursive: true })
+          .map(String)
+          .filter((p) => !p.startsWith(".git") && fs.statSync(path.join(root, p)).isFile())
+          .sort()
+          .map((p) => [p, fs.readFileSync(path.join(root, p), "latin1"), modeOf(path.join(root, p))]);
+      const before = snapshot();
+      const index = fs.readFileSync(path.join(root, ".git", "index"));
+      const head = git("rev-parse", "HEAD").toString();
+      const out = await toolkit.invoke(
+        "exec_command",
+        script("const fs = require('fs'); fs.writeFileSync('a.txt', 'changed'); fs.rmSync('tool.sh'); fs.appendFileSync('draft.txt', '+'); fs.writeFileSync('new.txt', 'new')"),
+      );
+      assert.equal(out.content.exit_code, 0, out.content.stderr);
+      const [cp] = await toolkit.checkpoints.list();
+      assert.equal(cp.restorable, true);
+      assert.deepEqual(
+        cp.files.map((f) => `${f.change} ${f.path}`).sort(),
+        ["created new.txt", "deleted tool.sh", "modified a.txt", "modified draft.txt"],
+      );
+      await toolkit.checkpoints.restore(cp.id);
+      assert.deepEqual(snapshot(), before);
+      assert.deepEqual(fs.readFileSync(path.join(root, ".git", "index")), index);
+      assert.equal(git("rev-parse", "HEAD").toString(), head);
+      assert.equal(git("status", "--porcelain").toString(), "?? draft.txt\n");
+    });
+  });
+
+  test("process_start: what the process changed while the call waited is a checkpoint", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      const started = await toolkit.invoke("process_start", {
+        ...script("require('fs').writeFileSync('server.pid', String(process.pid)); console.log('ready'); setInterval(() => {}, 1000)"),
+        wait_for: "ready",
+        wait_ms: 30000,
+      });
+      try {
+        assert.match(started.content.output, /ready/);
+        const [cp] = await toolkit.checkpoints.list();
+        assert.equal(cp.tool, "process_start");
+        assert.deepEqual(cp.files, [{ path: "server.pid", change: "created" }]);
+      } finally {
+        await toolkit.invoke("process_kill", { process_id: started.content.process_id });
+        await toolkit.close();
+      }
+      assert.equal(fs.existsSync(file("server.pid")), true);
+    });
   });
 });
