@@ -37,7 +37,7 @@ const MAX_CHANGED: usize = 10_000;
 
 /// The state of the workspace before a command.
 pub enum Before {
-    Git(GitSnapshot),
+    Git(Box<GitSnapshot>),
     Scan(HashMap<String, Seen>),
     /// Nothing could be taken (a workspace too large to scan): no checkpoint.
     Nothing,
@@ -63,7 +63,7 @@ pub struct GitSnapshot {
 /// The workspace's state before a command of the call `rc`.
 pub fn before(rc: &RunContext, root: &Path) -> Before {
     if let Some(snapshot) = GitSnapshot::take(rc, root) {
-        return Before::Git(snapshot);
+        return Before::Git(Box::new(snapshot));
     }
     match scan(root) {
         Some(seen) => Before::Scan(seen),

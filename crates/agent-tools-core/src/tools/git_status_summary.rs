@@ -246,10 +246,12 @@ pub fn parse_branch(raw: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::context::ToolContext;
+    #[cfg(unix)]
     use crate::tools::exec_command::{self, ExecRequest};
     use serde_json::{json, Value};
     #[cfg(unix)]
     use std::process::Command;
+    #[cfg(unix)]
     use std::time::Duration;
 
     #[test]
