@@ -51,6 +51,14 @@ describe("OutputCache", () => {
     await assert.rejects(cache.read("out-6"), /unknown ref_id: out-6$/);
     assert.equal(cache.isInline("out-1"), false, "a dropped output is not in the conversation");
     assert.throws(() => cache.isInline("out-6"), /unknown ref_id: out-6/);
+    // every failure carries its code, the class's own errors included
+    const codeOf = async (promise) => (await rejection(promise)).code;
+    assert.equal(await codeOf(cache.read("out-2")), "OUTPUT_DROPPED");
+    assert.equal(await codeOf(cache.grep("out-2", { pattern: "text" })), "OUTPUT_DROPPED");
+    assert.equal(await codeOf(cache.read("out-6")), "UNKNOWN_REF_ID");
+    assert.equal(await codeOf(cache.read("out-3", 0)), "INVALID_ARGUMENT");
+    assert.equal(await codeOf(cache.grep("out-3", { pattern: "(", regex: true })), "INVALID_REGEX");
+    assert.throws(() => cache.isInline("out-6"), (e) => e instanceof Error && e.code === "UNKNOWN_REF_ID");
 
     const bytes = new OutputCache(0, { maxBytes: 10 });
     bytes.record("aaaa");

@@ -362,27 +362,6 @@ function typeIssues(value, expected, required) {
     return issues;
 }
 const integer = (description) => ({ type: "integer", description });
-/**
- * A cache read or search; its rejection gets a code by what went wrong (the message stays):
- * UNKNOWN_REF_ID (an id the cache never gave), OUTPUT_DROPPED (an output the bounded cache has
- * dropped), INVALID_REGEX, else INVALID_ARGUMENT.
- */
-async function cacheCall(run) {
-    try {
-        return await run();
-    }
-    catch (error) {
-        const message = error?.message ?? String(error);
-        const code = message.startsWith("unknown ref_id:")
-            ? "UNKNOWN_REF_ID"
-            : message.startsWith("dropped ref_id:")
-                ? "OUTPUT_DROPPED"
-                : message.startsWith("invalid pattern:")
-                    ? "INVALID_REGEX"
-                    : "INVALID_ARGUMENT";
-        throw Object.assign(new Error(message), { code });
-    }
-}
 /** `tool_output_cache` and `tool_output_cache_grep` over a cache, ready to register. */
 function outputCacheTools(cache) {
     const read = defineStandardTool({
@@ -399,7 +378,7 @@ function outputCacheTools(cache) {
             additionalProperties: false,
         },
         validate: (v) => typeIssues(v, { ref_id: "string", offset: "integer", limit: "integer" }, ["ref_id"]),
-        execute: async (input) => ({ type: "text", text: await cacheCall(() => cache.read(input.ref_id, input.offset, input.limit)) }),
+        execute: async (input) => ({ type: "text", text: await cache.read(input.ref_id, input.offset, input.limit) }),
     });
     const grep = defineStandardTool({
         name: "tool_output_cache_grep",
@@ -423,7 +402,7 @@ function outputCacheTools(cache) {
         ]),
         execute: async ({ ref_id, pattern, regex, before, after, max_matches }) => ({
             type: "text",
-            text: await cacheCall(() => cache.grep(ref_id, { pattern, regex, before, after, maxMatches: max_matches })),
+            text: await cache.grep(ref_id, { pattern, regex, before, after, maxMatches: max_matches }),
         }),
     });
     return [read, grep];

@@ -460,27 +460,6 @@ const integer = (description: string) => ({ type: "integer", description });
 type CacheReadInput = { ref_id: string; offset?: number; limit?: number };
 type CacheGrepInput = { ref_id: string; pattern: string; regex?: boolean; before?: number; after?: number; max_matches?: number };
 
-/**
- * A cache read or search; its rejection gets a code by what went wrong (the message stays):
- * UNKNOWN_REF_ID (an id the cache never gave), OUTPUT_DROPPED (an output the bounded cache has
- * dropped), INVALID_REGEX, else INVALID_ARGUMENT.
- */
-async function cacheCall(run: () => Promise<string>): Promise<string> {
-  try {
-    return await run();
-  } catch (error) {
-    const message = (error as Error)?.message ?? String(error);
-    const code = message.startsWith("unknown ref_id:")
-      ? "UNKNOWN_REF_ID"
-      : message.startsWith("dropped ref_id:")
-        ? "OUTPUT_DROPPED"
-        : message.startsWith("invalid pattern:")
-          ? "INVALID_REGEX"
-          : "INVALID_ARGUMENT";
-    throw Object.assign(new Error(message), { code });
-  }
-}
-
 /** `tool_output_cache` and `tool_output_cache_grep` over a cache, ready to register. */
 export function outputCacheTools(
   cache: OutputCache,
@@ -499,7 +478,7 @@ export function outputCacheTools(
       additionalProperties: false,
     },
     validate: (v) => typeIssues(v, { ref_id: "string", offset: "integer", limit: "integer" }, ["ref_id"]),
-    execute: async (input) => ({ type: "text", text: await cacheCall(() => cache.read(input.ref_id, input.offset, input.limit)) }),
+    execute: async (input) => ({ type: "text", text: await cache.read(input.ref_id, input.offset, input.limit) }),
   });
   const grep = defineStandardTool<"tool_output_cache_grep", CacheGrepInput>({
     name: "tool_output_cache_grep",
@@ -524,7 +503,7 @@ export function outputCacheTools(
       ]),
     execute: async ({ ref_id, pattern, regex, before, after, max_matches }) => ({
       type: "text",
-      text: await cacheCall(() => cache.grep(ref_id, { pattern, regex, before, after, maxMatches: max_matches })),
+      text: await cache.grep(ref_id, { pattern, regex, before, after, maxMatches: max_matches }),
     }),
   });
   return [read, grep];

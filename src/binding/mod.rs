@@ -243,6 +243,38 @@ where
     Ok(PromiseRaw::new(env.raw(), promise.raw()))
 }
 
+/// A JavaScript `Error` with `message` and an own `code`, as a napi `Error` that settles a
+/// promise or throws as that very object.
+pub(crate) fn coded_error(env: &Env, code: &str, message: String) -> Error {
+    use napi::JsValue;
+    let made = env
+        .create_error(Error::from_reason(message.clone()))
+        .and_then(|mut object| {
+            object.set_named_property("code", code)?;
+            Ok(Error::from(object.to_unknown()))
+        });
+    made.unwrap_or_else(|e| e)
+}
+
+/// [`on_blocking_pool`] for work whose failure has a code: the promise is rejected with an
+/// `Error` whose `code` is the work's (see [`coded_error`]).
+pub(crate) fn on_blocking_pool_coded<T, F>(env: &Env, work: F) -> Result<PromiseRaw<'_, T>>
+where
+    T: ToNapiValue + Send + 'static,
+    F: FnOnce() -> std::result::Result<T, (&'static str, String)> + Send + 'static,
+{
+    let (deferred, promise) = env.create_deferred()?;
+    napi::bindgen_prelude::spawn_blocking(move || {
+        match std::panic::catch_unwind(AssertUnwindSafe(work)) {
+            Ok(done) => deferred.resolve(move |env| {
+                done.map_err(|(code, message)| coded_error(&env, code, message))
+            }),
+            Err(panic) => deferred.reject(Error::from_reason(panic_message(&panic))),
+        }
+    });
+    Ok(PromiseRaw::new(env.raw(), promise.raw()))
+}
+
 /// A call's blocking work on the pool; a panic becomes `Outcome::Internal`.
 fn off_thread<F>(env: &Env, work: F) -> Result<PromiseRaw<'_, Answer>>
 where

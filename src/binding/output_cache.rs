@@ -59,8 +59,9 @@ fn text_of(
 /// 2^53 - 1: larger numbers are not exact integers in JavaScript.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
-fn cache_error(e: output_cache::CacheError) -> Error {
-    Error::from_reason(e.to_string())
+/// A cache error with its code, for a rejection ([`super::on_blocking_pool_coded`]).
+fn coded(e: output_cache::CacheError) -> (&'static str, String) {
+    (e.code(), e.to_string())
 }
 
 #[napi]
@@ -137,8 +138,11 @@ impl OutputCache {
     /// Whether an output is still whole in the conversation (false for a dropped one; throws for
     /// an id the cache never gave).
     #[napi(catch_unwind)]
-    pub fn is_inline(&self, ref_id: String) -> Result<bool> {
-        self.lock()?.is_inline(&ref_id).map_err(cache_error)
+    pub fn is_inline(&self, env: &Env, ref_id: String) -> Result<bool> {
+        self.lock()?.is_inline(&ref_id).map_err(|e| {
+            let (code, message) = coded(e);
+            super::coded_error(env, code, message)
+        })
     }
 
     /// Numbered lines of an output, from line `offset` (1-based, default 1), at most `limit`
@@ -152,9 +156,9 @@ impl OutputCache {
         limit: Option<f64>,
     ) -> Result<PromiseRaw<'env, String>> {
         let inner = self.inner.clone();
-        super::on_blocking_pool(env, move || {
-            let text = text_of(&inner, &ref_id).map_err(cache_error)?;
-            output_cache::read(&text, offset, limit).map_err(cache_error)
+        super::on_blocking_pool_coded(env, move || {
+            let text = text_of(&inner, &ref_id).map_err(coded)?;
+            output_cache::read(&text, offset, limit).map_err(coded)
         })
     }
 
@@ -167,8 +171,8 @@ impl OutputCache {
         request: GrepRequest,
     ) -> Result<PromiseRaw<'env, String>> {
         let inner = self.inner.clone();
-        super::on_blocking_pool(env, move || {
-            let text = text_of(&inner, &ref_id).map_err(cache_error)?;
+        super::on_blocking_pool_coded(env, move || {
+            let text = text_of(&inner, &ref_id).map_err(coded)?;
             let options = GrepOptions {
                 pattern: &request.pattern,
                 regex: request.regex.unwrap_or(false),
@@ -176,7 +180,7 @@ impl OutputCache {
                 after: request.after,
                 max_matches: request.max_matches,
             };
-            output_cache::grep(&text, &options).map_err(cache_error)
+            output_cache::grep(&text, &options).map_err(coded)
         })
     }
 }

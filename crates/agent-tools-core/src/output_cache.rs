@@ -45,6 +45,18 @@ pub enum CacheError {
     InvalidArgument(String),
 }
 
+impl CacheError {
+    /// The error's code (the `code` of the JavaScript error).
+    pub const fn code(&self) -> &'static str {
+        match self {
+            CacheError::UnknownRef(_) => "UNKNOWN_REF_ID",
+            CacheError::Dropped { .. } => "OUTPUT_DROPPED",
+            CacheError::InvalidPattern(_) => "INVALID_REGEX",
+            CacheError::InvalidArgument(_) => "INVALID_ARGUMENT",
+        }
+    }
+}
+
 struct Entry {
     text: Arc<str>,
     /// Size counted against the budget (UTF-16 code units, as the conversation measures text).
