@@ -36,7 +36,7 @@ node -e '
   }'
 
 suites=()
-for name in sandbox write_file apply_patch apply_patches exec_command read_file tree edit_file git_status_summary git_attacks process_tools; do
+for name in sandbox write_file apply_patch apply_patches exec_command read_file tree edit_file git_status_summary git_attacks process_tools checkpoints; do
   suites+=("__test__/$name.test.mjs")
 done
 echo "== bun test (portable addon)"
