@@ -4,7 +4,8 @@
 // The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
 // clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts)
 // or, with --http, over Streamable HTTP (one server per MCP session, ts/mcp_http.cts),
-// `tools` lists the allowed tools and `call` runs one. Every call goes through
+// `tools` lists the allowed tools, `call` runs one and `checkpoints` lists, shows and restores
+// the undo journal's checkpoints (`--checkpoints`). Every call goes through
 // `createAgentToolkit`'s invoke: the same policy, write scope and descriptor-checked sandbox as
 // the library (README, "Use it from an MCP client").
 var __importDefault = (this && this.__importDefault) || function (mod) {
@@ -38,6 +39,8 @@ const PAGE_LINES = 200;
 const PROGRESS_INTERVAL_MS = 500;
 const WRITE_SCOPES = ["read-only", "workspace-write", "unrestricted"];
 const EXEC_SANDBOXES = ["off", "auto", "required"];
+const SYNTAX_CHECKS = ["report", "reject"];
+const CHECKPOINT_ACTIONS = ["list", "diff", "restore"];
 /** The opt-in tools `--extra-tools` takes, in registry order. */
 const OPT_IN_NAMES = (0, native_cjs_1.optInCatalog)().map((e) => e.name);
 const HELP = `agent-tools-native ${VERSION}: sandboxed tools for coding agents, as an MCP server and a CLI
@@ -51,11 +54,16 @@ Usage:
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
                                                       (exit 0: success, 1: tool error, 2: bad usage)
+  agent-tools-native checkpoints list|diff ID|restore ID --root DIR [options]
+                                                      list the undo journal's checkpoints, show
+                                                      the diff restoring one would make, or
+                                                      restore one (exit codes as for call)
   agent-tools-native --help | --version
 
 Options:
   --root DIR            the workspace every path is confined to (mcp: default the client's
-                        first MCP root; tools/call: default the current directory)
+                        first MCP root; tools/call: default the current directory;
+                        checkpoints: required)
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
@@ -72,6 +80,17 @@ Options:
                         { "<tool>": { "<pattern>": "allow" | "ask" | "deny" } }; a call a rule
                         denies fails with PERMISSION_DENIED, one it asks about with
                         APPROVAL_REQUIRED (nobody can approve here)
+  --checkpoints         keep an undo journal: every write_file, apply_patch, edit_file and
+                        apply_patches call records the files it touched, in the user's state
+                        directory (per workspace); \`checkpoints\` lists and restores them
+  --checkpoints-dir DIR the same, with the journal in DIR (outside the workspace); for the
+                        checkpoints command, the journal to read (default the state directory's)
+  --syntax-check MODE   report | reject: after an edit, the syntax errors it added (files with
+                        a tree-sitter grammar) go in the result's diagnostics (report), or the
+                        change is refused with SYNTAX_ERROR and the file left as it was (reject)
+  --force               checkpoints restore: also overwrite files changed outside the journal
+                        since (else CHECKPOINT_CONFLICT, nothing restored)
+  --json                checkpoints: print the list, diff or restore (and an error) as JSON
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${exports.DEFAULT_MAX_OUTPUT_CHARS})
   --output-cache-entries N, --output-cache-bytes SIZE
@@ -113,6 +132,8 @@ function parseArgs(argv) {
         outputCacheEntries: exports.DEFAULT_OUTPUT_CACHE_ENTRIES,
         outputCacheBytes: exports.DEFAULT_OUTPUT_CACHE_BYTES,
         processes: {},
+        force: false,
+        json: false,
     };
     const list = (value) => value
         .split(",")
@@ -134,6 +155,10 @@ function parseArgs(argv) {
             if (next === undefined)
                 throw new UsageError(`${flag} needs a value`);
             return next;
+        };
+        const noValue = () => {
+            if (eq !== -1)
+                throw new UsageError(`${flag} takes no value`);
         };
         switch (flag) {
             case "-h":
@@ -249,6 +274,35 @@ function parseArgs(argv) {
                 options.processes.maxLifetimeMs = Math.ceil(seconds * 1000);
                 break;
             }
+            case "--checkpoints":
+                noValue();
+                if (options.checkpoints === undefined)
+                    options.checkpoints = true;
+                break;
+            case "--checkpoints-dir": {
+                const dir = value();
+                if (dir === "" || dir.includes("\0"))
+                    throw new UsageError("--checkpoints-dir needs a directory");
+                if ((0, node_fs_1.existsSync)(dir) && !isDirectory(dir))
+                    throw new UsageError(`--checkpoints-dir ${dir}: not a directory`);
+                options.checkpoints = { dir: node_path_1.default.resolve(dir) };
+                break;
+            }
+            case "--syntax-check": {
+                const mode = value();
+                if (!SYNTAX_CHECKS.includes(mode))
+                    throw new UsageError(`--syntax-check must be one of ${SYNTAX_CHECKS.join(", ")}`);
+                options.syntaxCheck = mode;
+                break;
+            }
+            case "--force":
+                noValue();
+                options.force = true;
+                break;
+            case "--json":
+                noValue();
+                options.json = true;
+                break;
             default:
                 if ((0, mcp_http_cjs_1.parseHttpFlag)(flag, value, httpFlags, usage))
                     break;
@@ -261,21 +315,67 @@ function parseArgs(argv) {
         }
     }
     if (command === undefined)
-        throw new UsageError("a command is needed: mcp, tools or call");
-    if (command !== "mcp" && command !== "tools" && command !== "call")
+        throw new UsageError("a command is needed: mcp, tools, call or checkpoints");
+    if (command !== "mcp" && command !== "tools" && command !== "call" && command !== "checkpoints")
         throw new UsageError(`unknown command ${command}`);
     options.command = command;
     if (command === "call" && (options.positional.length < 1 || options.positional.length > 2)) {
         throw new UsageError("call needs a tool name and optionally its arguments as JSON: call <tool> '<json>'");
     }
-    if (command !== "call" && options.positional.length > 0)
+    if (command === "checkpoints")
+        checkCheckpointsArgs(options);
+    else {
+        if (options.force)
+            throw new UsageError("--force is an option of checkpoints restore");
+        if (options.json)
+            throw new UsageError("--json is an option of the checkpoints command");
+    }
+    if (command !== "call" && command !== "checkpoints" && options.positional.length > 0)
         throw new UsageError(`unexpected argument ${options.positional[0]}`);
     if (options.root !== undefined && !isDirectory(options.root))
         throw new UsageError(`--root ${options.root}: not a directory`);
+    const journalDir = typeof options.checkpoints === "object" ? options.checkpoints.dir : undefined;
+    if (options.root !== undefined && journalDir !== undefined && isWithin(realPathOf(options.root), realPathOf(journalDir))) {
+        // The journal would refuse it too, but only after making its directories in the workspace.
+        throw new UsageError(`--checkpoints-dir ${journalDir}: must lie outside the workspace ${options.root}`);
+    }
     const http = (0, mcp_http_cjs_1.resolveHttpSettings)(httpFlags, { command, root: options.root, env: process.env }, usage);
     if (http)
         options.http = http;
     return options;
+}
+/** `checkpoints list | diff ID | restore ID --root DIR`: the action, its id and the root. */
+function checkCheckpointsArgs(options) {
+    const [action, id, extra] = options.positional;
+    if (action === undefined || !CHECKPOINT_ACTIONS.includes(action)) {
+        throw new UsageError(`checkpoints needs an action: ${CHECKPOINT_ACTIONS.join(", ")}${action === undefined ? "" : ` (got ${action})`}`);
+    }
+    if (action === "list" && id !== undefined)
+        throw new UsageError(`unexpected argument ${id}: checkpoints list takes no id`);
+    if (action !== "list" && id === undefined)
+        throw new UsageError(`checkpoints ${action} needs a checkpoint id (\`checkpoints list\` shows them)`);
+    if (extra !== undefined)
+        throw new UsageError(`unexpected argument ${extra}`);
+    if (options.force && action !== "restore")
+        throw new UsageError("--force is an option of checkpoints restore");
+    if (options.root === undefined)
+        throw new UsageError("checkpoints needs --root DIR, the workspace whose journal it reads");
+}
+/** The real path of `p`, its missing tail (not made yet) joined to its nearest existing ancestor's. */
+function realPathOf(p) {
+    const absolute = node_path_1.default.resolve(p);
+    const parent = node_path_1.default.dirname(absolute);
+    try {
+        return (0, node_fs_1.realpathSync)(absolute);
+    }
+    catch {
+        return parent === absolute ? absolute : node_path_1.default.join(realPathOf(parent), node_path_1.default.basename(absolute));
+    }
+}
+/** Whether `p` is `root` or below it (absolute, real paths). */
+function isWithin(root, p) {
+    const rel = node_path_1.default.relative(root, p);
+    return rel === "" || (rel !== ".." && !rel.startsWith(`..${node_path_1.default.sep}`) && !node_path_1.default.isAbsolute(rel));
 }
 function isDirectory(dir) {
     try {
@@ -337,7 +437,13 @@ function makeToolkit(root, options, userTools, ownTools = []) {
     });
     let toolkit;
     try {
-        toolkit = (0, index_cjs_1.createAgentToolkit)(context, { tools: servedTools, extraTools: options.extraTools, processes: options.processes });
+        toolkit = (0, index_cjs_1.createAgentToolkit)(context, {
+            tools: servedTools,
+            extraTools: options.extraTools,
+            processes: options.processes,
+            ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+            ...(options.syntaxCheck ? { syntaxCheck: options.syntaxCheck } : {}),
+        });
     }
     catch (error) {
         // A --tools module's tool named like a built-in or an enabled opt-in tool.
@@ -370,6 +476,11 @@ function failureOf(error) {
         return { code: errors_cjs_1.REFUSAL_CODES[refusal], message, denied: refusal };
     if (!code)
         code = e.name === "AbortError" ? "ABORTED" : "TOOL_ERROR";
+    // The details the native side gives these two errors (a user tool's own fields are not taken).
+    if (code === "SYNTAX_ERROR" && Array.isArray(e.diagnostics))
+        return { code, message, diagnostics: e.diagnostics };
+    if (code === "CHECKPOINT_CONFLICT" && Array.isArray(e.files))
+        return { code, message, files: e.files };
     return { code, message };
 }
 function errorResult(failure) {
@@ -677,6 +788,68 @@ async function runCall(options, userTools) {
         await served.close();
     }
 }
+/** One checkpoint as a line of `checkpoints list`: id, time, tool, the files changed and markers. */
+function checkpointLine(cp) {
+    const files = cp.files.map((f) => `${f.change} ${f.path}`).join(", ");
+    const marks = [cp.restored === undefined ? "" : ` (restore of ${cp.restored})`, cp.pruned ? " (pruned)" : "", cp.restorable ? "" : " (not restorable)"];
+    return `${cp.id}  ${cp.time}  ${cp.tool}  ${files}${marks.join("")}`;
+}
+/**
+ * `checkpoints list | diff ID | restore ID`: the journal of the workspace `--root` (in
+ * `--checkpoints-dir` or the default place), through a toolkit's `checkpoints`. A failure is
+ * `CODE: message` on stderr (with --json also `{"error": …}` on stdout, as `call` prints it), exit 1.
+ */
+async function runCheckpoints(options) {
+    const [action, id] = options.positional;
+    // The journal's operations are the user's, not a model's: no policy or write scope applies.
+    const context = (0, index_cjs_1.createToolContext)({ workspaceRoot: node_path_1.default.resolve(options.root), policy: { tools: {}, defaultPolicy: "allow" } });
+    const journal = (0, index_cjs_1.createAgentToolkit)(context, { checkpoints: options.checkpoints ?? true }).checkpoints;
+    if (journal === undefined)
+        throw new Error("the toolkit has no journal");
+    const out = (text) => process.stdout.write(text);
+    try {
+        if (action === "list") {
+            const list = await journal.list();
+            if (options.json)
+                out(`${JSON.stringify(list, null, 2)}\n`);
+            else if (list.length === 0)
+                process.stderr.write(`agent-tools-native: no checkpoints in the journal of ${node_path_1.default.resolve(options.root)}\n`);
+            else
+                for (const cp of list)
+                    out(`${checkpointLine(cp)}\n`);
+        }
+        else if (action === "diff") {
+            const diff = await journal.diff(id);
+            if (options.json)
+                out(`${JSON.stringify({ id, diff }, null, 2)}\n`);
+            else
+                out(diff === "" || diff.endsWith("\n") ? diff : `${diff}\n`);
+        }
+        else {
+            const outcome = await journal.restore(id, { force: options.force });
+            if (options.json)
+                out(`${JSON.stringify(outcome, null, 2)}\n`);
+            else {
+                out(`restored ${outcome.restored}: ${outcome.files.length === 0 ? "nothing had to change" : "the files are as before its call"}\n`);
+                for (const f of outcome.files)
+                    out(`  ${f.change} ${f.path}\n`);
+                if (outcome.checkpoint !== null)
+                    out(`the restore is checkpoint ${outcome.checkpoint} (restore it to undo the restore)\n`);
+            }
+        }
+        return 0;
+    }
+    catch (error) {
+        const failure = failureOf(error);
+        process.stderr.write(`${failure.code}: ${failure.message}\n`);
+        if (failure.files) {
+            process.stderr.write(`changed outside the journal since (--force to overwrite them):\n${failure.files.map((f) => `  ${f}\n`).join("")}`);
+        }
+        if (options.json)
+            out(`${JSON.stringify({ error: failure }, null, 2)}\n`);
+        return 1;
+    }
+}
 async function main(argv) {
     let options;
     try {
@@ -689,6 +862,8 @@ async function main(argv) {
             process.stdout.write(`${VERSION}\n`);
             return 0;
         }
+        if (options.command === "checkpoints")
+            return await runCheckpoints(options);
         // The SDK first: without it the command fails before anything else is loaded.
         const at = argv.indexOf("mcp");
         const sdk = options.command === "mcp" ? loadSdk([...argv.slice(0, at), ...argv.slice(at + 1)]) : null;

@@ -3,7 +3,7 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
     "resolution-mode": "import"
 };
-import { type ExecOptions, type FileAccessMode, type PermissionRules } from "./index.cjs";
+import { type Diagnostic, type ExecOptions, type FileAccessMode, type PermissionRules } from "./index.cjs";
 import { type HttpSettings } from "./mcp_http.cjs";
 import type { Refusal } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
@@ -17,8 +17,9 @@ export declare const DEFAULT_MAX_OUTPUT_CHARS = 40000;
 /** Bounds of the MCP server's tool-output cache (OutputCache's defaults). */
 export declare const DEFAULT_OUTPUT_CACHE_ENTRIES = 256;
 export declare const DEFAULT_OUTPUT_CACHE_BYTES: number;
+type SyntaxCheckMode = "report" | "reject";
 type Options = {
-    command: "mcp" | "tools" | "call" | "help" | "version";
+    command: "mcp" | "tools" | "call" | "checkpoints" | "help" | "version";
     positional: string[];
     root?: string;
     writeScope: FileAccessMode;
@@ -40,6 +41,16 @@ type Options = {
         bufferBytes?: number;
         maxLifetimeMs?: number;
     };
+    /** The undo journal (`--checkpoints`, `--checkpoints-dir DIR`), as the library's `checkpoints`. */
+    checkpoints?: true | {
+        dir: string;
+    };
+    /** `--syntax-check MODE`, as the library's `syntaxCheck`. */
+    syntaxCheck?: SyntaxCheckMode;
+    /** checkpoints restore: `--force`. */
+    force: boolean;
+    /** checkpoints: `--json`. */
+    json: boolean;
     /** mcp --http: the HTTP server's settings. */
     http?: HttpSettings;
 };
@@ -63,6 +74,10 @@ type ToolFailure = {
     code: string;
     message: string;
     denied?: Refusal;
+    /** SYNTAX_ERROR (`--syntax-check reject`): the syntax errors the change would have added. */
+    diagnostics?: Diagnostic[];
+    /** CHECKPOINT_CONFLICT: the files changed outside the journal since. */
+    files?: string[];
 };
 /**
  * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is

@@ -2,18 +2,29 @@
 // The package's command line (the bin `agent-tools-native`): `mcp` serves the toolkit to MCP
 // clients over stdio (the official SDK's server on this package's transport, ts/mcp_stdio.cts)
 // or, with --http, over Streamable HTTP (one server per MCP session, ts/mcp_http.cts),
-// `tools` lists the allowed tools and `call` runs one. Every call goes through
+// `tools` lists the allowed tools, `call` runs one and `checkpoints` lists, shows and restores
+// the undo journal's checkpoints (`--checkpoints`). Every call goes through
 // `createAgentToolkit`'s invoke: the same policy, write scope and descriptor-checked sandbox as
 // the library (README, "Use it from an MCP client").
 
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { CallToolResult, ServerNotification, ServerRequest, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js" with {
   "resolution-mode": "import",
 };
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js" with { "resolution-mode": "import" };
-import { createAgentToolkit, createToolContext, type ExecOptions, type FileAccessMode, OutputCache, outputCacheTools, type PermissionRules } from "./index.cjs";
+import {
+  type CheckpointSummary,
+  createAgentToolkit,
+  createToolContext,
+  type Diagnostic,
+  type ExecOptions,
+  type FileAccessMode,
+  OutputCache,
+  outputCacheTools,
+  type PermissionRules,
+} from "./index.cjs";
 import { MissingSdkError, requireSdk } from "./mcp_sdk.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { HTTP_HELP, type HttpSettings, newHttpFlags, parseHttpFlag, resolveHttpSettings, serveMcpHttp } from "./mcp_http.cjs";
@@ -44,6 +55,10 @@ const PROGRESS_INTERVAL_MS = 500;
 const WRITE_SCOPES: FileAccessMode[] = ["read-only", "workspace-write", "unrestricted"];
 type ExecSandboxMode = NonNullable<ExecOptions["sandbox"]>;
 const EXEC_SANDBOXES: ExecSandboxMode[] = ["off", "auto", "required"];
+type SyntaxCheckMode = "report" | "reject";
+const SYNTAX_CHECKS: SyntaxCheckMode[] = ["report", "reject"];
+type CheckpointAction = "list" | "diff" | "restore";
+const CHECKPOINT_ACTIONS: CheckpointAction[] = ["list", "diff", "restore"];
 
 /** The opt-in tools `--extra-tools` takes, in registry order. */
 const OPT_IN_NAMES: string[] = optInCatalog().map((e) => e.name);
@@ -59,11 +74,16 @@ Usage:
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
                                                       (exit 0: success, 1: tool error, 2: bad usage)
+  agent-tools-native checkpoints list|diff ID|restore ID --root DIR [options]
+                                                      list the undo journal's checkpoints, show
+                                                      the diff restoring one would make, or
+                                                      restore one (exit codes as for call)
   agent-tools-native --help | --version
 
 Options:
   --root DIR            the workspace every path is confined to (mcp: default the client's
-                        first MCP root; tools/call: default the current directory)
+                        first MCP root; tools/call: default the current directory;
+                        checkpoints: required)
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
@@ -80,6 +100,17 @@ Options:
                         { "<tool>": { "<pattern>": "allow" | "ask" | "deny" } }; a call a rule
                         denies fails with PERMISSION_DENIED, one it asks about with
                         APPROVAL_REQUIRED (nobody can approve here)
+  --checkpoints         keep an undo journal: every write_file, apply_patch, edit_file and
+                        apply_patches call records the files it touched, in the user's state
+                        directory (per workspace); \`checkpoints\` lists and restores them
+  --checkpoints-dir DIR the same, with the journal in DIR (outside the workspace); for the
+                        checkpoints command, the journal to read (default the state directory's)
+  --syntax-check MODE   report | reject: after an edit, the syntax errors it added (files with
+                        a tree-sitter grammar) go in the result's diagnostics (report), or the
+                        change is refused with SYNTAX_ERROR and the file left as it was (reject)
+  --force               checkpoints restore: also overwrite files changed outside the journal
+                        since (else CHECKPOINT_CONFLICT, nothing restored)
+  --json                checkpoints: print the list, diff or restore (and an error) as JSON
   --max-output-chars N  mcp: outputs over N characters go to the tool-output cache and the
                         client gets a first page and a ref_id (default ${DEFAULT_MAX_OUTPUT_CHARS})
   --output-cache-entries N, --output-cache-bytes SIZE
@@ -101,7 +132,7 @@ SIZE is a number of bytes, or one with a k, m or g suffix (KiB, MiB, GiB).
 class UsageError extends Error {}
 
 type Options = {
-  command: "mcp" | "tools" | "call" | "help" | "version";
+  command: "mcp" | "tools" | "call" | "checkpoints" | "help" | "version";
   positional: string[];
   root?: string;
   writeScope: FileAccessMode;
@@ -119,6 +150,14 @@ type Options = {
   permissions?: PermissionRules;
   /** The process tools' bounds (`--max-processes`, `--process-buffer`, `--process-lifetime`). */
   processes: { maxRunning?: number; bufferBytes?: number; maxLifetimeMs?: number };
+  /** The undo journal (`--checkpoints`, `--checkpoints-dir DIR`), as the library's `checkpoints`. */
+  checkpoints?: true | { dir: string };
+  /** `--syntax-check MODE`, as the library's `syntaxCheck`. */
+  syntaxCheck?: SyntaxCheckMode;
+  /** checkpoints restore: `--force`. */
+  force: boolean;
+  /** checkpoints: `--json`. */
+  json: boolean;
   /** mcp --http: the HTTP server's settings. */
   http?: HttpSettings;
 };
@@ -145,6 +184,8 @@ export function parseArgs(argv: string[]): Options {
     outputCacheEntries: DEFAULT_OUTPUT_CACHE_ENTRIES,
     outputCacheBytes: DEFAULT_OUTPUT_CACHE_BYTES,
     processes: {},
+    force: false,
+    json: false,
   };
   const list = (value: string) =>
     value
@@ -165,6 +206,9 @@ export function parseArgs(argv: string[]): Options {
       const next = argv[++i];
       if (next === undefined) throw new UsageError(`${flag} needs a value`);
       return next;
+    };
+    const noValue = () => {
+      if (eq !== -1) throw new UsageError(`${flag} takes no value`);
     };
     switch (flag) {
       case "-h":
@@ -268,6 +312,31 @@ export function parseArgs(argv: string[]): Options {
         options.processes.maxLifetimeMs = Math.ceil(seconds * 1000);
         break;
       }
+      case "--checkpoints":
+        noValue();
+        if (options.checkpoints === undefined) options.checkpoints = true;
+        break;
+      case "--checkpoints-dir": {
+        const dir = value();
+        if (dir === "" || dir.includes("\0")) throw new UsageError("--checkpoints-dir needs a directory");
+        if (existsSync(dir) && !isDirectory(dir)) throw new UsageError(`--checkpoints-dir ${dir}: not a directory`);
+        options.checkpoints = { dir: path.resolve(dir) };
+        break;
+      }
+      case "--syntax-check": {
+        const mode = value() as SyntaxCheckMode;
+        if (!SYNTAX_CHECKS.includes(mode)) throw new UsageError(`--syntax-check must be one of ${SYNTAX_CHECKS.join(", ")}`);
+        options.syntaxCheck = mode;
+        break;
+      }
+      case "--force":
+        noValue();
+        options.force = true;
+        break;
+      case "--json":
+        noValue();
+        options.json = true;
+        break;
       default:
         if (parseHttpFlag(flag, value, httpFlags, usage)) break;
         if (arg.startsWith("-") && arg !== "-") throw new UsageError(`unknown option ${arg}`);
@@ -275,17 +344,57 @@ export function parseArgs(argv: string[]): Options {
         else options.positional.push(arg);
     }
   }
-  if (command === undefined) throw new UsageError("a command is needed: mcp, tools or call");
-  if (command !== "mcp" && command !== "tools" && command !== "call") throw new UsageError(`unknown command ${command}`);
+  if (command === undefined) throw new UsageError("a command is needed: mcp, tools, call or checkpoints");
+  if (command !== "mcp" && command !== "tools" && command !== "call" && command !== "checkpoints") throw new UsageError(`unknown command ${command}`);
   options.command = command;
   if (command === "call" && (options.positional.length < 1 || options.positional.length > 2)) {
     throw new UsageError("call needs a tool name and optionally its arguments as JSON: call <tool> '<json>'");
   }
-  if (command !== "call" && options.positional.length > 0) throw new UsageError(`unexpected argument ${options.positional[0]}`);
+  if (command === "checkpoints") checkCheckpointsArgs(options);
+  else {
+    if (options.force) throw new UsageError("--force is an option of checkpoints restore");
+    if (options.json) throw new UsageError("--json is an option of the checkpoints command");
+  }
+  if (command !== "call" && command !== "checkpoints" && options.positional.length > 0) throw new UsageError(`unexpected argument ${options.positional[0]}`);
   if (options.root !== undefined && !isDirectory(options.root)) throw new UsageError(`--root ${options.root}: not a directory`);
+  const journalDir = typeof options.checkpoints === "object" ? options.checkpoints.dir : undefined;
+  if (options.root !== undefined && journalDir !== undefined && isWithin(realPathOf(options.root), realPathOf(journalDir))) {
+    // The journal would refuse it too, but only after making its directories in the workspace.
+    throw new UsageError(`--checkpoints-dir ${journalDir}: must lie outside the workspace ${options.root}`);
+  }
   const http = resolveHttpSettings(httpFlags, { command, root: options.root, env: process.env }, usage);
   if (http) options.http = http;
   return options;
+}
+
+/** `checkpoints list | diff ID | restore ID --root DIR`: the action, its id and the root. */
+function checkCheckpointsArgs(options: Options): void {
+  const [action, id, extra] = options.positional;
+  if (action === undefined || !CHECKPOINT_ACTIONS.includes(action as CheckpointAction)) {
+    throw new UsageError(`checkpoints needs an action: ${CHECKPOINT_ACTIONS.join(", ")}${action === undefined ? "" : ` (got ${action})`}`);
+  }
+  if (action === "list" && id !== undefined) throw new UsageError(`unexpected argument ${id}: checkpoints list takes no id`);
+  if (action !== "list" && id === undefined) throw new UsageError(`checkpoints ${action} needs a checkpoint id (\`checkpoints list\` shows them)`);
+  if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
+  if (options.force && action !== "restore") throw new UsageError("--force is an option of checkpoints restore");
+  if (options.root === undefined) throw new UsageError("checkpoints needs --root DIR, the workspace whose journal it reads");
+}
+
+/** The real path of `p`, its missing tail (not made yet) joined to its nearest existing ancestor's. */
+function realPathOf(p: string): string {
+  const absolute = path.resolve(p);
+  const parent = path.dirname(absolute);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    return parent === absolute ? absolute : path.join(realPathOf(parent), path.basename(absolute));
+  }
+}
+
+/** Whether `p` is `root` or below it (absolute, real paths). */
+function isWithin(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 function isDirectory(dir: string): boolean {
@@ -351,7 +460,13 @@ function makeToolkit(root: string, options: Options, userTools: AnyTool[], ownTo
   });
   let toolkit: ReturnType<typeof createAgentToolkit>;
   try {
-    toolkit = createAgentToolkit(context, { tools: servedTools, extraTools: options.extraTools, processes: options.processes });
+    toolkit = createAgentToolkit(context, {
+      tools: servedTools,
+      extraTools: options.extraTools,
+      processes: options.processes,
+      ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+      ...(options.syntaxCheck ? { syntaxCheck: options.syntaxCheck } : {}),
+    });
   } catch (error) {
     // A --tools module's tool named like a built-in or an enabled opt-in tool.
     throw new UsageError((error as Error).message);
@@ -372,21 +487,31 @@ function optInHint(name: string): string {
 
 // ---- errors as results -----------------------------------------------------------------------------
 
-type ToolFailure = { code: string; message: string; denied?: Refusal };
-
+type ToolFailure = {
+  code: string;
+  message: string;
+  denied?: Refusal;
+  /** SYNTAX_ERROR (`--syntax-check reject`): the syntax errors the change would have added. */
+  diagnostics?: Diagnostic[];
+  /** CHECKPOINT_CONFLICT: the files changed outside the journal since. */
+  files?: string[];
+};
 
 /**
  * What a rejected invoke means for the caller: a code, a message and, for a refusal, why. Why is
  * what the toolkit recorded with the error (`refusalOf`), never read out of the message.
  */
 export function failureOf(error: unknown): ToolFailure {
-  const e = (error ?? {}) as { code?: unknown; message?: unknown; rawMessage?: unknown; name?: unknown };
+  const e = (error ?? {}) as { code?: unknown; message?: unknown; rawMessage?: unknown; name?: unknown; diagnostics?: unknown; files?: unknown };
   let message = typeof e.rawMessage === "string" ? e.rawMessage : typeof e.message === "string" ? e.message : String(error);
   let code = typeof e.code === "string" ? e.code : undefined;
   if (code && message.startsWith(`${code}: `)) message = message.slice(code.length + 2);
   const refusal = refusalOf(error);
   if (refusal) return { code: REFUSAL_CODES[refusal], message, denied: refusal };
   if (!code) code = e.name === "AbortError" ? "ABORTED" : "TOOL_ERROR";
+  // The details the native side gives these two errors (a user tool's own fields are not taken).
+  if (code === "SYNTAX_ERROR" && Array.isArray(e.diagnostics)) return { code, message, diagnostics: e.diagnostics as Diagnostic[] };
+  if (code === "CHECKPOINT_CONFLICT" && Array.isArray(e.files)) return { code, message, files: e.files as string[] };
   return { code, message };
 }
 
@@ -709,6 +834,56 @@ async function runCall(options: Options, userTools: AnyTool[]): Promise<number> 
   }
 }
 
+/** One checkpoint as a line of `checkpoints list`: id, time, tool, the files changed and markers. */
+function checkpointLine(cp: CheckpointSummary): string {
+  const files = cp.files.map((f) => `${f.change} ${f.path}`).join(", ");
+  const marks = [cp.restored === undefined ? "" : ` (restore of ${cp.restored})`, cp.pruned ? " (pruned)" : "", cp.restorable ? "" : " (not restorable)"];
+  return `${cp.id}  ${cp.time}  ${cp.tool}  ${files}${marks.join("")}`;
+}
+
+/**
+ * `checkpoints list | diff ID | restore ID`: the journal of the workspace `--root` (in
+ * `--checkpoints-dir` or the default place), through a toolkit's `checkpoints`. A failure is
+ * `CODE: message` on stderr (with --json also `{"error": …}` on stdout, as `call` prints it), exit 1.
+ */
+async function runCheckpoints(options: Options): Promise<number> {
+  const [action, id] = options.positional as [CheckpointAction, string | undefined];
+  // The journal's operations are the user's, not a model's: no policy or write scope applies.
+  const context = createToolContext<string>({ workspaceRoot: path.resolve(options.root as string), policy: { tools: {}, defaultPolicy: "allow" } });
+  const journal = createAgentToolkit(context, { checkpoints: options.checkpoints ?? true }).checkpoints;
+  if (journal === undefined) throw new Error("the toolkit has no journal");
+  const out = (text: string) => process.stdout.write(text);
+  try {
+    if (action === "list") {
+      const list = await journal.list();
+      if (options.json) out(`${JSON.stringify(list, null, 2)}\n`);
+      else if (list.length === 0) process.stderr.write(`agent-tools-native: no checkpoints in the journal of ${path.resolve(options.root as string)}\n`);
+      else for (const cp of list) out(`${checkpointLine(cp)}\n`);
+    } else if (action === "diff") {
+      const diff = await journal.diff(id as string);
+      if (options.json) out(`${JSON.stringify({ id, diff }, null, 2)}\n`);
+      else out(diff === "" || diff.endsWith("\n") ? diff : `${diff}\n`);
+    } else {
+      const outcome = await journal.restore(id as string, { force: options.force });
+      if (options.json) out(`${JSON.stringify(outcome, null, 2)}\n`);
+      else {
+        out(`restored ${outcome.restored}: ${outcome.files.length === 0 ? "nothing had to change" : "the files are as before its call"}\n`);
+        for (const f of outcome.files) out(`  ${f.change} ${f.path}\n`);
+        if (outcome.checkpoint !== null) out(`the restore is checkpoint ${outcome.checkpoint} (restore it to undo the restore)\n`);
+      }
+    }
+    return 0;
+  } catch (error) {
+    const failure = failureOf(error);
+    process.stderr.write(`${failure.code}: ${failure.message}\n`);
+    if (failure.files) {
+      process.stderr.write(`changed outside the journal since (--force to overwrite them):\n${failure.files.map((f) => `  ${f}\n`).join("")}`);
+    }
+    if (options.json) out(`${JSON.stringify({ error: failure }, null, 2)}\n`);
+    return 1;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   let options: Options;
   try {
@@ -721,6 +896,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     }
+    if (options.command === "checkpoints") return await runCheckpoints(options);
     // The SDK first: without it the command fails before anything else is loaded.
     const at = argv.indexOf("mcp");
     const sdk = options.command === "mcp" ? loadSdk([...argv.slice(0, at), ...argv.slice(at + 1)]) : null;
