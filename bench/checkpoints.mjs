@@ -155,20 +155,23 @@ function typescript(lines) {
   const NAMES = ["User", "Order", "Invoice", "Session", "Route", "Widget", "Cache", "Token", "Report", "Queue"];
   const TYPES = ["string", "number", "boolean", "Date", "string[]", "Map<string, number>", "Record<string, unknown>"];
   const out = ["import { EventEmitter } from \"node:events\";", "", "export const marker = 0;", ""];
-  for (let k = 0; out.length < lines - 12; k++) {
+  for (let k = 0; ; k++) {
+    const block = [];
     const name = `${pick(NAMES)}${k}`;
-    out.push(`/** A ${name.toLowerCase()} record as the service stores it. */`, `export interface ${name}Data {`);
+    block.push(`/** A ${name.toLowerCase()} record as the service stores it. */`, `export interface ${name}Data {`);
     const fields = 3 + Math.floor(rand() * 5);
-    for (let f = 0; f < fields; f++) out.push(`  field${f}${rand() < 0.3 ? "?" : ""}: ${pick(TYPES)};`);
-    out.push("}", "");
-    out.push(`export class ${name}Store extends EventEmitter {`, `  private readonly items = new Map<string, ${name}Data>();`, `  private hits = 0;`, "");
-    out.push(`  constructor(private readonly limit: number = ${10 + Math.floor(rand() * 90)}) {`, "    super();", "  }", "");
-    out.push(`  get(id: string): ${name}Data | undefined {`, "    this.hits += 1;", "    return this.items.get(id);", "  }", "");
-    out.push(`  put(id: string, value: ${name}Data): void {`, "    if (this.items.size >= this.limit) {", "      const first = this.items.keys().next().value;", "      if (first !== undefined) this.items.delete(first);", "    }", "    this.items.set(id, value);", `    this.emit("put", id);`, "  }", "");
-    out.push(`  async *entries(): AsyncGenerator<[string, ${name}Data]> {`, "    for (const entry of this.items) yield entry;", "  }", "}", "");
-    out.push(`export function summarize${name}(items: readonly ${name}Data[], scale = ${k + 1}): { count: number; score: number } {`);
-    out.push("  let score = 0;", "  for (const [i, item] of items.entries()) {", `    score += (Object.keys(item).length * scale + i) % ${7 + (k % 13)};`, "  }", "  return { count: items.length, score };", "}", "");
-    out.push(`export const ${name.toLowerCase()}Handler = async (input: Partial<${name}Data>): Promise<string> => {`, "  const keys = Object.keys(input).filter((key) => key.startsWith(\"field\"));", "  return keys.length > 0 ? `${keys.join(\",\")}` : \"empty\";", "};", "");
+    for (let f = 0; f < fields; f++) block.push(`  field${f}${rand() < 0.3 ? "?" : ""}: ${pick(TYPES)};`);
+    block.push("}", "");
+    block.push(`export class ${name}Store extends EventEmitter {`, `  private readonly items = new Map<string, ${name}Data>();`, `  private hits = 0;`, "");
+    block.push(`  constructor(private readonly limit: number = ${10 + Math.floor(rand() * 90)}) {`, "    super();", "  }", "");
+    block.push(`  get(id: string): ${name}Data | undefined {`, "    this.hits += 1;", "    return this.items.get(id);", "  }", "");
+    block.push(`  put(id: string, value: ${name}Data): void {`, "    if (this.items.size >= this.limit) {", "      const first = this.items.keys().next().value;", "      if (first !== undefined) this.items.delete(first);", "    }", "    this.items.set(id, value);", `    this.emit("put", id);`, "  }", "");
+    block.push(`  async *entries(): AsyncGenerator<[string, ${name}Data]> {`, "    for (const entry of this.items) yield entry;", "  }", "}", "");
+    block.push(`export function summarize${name}(items: readonly ${name}Data[], scale = ${k + 1}): { count: number; score: number } {`);
+    block.push("  let score = 0;", "  for (const [i, item] of items.entries()) {", `    score += (Object.keys(item).length * scale + i) % ${7 + (k % 13)};`, "  }", "  return { count: items.length, score };", "}", "");
+    block.push(`export const ${name.toLowerCase()}Handler = async (input: Partial<${name}Data>): Promise<string> => {`, "  const keys = Object.keys(input).filter((key) => key.startsWith(\"field\"));", "  return keys.length > 0 ? `${keys.join(\",\")}` : \"empty\";", "};", "");
+    if (out.length + block.length > lines) break;
+    out.push(...block);
   }
   while (out.length < lines) out.push(`// padding ${out.length}`);
   return out.join("\n") + "\n";

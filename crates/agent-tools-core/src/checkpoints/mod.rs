@@ -241,15 +241,16 @@ impl Journal {
         let io_error = |e: io::Error, what: &Path| {
             ERROR_CLASS.internal(format!("journal {}: {e}", what.display()))
         };
-        for sub in ["checkpoints", "objects"] {
-            fs::create_dir_all(dir.join(sub)).map_err(|e| io_error(e, &dir))?;
-        }
+        // checked before anything is created: a journal inside the workspace is never made
         let real_dir = crate::sandbox::real_path(&dir).map_err(|e| io_error(e, &dir))?;
         if crate::sandbox::is_within(real_root, &real_dir) {
             return Err(ERROR_CLASS.invalid(format!(
                 "the journal's directory must lie outside the workspace: {}",
                 dir.display()
             )));
+        }
+        for sub in ["checkpoints", "objects"] {
+            fs::create_dir_all(real_dir.join(sub)).map_err(|e| io_error(e, &dir))?;
         }
         let marker = real_dir.join("workspace");
         let root_text = real_root.to_string_lossy();

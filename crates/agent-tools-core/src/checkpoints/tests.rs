@@ -330,6 +330,10 @@ fn the_journal_lives_outside_the_workspace() {
         other => panic!("{other:?}"),
     }
     assert!(!f.path("a.txt").exists());
+    assert!(
+        !f.path(".journal").exists(),
+        "nothing of the journal is made inside"
+    );
     let dir = default_dir(&f.root).unwrap();
     assert!(!crate::sandbox::is_within(&f.root, &dir));
     assert!(dir.to_string_lossy().contains("agent-tools-native"));
