@@ -36,6 +36,14 @@ async function withJournal(fn, options = {}) {
 
 const modeOf = (p) => fs.statSync(p).mode & 0o777;
 
+/** Every path below `dir`, relative, with `/` (walked by hand: bun.exe under wine lists only two levels with `recursive`). */
+function walk(dir, prefix = "") {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const rel = prefix + e.name;
+    return e.isDirectory() ? [rel, ...walk(path.join(dir, e.name), `${rel}/`)] : [rel];
+  });
+}
+
 /** Runs checkpoints_child.mjs with this runtime; resolves with its parsed stdout. */
 function child(args, env = {}) {
   return new Promise((resolve, reject) => {
@@ -233,8 +241,8 @@ describe("shared between processes", () => {
       const list = await child([root, "", "list"], env);
       assert.equal(list.length, 1);
       assert.deepEqual(fs.readdirSync(root), ["a.txt"]);
-      const found = fs.readdirSync(state, { recursive: true }).map(String);
-      assert.ok(found.some((p) => /agent-tools-native[\\/]checkpoints[\\/]ws-[0-9a-f]{16}[\\/]checkpoints[\\/]cp-00000001\.json$/.test(p)), found.join("\n"));
+      const found = walk(state);
+      assert.ok(found.some((p) => /agent-tools-native\/checkpoints\/ws-[0-9a-f]{16}\/checkpoints\/cp-00000001\.json$/.test(p)), found.join("\n"));
     } finally {
       cleanup();
     }
@@ -264,11 +272,7 @@ describe("crash safety", () => {
         stdio: "ignore",
       });
       const exited = new Promise((resolve) => proc.on("exit", resolve));
-      const temporaries = () =>
-        fs
-          .readdirSync(journal, { recursive: true })
-          .map(String)
-          .filter((p) => p.endsWith(".tmp"));
+      const temporaries = () => walk(journal).filter((p) => p.endsWith(".tmp"));
       const deadline = Date.now() + 60_000;
       while (temporaries().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       assert.ok(temporaries().length > 0, "the child never reached its journal write");
@@ -303,8 +307,8 @@ describe("bounds", () => {
         for (const c of list.filter((c) => c.pruned)) assert.equal(c.restorable, false);
         await rejectsWith(toolkit.checkpoints.restore(list[0].id), "CHECKPOINT_PRUNED");
         let stored = 0;
-        for (const p of fs.readdirSync(path.join(journal, "objects"), { recursive: true })) {
-          const st = fs.statSync(path.join(journal, "objects", String(p)));
+        for (const p of walk(path.join(journal, "objects"))) {
+          const st = fs.statSync(path.join(journal, "objects", p));
           if (st.isFile()) stored += st.size;
         }
         assert.ok(stored > 0 && stored <= 10_000, `${stored} bytes stored`);
@@ -411,16 +415,24 @@ describe("the syntax check", () => {
   });
 });
 
-/** A command run by this runtime itself (`-e`), so it exists wherever the suite runs. */
-const script = (code) => ({ cwd: ".", command: [process.execPath, "-e", code], shell_mode: "direct" });
+/**
+ * A command run by this runtime itself (`-e`), so it exists wherever the suite runs. Its code
+ * names files through `p("rel")`, absolute paths in `root` (bun.exe under wine resolves relative
+ * paths against another directory than the one it runs in).
+ */
+const script = (root, code) => ({
+  cwd: ".",
+  command: [process.execPath, "-e", `const fs = require("fs"); const p = (r) => require("path").join(${JSON.stringify(root)}, r); ${code}`],
+  shell_mode: "direct",
+});
 
 describe("commands", () => {
   test("outside git: a command's creations are undone; a modification is named but not restorable", async () => {
-    await withJournal(async ({ toolkit, file }) => {
+    await withJournal(async ({ root, toolkit, file }) => {
       fs.writeFileSync(file("kept.txt"), "kept");
-      const made = await toolkit.invoke("exec_command", script("require('fs').writeFileSync('made.txt', 'x'); require('fs').mkdirSync('d'); require('fs').writeFileSync('d/e.txt', 'y')"));
+      const made = await toolkit.invoke("exec_command", script(root, "fs.writeFileSync(p('made.txt'), 'x'); fs.mkdirSync(p('d')); fs.writeFileSync(p('d/e.txt'), 'y')"));
       assert.equal(made.content.exit_code, 0, made.content.stderr);
-      await toolkit.invoke("exec_command", script("require('fs').appendFileSync('kept.txt', '!')"));
+      await toolkit.invoke("exec_command", script(root, "fs.appendFileSync(p('kept.txt'), '!')"));
       const list = await toolkit.checkpoints.list();
       assert.deepEqual(
         list.map((c) => [c.tool, c.files, c.restorable]),
@@ -437,8 +449,8 @@ describe("commands", () => {
   });
 
   test("outside git: a checkpoint of creations alone restores", async () => {
-    await withJournal(async ({ toolkit, file }) => {
-      await toolkit.invoke("exec_command", script("require('fs').writeFileSync('made.txt', 'x')"));
+    await withJournal(async ({ root, toolkit, file }) => {
+      await toolkit.invoke("exec_command", script(root, "fs.writeFileSync(p('made.txt'), 'x')"));
       const [cp] = await toolkit.checkpoints.list();
       assert.equal(cp.restorable, true);
       await toolkit.checkpoints.restore(cp.id);
@@ -459,9 +471,7 @@ describe("commands", () => {
       git("commit", "-qm", "init");
       fs.writeFileSync(file("draft.txt"), "untracked");
       const snapshot = () =>
-        fs
-          .readdirSync(root, { recursive: true })
-          .map(String)
+        walk(root)
           .filter((p) => !p.startsWith(".git") && fs.statSync(path.join(root, p)).isFile())
           .sort()
           .map((p) => [p, fs.readFileSync(path.join(root, p), "latin1"), modeOf(path.join(root, p))]);
@@ -470,7 +480,7 @@ describe("commands", () => {
       const head = git("rev-parse", "HEAD").toString();
       const out = await toolkit.invoke(
         "exec_command",
-        script("const fs = require('fs'); fs.writeFileSync('a.txt', 'changed'); fs.rmSync('tool.sh'); fs.appendFileSync('draft.txt', '+'); fs.writeFileSync('new.txt', 'new')"),
+        script(root, "fs.writeFileSync(p('a.txt'), 'changed'); fs.rmSync(p('tool.sh')); fs.appendFileSync(p('draft.txt'), '+'); fs.writeFileSync(p('new.txt'), 'new')"),
       );
       assert.equal(out.content.exit_code, 0, out.content.stderr);
       const [cp] = await toolkit.checkpoints.list();
@@ -488,9 +498,9 @@ describe("commands", () => {
   });
 
   test("process_start: what the process changed while the call waited is a checkpoint", async () => {
-    await withJournal(async ({ toolkit, file }) => {
+    await withJournal(async ({ root, toolkit, file }) => {
       const started = await toolkit.invoke("process_start", {
-        ...script("require('fs').writeFileSync('server.pid', String(process.pid)); console.log('ready'); setInterval(() => {}, 1000)"),
+        ...script(root, "fs.writeFileSync(p('server.pid'), String(process.pid)); console.log('ready'); setInterval(() => {}, 1000)"),
         wait_for: "ready",
         wait_ms: 30000,
       });

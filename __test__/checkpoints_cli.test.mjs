@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { parseArgs } from "../js/cli.cjs";
-import { tempDir } from "./helpers.mjs";
+import { notUnderWine, tempDir, WINE } from "./helpers.mjs";
 import { BIN, errorOf, okOf } from "./mcp_helpers.mjs";
 
 const RUNTIME = process.execPath;
@@ -245,7 +245,7 @@ describe("checkpoints over MCP", () => {
     });
   });
 
-  test("--http with --checkpoints-dir and --syntax-check reject", TIMEOUT, async () => {
+  test("--http with --checkpoints-dir and --syntax-check reject", { ...TIMEOUT, ...notUnderWine(WINE.nodeFetch, { runtime: "node" }) }, async () => {
     await withWorkspace(async ({ root, journal, env, cli, file }) => {
       const child = spawn(RUNTIME, [BIN, "mcp", "--http", "127.0.0.1:0", "--no-auth", "--root", root, "--checkpoints-dir", journal, "--syntax-check", "reject"], {
         env,

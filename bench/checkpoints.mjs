@@ -28,6 +28,7 @@ import path from "node:path";
 import { execFileSync, spawnSync } from "node:child_process";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { makeTree, prng } from "./fixture.mjs";
+import { waitQuiet } from "./warm.mjs";
 
 const quick = process.argv.includes("--quick");
 const N = (full, small) => (quick ? small : full);
@@ -78,12 +79,23 @@ async function interleaved(variants, { warmup, iterations }, step) {
 }
 
 const rows = [];
+/**
+ * Before each case: wait (10 s at most) for a quiet machine (less than 15% of the CPU time busy
+ * over half a second); the rows of a case that started on a busy machine are marked †.
+ */
+function quietMark() {
+  const start = performance.now();
+  const quiet = waitQuiet({ maxMs: 10_000 });
+  console.error(`${new Date().toISOString()}: ${quiet ? "quiet" : "busy"} after ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  return quiet ? "" : " †";
+}
 const ms = (v) => `${v.toFixed(v < 10 ? 3 : 1)} ms`;
 const cell = (s) => `${ms(s.median)} (p95 ${ms(s.p95)})`;
 const verdict = (ok) => (ok ? "met" : "**missed**");
 
 // ── 1. write_file 1 MiB ─────────────────────────────────────────────────────────────────────
 {
+  const mark = quietMark();
   const variants = { plain: toolkitFor("w-plain"), journal: toolkitFor("w-journal", { journal: true }) };
   const line = (i, rev) => `line ${String(i).padStart(7, "0")} rev ${rev} ${"x".repeat(44)}\n`;
   const mib = (rev) => {
@@ -102,11 +114,12 @@ const verdict = (ok) => (ok ? "met" : "**missed**");
     return took;
   });
   const ratio = s.journal.median / s.plain.median;
-  rows.push(["write_file 1 MiB over a 1 MiB file", cell(s.plain), cell(s.journal), `+${ms(s.journal.median - s.plain.median)} (${ratio.toFixed(2)}x)`, "≤ 1.20x", verdict(ratio <= 1.2)]);
+  rows.push([`write_file 1 MiB over a 1 MiB file${mark}`, cell(s.plain), cell(s.journal), `+${ms(s.journal.median - s.plain.median)} (${ratio.toFixed(2)}x)`, "≤ 1.20x", verdict(ratio <= 1.2)]);
 }
 
 // ── 2. edit_file, one line of a 200-line file ───────────────────────────────────────────────
 {
+  const mark = quietMark();
   const variants = { plain: toolkitFor("e-plain"), journal: toolkitFor("e-journal", { journal: true }) };
   const text = Array.from({ length: 200 }, (_, i) => (i === 100 ? "export const marker = 0;" : `export function f${i}(x: number): number { return x * ${i}; }`)).join("\n") + "\n";
   for (const v of Object.values(variants)) fs.writeFileSync(v.file("small.ts"), text);
@@ -119,11 +132,12 @@ const verdict = (ok) => (ok ? "met" : "**missed**");
     return took;
   });
   const added = s.journal.median - s.plain.median;
-  rows.push(["edit_file, one line of a 200-line file", cell(s.plain), cell(s.journal), `+${ms(added)}`, "≤ +1 ms", verdict(added <= 1)]);
+  rows.push([`edit_file, one line of a 200-line file${mark}`, cell(s.plain), cell(s.journal), `+${ms(added)}`, "≤ +1 ms", verdict(added <= 1)]);
 }
 
 // ── 3. restore after 100 write_file calls ───────────────────────────────────────────────────
 {
+  const mark = quietMark();
   const samples = [];
   const listed = [];
   const reps = N(8, 3);
@@ -143,19 +157,22 @@ const verdict = (ok) => (ok ? "met" : "**missed**");
     }
   }
   const s = stats(samples);
-  rows.push(["checkpoints.restore(first) of 100 write_file calls (100 files back)", "—", cell(s), "—", "< 100 ms", verdict(s.median < 100)]);
-  rows.push(["checkpoints.list() of those 100 checkpoints", "—", cell(stats(listed)), "—", "—", ""]);
+  rows.push([`checkpoints.restore(first) of 100 write_file calls (100 files back)${mark}`, "—", cell(s), "—", "< 100 ms", verdict(s.median < 100)]);
+  rows.push([`checkpoints.list() of those 100 checkpoints${mark}`, "—", cell(stats(listed)), "—", "—", ""]);
 }
 
 // ── 4. syntax check, 5 000-line TypeScript file ─────────────────────────────────────────────
 /** Deterministic TypeScript: interfaces, classes with methods, functions, about `lines` lines. */
+const MARKER = "export const marker = 0;";
 function typescript(lines) {
   const rand = prng(5000);
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const NAMES = ["User", "Order", "Invoice", "Session", "Route", "Widget", "Cache", "Token", "Report", "Queue"];
   const TYPES = ["string", "number", "boolean", "Date", "string[]", "Map<string, number>", "Record<string, unknown>"];
-  const out = ["import { EventEmitter } from \"node:events\";", "", "export const marker = 0;", ""];
+  const out = ["import { EventEmitter } from \"node:events\";", ""];
   for (let k = 0; ; k++) {
+    // the line the edits change, in the middle of the file
+    if (!out.includes(MARKER) && out.length >= lines / 2) out.push(MARKER, "");
     const block = [];
     const name = `${pick(NAMES)}${k}`;
     block.push(`/** A ${name.toLowerCase()} record as the service stores it. */`, `export interface ${name}Data {`);
@@ -178,6 +195,7 @@ function typescript(lines) {
 }
 {
   const source = typescript(5000);
+  const mark = quietMark();
   const variants = { plain: toolkitFor("s-plain"), report: toolkitFor("s-report", { syntaxCheck: "report" }) };
   for (const v of Object.values(variants)) fs.writeFileSync(v.file("big.ts"), source);
   const count = { plain: 0, report: 0 };
@@ -214,7 +232,7 @@ function typescript(lines) {
     const plain = stats(samples.plain);
     const report = stats(samples.report);
     const added = report.median - plain.median;
-    rows.push([`edit_file of a 5 000-line .ts file, a change that ${label}: syntaxCheck "report"`, cell(plain), cell(report), `+${ms(added)}`, "< +5 ms", verdict(added < 5)]);
+    rows.push([`edit_file of a 5 000-line .ts file, a change that ${label}: syntaxCheck "report"${mark}`, cell(plain), cell(report), `+${ms(added)}`, "< +5 ms", verdict(added < 5)]);
   }
   console.error(`syntax check: ${source.length} bytes of TypeScript; the broken edit reported ${JSON.stringify(diagnostics)}`);
 }
@@ -260,6 +278,7 @@ let callNumber = 0;
 async function commandCase(label, root, { gitStatusToo, iterations }) {
   const plain = toolkitFor(`x-plain-${label}`, { root });
   const journal = toolkitFor(`x-journal-${label}`, { root, journal: true });
+  const mark = quietMark();
   const variants = ["plain", "journal", ...(gitStatusToo ? ["git status"] : [])];
   const s = await interleaved(variants, { warmup: 2, iterations }, async (v) => {
     if (v === "git status") return gitStatus(root);
@@ -271,7 +290,7 @@ async function commandCase(label, root, { gitStatusToo, iterations }) {
   const last = list.at(-1);
   if (!last || last.tool !== "exec_command" || last.files.length !== 10 || last.restorable !== gitStatusToo) throw new Error(`checkpoint of the command: ${JSON.stringify(last)}`);
   const added = s.journal.median - s.plain.median;
-  const row = { label, plain: s.plain, journal: s.journal, added, snapshot: added / 2, status: s["git status"], iterations };
+  const row = { label: `${label}${mark}`, plain: s.plain, journal: s.journal, added, snapshot: added / 2, status: s["git status"], iterations };
   commandRows.push(row);
   return row;
 }
@@ -280,18 +299,18 @@ async function commandCase(label, root, { gitStatusToo, iterations }) {
   const iterations = N(15, 5);
   const t5 = path.join(base, "tree-5000");
   const t20 = path.join(base, "tree-20000");
-  let start = performance.now();
+  const start = performance.now();
   workTree(t5, 5000);
   workTree(t20, 20000);
+  // the trees' data written out first, so that no write-back runs during the measurements
+  spawnSync("sync");
   console.error(`work trees made in ${((performance.now() - start) / 1000).toFixed(1)} s`);
   for (const root of [t5, t20]) gitStatus(root); // the page cache warm, the index refreshed once
   await commandCase("git work tree, 5 000 files", t5, { gitStatusToo: true, iterations });
   await commandCase("git work tree, 20 000 files", t20, { gitStatusToo: true, iterations });
   // the same tree without git: the metadata scan
   fs.rmSync(path.join(t20, ".git"), { recursive: true, force: true });
-  start = performance.now();
   await commandCase("no git, 20 000 files (scan)", t20, { gitStatusToo: false, iterations });
-  void start;
 }
 
 fs.rmSync(base, { recursive: true, force: true });
@@ -299,6 +318,7 @@ fs.rmSync(base, { recursive: true, force: true });
 // ── the table ───────────────────────────────────────────────────────────────────────────────
 const runtime = process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`;
 console.log(`${runtime} · ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}) · load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}${quick ? " · --quick" : ""}`);
+if ([...rows.map((r) => r[0]), ...commandRows.map((r) => r.label)].some((l) => l.endsWith("†"))) console.log("† the case started while the machine was busy (it waited 10 s for a quiet one in vain)");
 console.log("");
 console.log("| case | without | with | added | target | |\n| --- | --- | --- | --- | --- | --- |");
 for (const r of rows) console.log(`| ${r.join(" | ")} |`);
