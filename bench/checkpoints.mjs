@@ -240,7 +240,10 @@ function typescript(lines) {
 // ── 5. commands in a git work tree and outside git ──────────────────────────────────────────
 const git = (cwd, ...args) => execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", ...args], { cwd, env: GIT_ENV, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 28 });
 
-/** A committed work tree of `files` files (bench/fixture.mjs's generator) plus the 10 files the command rewrites. */
+/**
+ * A committed work tree of `files` files (bench/fixture.mjs's generator, one file per leaf
+ * directory) plus the 10 files the command rewrites, its objects packed.
+ */
 function workTree(root, files) {
   const written = makeTree(root, files, { git: false });
   fs.mkdirSync(path.join(root, "cmd"));
@@ -254,7 +257,10 @@ function workTree(root, files) {
   for (const file of [...written, path.join(root, ".gitignore")]) fs.utimesSync(file, old, old);
   git(root, "init", "-q", "-b", "main");
   git(root, "add", "-A");
-  git(root, "commit", "-q", "-m", "fixture");
+  // no automatic gc in the background (git commit would start one, detached, that packs the
+  // objects while the cases run); the objects packed now instead, as in a clone
+  git(root, "-c", "gc.auto=0", "-c", "maintenance.auto=false", "commit", "-q", "-m", "fixture");
+  git(root, "gc", "-q");
 }
 
 function gitStatus(root) {

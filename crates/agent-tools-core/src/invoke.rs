@@ -394,17 +394,11 @@ fn end_edit_record(
 }
 
 /// Before a command (a tool that runs programs) under a toolkit with the journal: the
-/// workspace's state (`crate::checkpoints::commands`).
+/// workspace's state (`crate::command_journal`).
 fn command_journal_before(
     rc: &RunContext,
     spec: &ToolSpec,
-) -> Result<
-    Option<(
-        crate::checkpoints::Store,
-        crate::checkpoints::commands::Before,
-    )>,
-    ToolError,
-> {
+) -> Result<Option<(crate::checkpoints::Store, crate::command_journal::Before)>, ToolError> {
     let Some(journal) = rc.ctx.edits.as_ref().and_then(|e| e.journal.as_ref()) else {
         return Ok(None);
     };
@@ -418,7 +412,7 @@ fn command_journal_before(
         class_name: spec.error_class.0,
         ..e
     })?;
-    let before = crate::checkpoints::commands::before(rc, &root);
+    let before = crate::command_journal::before(rc, &root);
     Ok(Some((store, before)))
 }
 
@@ -426,16 +420,13 @@ fn command_journal_before(
 fn command_journal_after(
     rc: &RunContext,
     spec: &ToolSpec,
-    command: Option<(
-        crate::checkpoints::Store,
-        crate::checkpoints::commands::Before,
-    )>,
+    command: Option<(crate::checkpoints::Store, crate::command_journal::Before)>,
     result: Result<String, ToolError>,
 ) -> Result<String, ToolError> {
     let Some((store, before)) = command else {
         return result;
     };
-    let committed = crate::checkpoints::commands::after(rc, &store, spec.name, before);
+    let committed = crate::command_journal::after(rc, &store, spec.name, before);
     let json = result?;
     committed.map_err(|e| ToolError {
         class_name: spec.error_class.0,

@@ -8,6 +8,7 @@ pub mod atomic_write;
 pub mod cancel;
 pub mod checkpoints;
 pub mod collation;
+pub mod command_journal;
 pub mod context;
 pub mod error;
 pub mod exec_sandbox;

@@ -179,7 +179,7 @@ impl CallRecord {
 }
 
 /// The checkpoint of `captured` (states before a change), compared with the files now.
-pub(crate) fn commit_captured(
+pub fn commit_captured(
     store: &Store,
     tool: &str,
     root: &Path,

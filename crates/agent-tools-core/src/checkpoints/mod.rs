@@ -19,7 +19,6 @@
 //! writes.
 
 mod capture;
-pub mod commands;
 mod restore;
 #[cfg(test)]
 mod tests;
@@ -32,7 +31,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-pub use capture::{CallRecord, Captured};
+pub use capture::{commit_captured, CallRecord, Captured};
 pub use restore::RestoreOutcome;
 
 use crate::error::{ErrorClass, ErrorCode, ToolError};

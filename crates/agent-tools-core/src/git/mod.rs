@@ -193,52 +193,6 @@ impl HardenedGit {
     pub fn private_dir(&self) -> &Path {
         self._private.path()
     }
-
-    /// Runs `git <args>` in `cwd` under the confined-program sandbox, with this git's
-    /// environment changed further by `env` (later entries win); git may write only in
-    /// `writable` (directories of the caller's own, outside the workspace).
-    pub(crate) fn run(
-        &self,
-        rc: &crate::context::RunContext,
-        cwd: &str,
-        args: &[&str],
-        env: &[(&str, Option<&str>)],
-        writable: &[PathBuf],
-        run: GitRun,
-    ) -> Result<crate::tools::exec_command::ExecCommandOutput, crate::error::ToolError> {
-        use crate::tools::exec_command::{self, ExecRequest, Sandboxing};
-        let request = ExecRequest {
-            cwd: cwd.to_string(),
-            command: std::iter::once(self.program.as_str())
-                .chain(args.iter().copied())
-                .map(String::from)
-                .collect(),
-            direct: true,
-            stdin: run.stdin,
-            timeout: run.timeout,
-            max_output_units: run.max_output_units,
-        };
-        let mut all = self.env();
-        all.extend_from_slice(env);
-        exec_command::execute(rc, &request, &all, Sandboxing::ConfinedProgram(writable))
-    }
-}
-
-/// How long a git run may take, how much of its output is kept and what it reads on stdin.
-pub struct GitRun {
-    pub timeout: std::time::Duration,
-    pub max_output_units: usize,
-    pub stdin: Option<String>,
-}
-
-impl Default for GitRun {
-    fn default() -> Self {
-        GitRun {
-            timeout: std::time::Duration::from_secs(30),
-            max_output_units: crate::process::DEFAULT_MAX_OUTPUT_UNITS,
-            stdin: None,
-        }
-    }
 }
 
 /// Every `GIT_*` variable of the host, to be removed.

@@ -384,6 +384,51 @@ pub(crate) fn execute(
     })
 }
 
+/// How long a run of git may take, how much of its output is kept and what it reads on stdin.
+pub(crate) struct GitRun {
+    pub timeout: Duration,
+    pub max_output_units: usize,
+    pub stdin: Option<String>,
+}
+
+impl Default for GitRun {
+    fn default() -> Self {
+        GitRun {
+            timeout: Duration::from_secs(30),
+            max_output_units: DEFAULT_MAX_OUTPUT_UNITS,
+            stdin: None,
+        }
+    }
+}
+
+/// Runs `git <args>` (the hardened `git`) in `cwd` under the confined-program sandbox, with
+/// git's environment changed further by `env` (later entries win); git may write only in
+/// `writable` (directories of the caller's own, outside the workspace).
+pub(crate) fn run_git(
+    rc: &RunContext,
+    git: &crate::git::HardenedGit,
+    cwd: &str,
+    args: &[&str],
+    env: &[(&str, Option<&str>)],
+    writable: &[PathBuf],
+    run: GitRun,
+) -> Result<ExecCommandOutput, ToolError> {
+    let request = ExecRequest {
+        cwd: cwd.to_string(),
+        command: std::iter::once(git.program.as_str())
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect(),
+        direct: true,
+        stdin: run.stdin,
+        timeout: run.timeout,
+        max_output_units: run.max_output_units,
+    };
+    let mut all = git.env();
+    all.extend_from_slice(env);
+    execute(rc, &request, &all, Sandboxing::ConfinedProgram(writable))
+}
+
 /// Where the private temporary directory of a sandboxed call goes: the host's `TMPDIR` when it
 /// is an absolute path, else the system's.
 fn tmp_base(rc: &RunContext) -> PathBuf {

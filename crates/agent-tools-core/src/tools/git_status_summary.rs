@@ -19,12 +19,12 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::exec_command::ExecCommandOutput;
+use super::exec_command::{ExecCommandOutput, GitRun};
 use super::input::{ArgShape, ToolInput};
 use super::{to_json, workspace_root};
 use crate::context::{RunContext, ToolContext};
 use crate::error::{outside_workspace_message, ErrorClass, ErrorCode, Reason, ToolError};
-use crate::git::{GitRun, HardenedGit, Refusal};
+use crate::git::{HardenedGit, Refusal};
 use crate::process::CappedText;
 use crate::sandbox::resolve_in_workspace;
 use crate::value::{js_trim, ArgValue};
@@ -185,7 +185,7 @@ fn run_git(
     git: &HardenedGit,
     args: &[&str],
 ) -> Result<ExecCommandOutput, ToolError> {
-    git.run(rc, cwd, args, &[], &[], GitRun::default())
+    super::exec_command::run_git(rc, git, cwd, args, &[], &[], GitRun::default())
         .map_err(|e| ERROR_CLASS.coded(ErrorCode::Internal, e.message))
 }
 

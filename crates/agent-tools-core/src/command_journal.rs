@@ -1,5 +1,5 @@
-//! Checkpoints of commands (exec_command and the process tools), which can change anything in
-//! the write scope.
+//! The undo journal's checkpoints of commands (exec_command and the process tools), which can
+//! change anything in the write scope (`crate::checkpoints` keeps them).
 //!
 //! In a git work tree, the non-ignored files are snapshotted before the command into a tree of
 //! git objects: a copy of the repository's index, `git add -A`, `git write-tree`, all in a
@@ -24,11 +24,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::capture::{commit_captured, Captured};
-use super::{FileState, Store};
+use crate::checkpoints::{commit_captured, Captured, FileState, Store};
 use crate::context::RunContext;
 use crate::error::ToolError;
-use crate::git::{GitRun, HardenedGit};
+use crate::git::HardenedGit;
+use crate::tools::exec_command::{run_git, GitRun};
 
 /// Files a scan looks at, at most: a larger workspace gets no scan (and no checkpoint).
 const MAX_SCANNED: usize = 200_000;
@@ -159,10 +159,7 @@ impl GitSnapshot {
         all_args.extend_from_slice(args);
         let writable = [self.git.private_dir().to_path_buf()];
         let cwd = text(&self.git.repository.work_tree);
-        let out = self
-            .git
-            .run(rc, &cwd, &all_args, &env, &writable, run)
-            .ok()?;
+        let out = run_git(rc, &self.git, &cwd, &all_args, &env, &writable, run).ok()?;
         (out.exit_code == 0 && !out.stdout.truncated()).then(|| out.stdout.text().to_string())
     }
 
@@ -248,7 +245,7 @@ impl GitSnapshot {
                     let mode = mode_before(&abs, e.old_mode == "100755");
                     (
                         FileState::File {
-                            hash: Some(super::hash_of(&content)),
+                            hash: Some(crate::checkpoints::hash_of(&content)),
                             size: content.len() as u64,
                             mode,
                         },
