@@ -17,10 +17,11 @@ const START = "<!-- generated:start -->";
 const END = "<!-- generated:end -->";
 const check = process.argv.includes("--check");
 
-/** The five todo tools share one page, and so do the five process tools; every other tool has its own. */
+/** The five todo tools share one page, and so do the five process tools and the two checkpoint tools; every other tool has its own. */
 function pageOf(tool) {
   if (tool.startsWith("task_")) return "docs/tools/todo.md";
   if (tool.startsWith("process_")) return "docs/tools/process.md";
+  if (tool.startsWith("checkpoint_")) return "docs/tools/checkpoint.md";
   return `docs/tools/${tool}.md`;
 }
 
