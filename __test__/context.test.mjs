@@ -181,6 +181,11 @@ describe("typings surface", () => {
     const optInApi = ["OptInToolArgsByName", "OptInToolDefinitions", "OptInToolName", "OptInToolResultByName"];
     // permission rules on a call's arguments (createToolContext({ permissions }))
     const permissionsApi = ["PermissionDecision", "PermissionRules"];
-    assert.deepEqual(types.sort(), [...upstream, ...userToolApi, ...loopApi, ...execSandboxApi, ...optInApi, ...permissionsApi].sort());
+    // the undo journal (createAgentToolkit(context, { checkpoints, syntaxCheck }))
+    const checkpointsApi = ["CheckpointSummary", "CheckpointsApi", "Diagnostic", "RestoreOutcome"];
+    assert.deepEqual(
+      types.sort(),
+      [...upstream, ...userToolApi, ...loopApi, ...execSandboxApi, ...optInApi, ...permissionsApi, ...checkpointsApi].sort(),
+    );
   });
 });

@@ -268,7 +268,7 @@ describe("CLI: --extra-tools in tools and call", () => {
       assert.match(run.stderr, pattern);
       assert.match(run.stderr, /--help/);
     };
-    usage(["tools", "--extra-tools", "edit_file,nope"], /--extra-tools: unknown opt-in tool nope \(opt-in tools: edit_file, find_files, apply_patches, process_start, process_read, process_write, process_list, process_kill\)/);
+    usage(["tools", "--extra-tools", "edit_file,nope"], /--extra-tools: unknown opt-in tool nope \(opt-in tools: edit_file, find_files, apply_patches, process_start, process_read, process_write, process_list, process_kill, checkpoint_list, checkpoint_restore\)/);
     usage(["mcp", "--extra-tools", "read_file"], /--extra-tools: unknown opt-in tool read_file/);
     usage(["mcp", "--extra-tools"], /--extra-tools needs a value/);
     usage(["call", "edit_file", '{"path":"a.txt","old_string":"a","new_string":"b"}'], /unknown tool edit_file: .*; edit_file is an opt-in tool: add --extra-tools edit_file/);

@@ -17,10 +17,11 @@ const START = "<!-- generated:start -->";
 const END = "<!-- generated:end -->";
 const check = process.argv.includes("--check");
 
-/** The five todo tools share one page, and so do the five process tools; every other tool has its own. */
+/** The five todo tools share one page, and so do the five process tools and the two checkpoint tools; every other tool has its own. */
 function pageOf(tool) {
   if (tool.startsWith("task_")) return "docs/tools/todo.md";
   if (tool.startsWith("process_")) return "docs/tools/process.md";
+  if (tool.startsWith("checkpoint_")) return "docs/tools/checkpoint.md";
   return `docs/tools/${tool}.md`;
 }
 
@@ -77,9 +78,16 @@ function rows(schema, prefix = "") {
 
 const dts = fs.readFileSync(path.join(repo, "types/tools.d.ts"), "utf8");
 
-/** `export type Name = ...;` declarations of types/tools.d.ts, by name (single-line ones). */
+/**
+ * `export type Name = ...;` declarations of types/tools.d.ts, by name: each is a block of its own
+ * (blocks are separated by a blank line), on one line or, with doc comments on its fields, on
+ * several (quoted with their comments, trailing spaces dropped).
+ */
 const declarations = new Map();
-for (const match of dts.matchAll(/^export type (\w+) = (.*);$/gm)) declarations.set(match[1], match[0]);
+for (const block of dts.split(/\n\n+/)) {
+  const match = /^export type (\w+) = [\s\S]*;$/.exec(block.trim());
+  if (match) declarations.set(match[1], match[0].replace(/[ \t]+$/gm, ""));
+}
 
 /** The output type name of each tool, from `interface ToolResultByName`. */
 const outputTypeOf = new Map();
@@ -94,7 +102,8 @@ function typeClosure(name, seen = new Set()) {
   if (seen.has(name) || !declarations.has(name)) return [];
   seen.add(name);
   const text = declarations.get(name);
-  const body = text.slice(text.indexOf("=") + 1);
+  // the names a declaration references, not the words of its comments
+  const body = text.slice(text.indexOf("=") + 1).replace(/\/\*[\s\S]*?\*\//g, "");
   const out = [text];
   for (const ref of body.matchAll(/\b[A-Z]\w*\b/g)) {
     if (ref[0] !== name) out.push(...typeClosure(ref[0], seen));

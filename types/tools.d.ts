@@ -32,6 +32,12 @@ export type CheckpointChange = "created" | "modified" | "deleted";
 
 export type CheckpointFile = { path: string, change: CheckpointChange, };
 
+export type CheckpointListInput = Record<symbol, never>;
+
+export type CheckpointListOutput = { checkpoints: Array<CheckpointSummary>, };
+
+export type CheckpointRestoreInput = { id: string, force?: boolean, };
+
 export type CheckpointSummary = { id: string, tool: string, 
 /**
  * ISO 8601, UTC.
@@ -128,7 +134,7 @@ export type RestoreOutcome = {
  */
 restored: string, 
 /**
- * The checkpoint of the restore itself (restore it to undo the restore); `None` when
+ * The checkpoint of the restore itself (restore it to undo the restore); `null` when
  * nothing had to change.
  */
 checkpoint: string | null, 
@@ -649,7 +655,7 @@ export type ToolCatalogMetadata = {
 };
 
 /** The opt-in tools: `createAgentToolkit(context, { extraTools: [...] })`. */
-export type OptInToolName = "edit_file" | "find_files" | "apply_patches" | "process_start" | "process_read" | "process_write" | "process_list" | "process_kill";
+export type OptInToolName = "edit_file" | "find_files" | "apply_patches" | "process_start" | "process_read" | "process_write" | "process_list" | "process_kill" | "checkpoint_list" | "checkpoint_restore";
 
 export interface OptInToolArgsByName extends Record<OptInToolName, unknown> {
   edit_file: EditFileInput;
@@ -660,6 +666,8 @@ export interface OptInToolArgsByName extends Record<OptInToolName, unknown> {
   process_write: ProcessWriteInput;
   process_list: ProcessListInput;
   process_kill: ProcessKillInput;
+  checkpoint_list: CheckpointListInput;
+  checkpoint_restore: CheckpointRestoreInput;
 }
 
 export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
@@ -671,6 +679,8 @@ export interface OptInToolResultByName extends Record<OptInToolName, unknown> {
   process_write: ProcessOutput;
   process_list: ProcessListOutput;
   process_kill: ProcessOutput;
+  checkpoint_list: CheckpointListOutput;
+  checkpoint_restore: RestoreOutcome;
 }
 
 /** The positional parameters of each opt-in tool (`toolkit.tools.<name>(...)` when enabled). */
@@ -683,6 +693,8 @@ export type OptInToolParams = {
   process_write: [input: ProcessWriteInput];
   process_list: [_input: ProcessListInput];
   process_kill: [input: ProcessKillInput];
+  checkpoint_list: [_input: CheckpointListInput];
+  checkpoint_restore: [input: CheckpointRestoreInput];
 };
 
 export type OptInToolDefinitions = {
@@ -932,6 +944,38 @@ export type OptInToolDefinitions = {
           };
         };
         readonly "required": readonly ["process_id"];
+      };
+    };
+  };
+  readonly "checkpoint_list": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "checkpoint_list";
+      readonly "description": "Lists the undo journal of this workspace, oldest first: one checkpoint per call that changed files (write_file, apply_patch, edit_file, apply_patches, checkpoint_restore), with its id, the tool, the time and the files it created, modified or deleted. Changes nothing. Pass an id to checkpoint_restore to undo that call and every later one.";
+      readonly "parameters": {
+        readonly "type": "object";
+      };
+    };
+  };
+  readonly "checkpoint_restore": {
+    readonly "type": "function";
+    readonly "function": {
+      readonly "name": "checkpoint_restore";
+      readonly "description": "Undoes file changes: puts every file that checkpoint id (from checkpoint_list) and every later checkpoint changed back to its state before that checkpoint's call, all or nothing, and returns the files it changed. A file changed since the journal recorded it (by hand, by a command) is a conflict and nothing is restored, unless force is true (the file is then overwritten). The restore is a checkpoint too: restore it to redo what it undid.";
+      readonly "parameters": {
+        readonly "type": "object";
+        readonly "properties": {
+          readonly "id": {
+            readonly "type": "string";
+            readonly "description": "The checkpoint to go back to: an id from checkpoint_list (e.g. \"cp-00000003\").";
+          };
+          readonly "force": {
+            readonly "type": "boolean";
+            readonly "default": false;
+            readonly "description": "Overwrite files changed since the journal recorded them (default: false: such a file is a conflict and nothing is restored).";
+          };
+        };
+        readonly "required": readonly ["id"];
       };
     };
   };

@@ -93,9 +93,25 @@ export async function usage(): Promise<void> {
   // @ts-expect-error patch is a string
   await patcher.invoke("apply_patches", { patch: 1 });
 
+  // the checkpoint tools
+  const undo = createAgentToolkit(context, { extraTools: ["checkpoint_list", "checkpoint_restore"], checkpoints: true });
+  const journal = await undo.invoke("checkpoint_list", {});
+  const firstId: string | undefined = journal.content.checkpoints[0]?.id;
+  const change: "created" | "modified" | "deleted" | undefined = journal.content.checkpoints[0]?.files[0]?.change;
+  void change;
+  const undone = await undo.invoke("checkpoint_restore", { id: firstId ?? "cp-00000001", force: true });
+  const redo: string | null = undone.content.checkpoint;
+  void redo;
+  const envelope = await undo.tools.checkpoint_restore({ id: "cp-00000001" });
+  void envelope;
+  // @ts-expect-error id is required
+  await undo.invoke("checkpoint_restore", {});
+  // @ts-expect-error force is a boolean
+  await undo.invoke("checkpoint_restore", { id: "cp-00000001", force: "yes" });
+
   // asTools and the tool loop take a toolkit with extras
   void asTools(both);
   void runToolLoop;
-  const all: OptInToolName[] = ["edit_file", "find_files", "apply_patches"];
+  const all: OptInToolName[] = ["edit_file", "find_files", "apply_patches", "checkpoint_list", "checkpoint_restore"];
   void all;
 }

@@ -1,7 +1,8 @@
-//! Argument decoding of every tool (the 13 and the opt-in edit_file, find_files and
-//! apply_patches), through both front doors (`invoke` and `tools.*`) into the handler, in a small
-//! workspace with symlinks that point outside it: each call is planned (`invoke::plan`) and its
-//! plan carried out, as the binding does.
+//! Argument decoding of every tool (the 13 and the opt-in ones), through both front doors
+//! (`invoke` and `tools.*`) into the handler, in a small workspace with symlinks that point
+//! outside it: each call is planned (`invoke::plan`) and its plan carried out, as the binding
+//! does. The context keeps no undo journal, so checkpoint_list and checkpoint_restore stop at
+//! their argument checks or at `INVALID_ARGUMENT`.
 //!
 //! Input: drives a generator of JavaScript values (strings mostly from a dictionary of paths,
 //! globs, patterns and patches). Checks, besides no panic: a success is JSON, an error carries an

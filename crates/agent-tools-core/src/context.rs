@@ -25,6 +25,18 @@ pub struct EditHooks {
 }
 
 impl EditHooks {
+    /// The journal of `ctx`'s workspace, opened; without a journal, `no_journal()`.
+    pub fn journal_store(&self, ctx: &ToolContext) -> Result<super::checkpoints::Store, ToolError> {
+        let journal = self
+            .journal
+            .as_ref()
+            .ok_or_else(super::checkpoints::no_journal)?;
+        let root = ctx
+            .real_root()
+            .map_err(|e| super::checkpoints::ERROR_CLASS.internal(e))?;
+        journal.store(root)
+    }
+
     /// One operation of the journal of `ctx`'s workspace, as JSON text: `list` (the
     /// checkpoints, oldest first), `diff` (the unified diff restoring `id` would make, a JSON
     /// string) or `restore` (what it did).
@@ -36,11 +48,7 @@ impl EditHooks {
         force: bool,
     ) -> Result<String, ToolError> {
         use super::checkpoints::ERROR_CLASS;
-        let journal = self.journal.as_ref().ok_or_else(|| {
-            ERROR_CLASS.invalid("the toolkit keeps no journal (options.checkpoints)")
-        })?;
-        let root = ctx.real_root().map_err(|e| ERROR_CLASS.internal(e))?;
-        let store = journal.store(root)?;
+        let store = self.journal_store(ctx)?;
         let id = || id.ok_or_else(|| ERROR_CLASS.invalid("id must be a checkpoint id"));
         let json = match op {
             "list" => serde_json::to_string(&store.list()?),

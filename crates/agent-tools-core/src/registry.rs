@@ -8,7 +8,7 @@ use super::tools::input::{parameters_schema, property_names, ArgShape, ToolInput
 use super::tools::todo;
 use super::tools::todo::TodoOp;
 use super::tools::{
-    apply_patch, apply_patches, ast_grep_search, edit_file, exec_command, find_files,
+    apply_patch, apply_patches, ast_grep_search, checkpoint, edit_file, exec_command, find_files,
     git_status_summary, process, read_file, regexp_search, tree, write_file,
 };
 #[cfg(feature = "typegen")]
@@ -134,8 +134,8 @@ pub const fn input<T: ToolInput>() -> InputSpec {
 
 impl ToolSpec {
     /// The `invoke` argument mapping: the input's shape with its field names, read from the
-    /// schemas once per process (the first call generates the 16 schemas: about 2 ms in a debug
-    /// build; then a lookup). Every `ToolSpec` is a `CATALOG` entry; one that were not would get
+    /// schemas once per process (the first call generates the catalog's schemas: about 2 ms in
+    /// a debug build; then a lookup). Every `ToolSpec` is a `CATALOG` entry; one that were not would get
     /// its mapping computed afresh.
     pub fn invoke_args(&self) -> InvokeArgs {
         static MAPPINGS: std::sync::OnceLock<Vec<InvokeArgs>> = std::sync::OnceLock::new();
@@ -169,7 +169,7 @@ fn mapping_of(input: &InputSpec) -> InvokeArgs {
 
 /// Every tool: the 13 built-ins in `ToolCatalog` / `toolkit.tools` key order, then the opt-in
 /// tools (`opt_in: true`) in the order `getAllowedTools()` lists them when enabled.
-pub static CATALOG: [ToolSpec; 21] = [
+pub static CATALOG: [ToolSpec; 23] = [
     ToolSpec {
         name: "apply_patch",
         effect: Effect::Write,
@@ -447,6 +447,32 @@ pub static CATALOG: [ToolSpec; 21] = [
         #[cfg(feature = "typegen")]
         ts_result: ts::<process::ProcessOutput>(),
     },
+    ToolSpec {
+        name: "checkpoint_list",
+        effect: Effect::Read,
+        review_fields: &[],
+        spawns_processes: false,
+        description: "Lists the undo journal's checkpoints, oldest first: one per call that changed files, with its id, tool, time and the files it created, modified or deleted.",
+        error_class: checkpoint::LIST_ERROR_CLASS,
+        input: input::<checkpoint::CheckpointListInput>(),
+        opt_in: true,
+        handler: Handler::Worker(tools::checkpoint::list),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<checkpoint::CheckpointListOutput>(),
+    },
+    ToolSpec {
+        name: "checkpoint_restore",
+        effect: Effect::Write,
+        review_fields: &[("id", "id"), ("force", "force")],
+        spawns_processes: false,
+        description: "Puts the files a checkpoint and every later one changed back to their state before that checkpoint's call, all or nothing; a file changed since is a conflict unless force.",
+        error_class: checkpoint::RESTORE_ERROR_CLASS,
+        input: input::<checkpoint::CheckpointRestoreInput>(),
+        opt_in: true,
+        handler: Handler::Worker(tools::checkpoint::run_restore),
+        #[cfg(feature = "typegen")]
+        ts_result: ts::<crate::checkpoints::RestoreOutcome>(),
+    },
 ];
 
 /// `TOOL_DEFINITIONS` as a JSON array in declaration order (the order `getAllowedTools()` uses).
@@ -541,7 +567,13 @@ mod tests {
             .collect();
         assert_eq!(
             writers,
-            ["apply_patch", "write_file", "edit_file", "apply_patches"]
+            [
+                "apply_patch",
+                "write_file",
+                "edit_file",
+                "apply_patches",
+                "checkpoint_restore"
+            ]
         );
     }
 
@@ -686,6 +718,8 @@ mod tests {
         assert_eq!(of("exec_command"), InvokeArgs::Object(Some("cwd")));
         assert_eq!(of("regexp_search"), InvokeArgs::Object(Some("root_path")));
         assert_eq!(of("task_list"), InvokeArgs::Object(None));
+        assert_eq!(of("checkpoint_list"), InvokeArgs::Object(None));
+        assert_eq!(of("checkpoint_restore"), InvokeArgs::Object(None));
         for t in &CATALOG {
             let properties = property_names(&(t.input.schema)());
             match (t.input.shape, t.invoke_args()) {
@@ -723,7 +757,9 @@ mod tests {
                 "process_read",
                 "process_write",
                 "process_list",
-                "process_kill"
+                "process_kill",
+                "checkpoint_list",
+                "checkpoint_restore"
             ]
         );
         assert_eq!(built_ins().count(), 13);

@@ -39,6 +39,14 @@ use crate::error::{ErrorClass, ErrorCode, ToolError};
 /// The error class of the journal's own operations (list, diff, restore).
 pub const ERROR_CLASS: ErrorClass = ErrorClass("CheckpointError");
 
+/// The error of a journal operation (`toolkit.checkpoints`, checkpoint_list, checkpoint_restore)
+/// when the toolkit keeps no journal.
+pub fn no_journal() -> ToolError {
+    ERROR_CLASS.invalid(
+        "the toolkit keeps no undo journal: enable it with createAgentToolkit(context, { checkpoints: true })",
+    )
+}
+
 /// Default bound of the bytes of file contents the journal keeps.
 pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// Default bound of the number of checkpoints the journal keeps.

@@ -19,7 +19,7 @@ use crate::sandbox::Confinement;
 pub struct RestoreOutcome {
     /// The checkpoint gone back to: the workspace's files are as before its call.
     pub restored: String,
-    /// The checkpoint of the restore itself (restore it to undo the restore); `None` when
+    /// The checkpoint of the restore itself (restore it to undo the restore); `null` when
     /// nothing had to change.
     pub checkpoint: Option<String>,
     /// The files the restore changed.

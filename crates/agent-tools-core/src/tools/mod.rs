@@ -5,6 +5,7 @@
 pub mod apply_patch;
 pub mod apply_patches;
 pub mod ast_grep_search;
+pub mod checkpoint;
 pub mod edit_file;
 pub mod exec_command;
 pub mod find_files;
