@@ -379,7 +379,9 @@ fn end_edit_record(
     if call.syntax != Some(crate::syntax_check::SyntaxMode::Report) {
         return Ok(json);
     }
-    let diagnostics = call.diagnostics();
+    let Some(diagnostics) = call.diagnostics() else {
+        return Ok(json);
+    };
     let mut value: serde_json::Value = match serde_json::from_str(&json) {
         Ok(value) => value,
         Err(_) => return Ok(json),

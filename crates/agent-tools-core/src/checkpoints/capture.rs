@@ -35,6 +35,8 @@ pub struct CallRecord {
     pub root: PathBuf,
     captured: Mutex<Vec<Captured>>,
     diagnostics: Mutex<Vec<Diagnostic>>,
+    /// Set once the tool asked for a syntax check: its result then carries `diagnostics`.
+    checked: std::sync::atomic::AtomicBool,
 }
 
 impl CallRecord {
@@ -51,6 +53,7 @@ impl CallRecord {
             root,
             captured: Mutex::new(Vec::new()),
             diagnostics: Mutex::new(Vec::new()),
+            checked: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -115,6 +118,8 @@ impl CallRecord {
         let Some(mode) = self.syntax else {
             return Ok(());
         };
+        self.checked
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         if crate::syntax_check::language_of(abs).is_none() {
             return Ok(());
         }
@@ -154,12 +159,18 @@ impl CallRecord {
         }
     }
 
-    /// The diagnostics found in report mode.
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+    /// The diagnostics found in report mode; `None` when the tool wrote no content to check (a
+    /// deletion only, a restore, a dry run).
+    pub fn diagnostics(&self) -> Option<Vec<Diagnostic>> {
+        if !self.checked.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        Some(
+            self.diagnostics
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        )
     }
 
     /// The captured states, taken out (for a restore's rollback).

@@ -372,6 +372,15 @@ fn syntax_report_and_reject() {
         )
         .unwrap();
     assert_eq!(out["diagnostics"], json!([]));
+    // a call that wrote no content has none
+    let out = report
+        .invoke(
+            "apply_patch",
+            &json!({"filePath": "b.ts", "patch": "--- a/b.ts\n+++ /dev/null\n@@ -1 +0,0 @@\n-export const y = 1;\n"}),
+        )
+        .unwrap();
+    assert!(out.get("diagnostics").is_none(), "{out}");
+    fs::write(f.path("b.ts"), "export const y = 1;\n").unwrap();
 
     let mut reject = f.toolkit_with(None, Some(SyntaxMode::Reject));
     let e = reject
