@@ -12,7 +12,6 @@ export type SessionValue = {
     value: unknown;
 };
 export type Answer = string | Outcome | SessionValue;
-export declare const messageOfOutcome: (outcome: Answer) => string;
 /**
  * `callTool`'s request packed into one number (src/binding/mod.rs, `unpack_call`), which the
  * native side reads without a property lookup: the door in the low two bits, a bit per flag, the
@@ -38,13 +37,45 @@ export declare function packCall(name: string, doorAndFlags: number): number | u
  * Synchronous where the native side finishes at once, as the session tools always do.
  */
 export declare function callNative(request: CallRequest | number, name: string, context: ToolContext, args: unknown, signal?: AbortSignal): Answer | Promise<Answer>;
+/** A native answer that failed: every `Outcome` but `ok` and `prepared`. */
+export type Failed = Exclude<Outcome, {
+    kind: "ok";
+} | {
+    kind: "prepared";
+}>;
 /**
- * A handler's result: its output (parsed), a session tool's result as it is; any other outcome
- * is the tool's error (or an internal one), thrown.
+ * The one reading of a native answer, for every door: what the call produced — `json` (a tool's
+ * output as JSON text), `value` (a session tool's result), `args` (the positional arguments for
+ * a replaced handler) — or the outcome that `failed`, which each door renders in its own form
+ * (thrown: `thrownBy`; a `toolkit.tools` envelope: toolkit.cts).
  */
-export declare function resultValue(outcome: Answer): unknown;
+export type Settled = {
+    json: string;
+} | {
+    value: unknown;
+} | {
+    args: unknown[];
+} | {
+    failed: Failed;
+};
+export declare function settle(answer: Answer): Settled;
 /**
- * The JSON text of a handler's result: its output; any other outcome is the tool's error (or an
- * internal one), thrown.
+ * The error a failed call throws, its refusal recorded: the tool's own error class; through
+ * `invoke` also upstream's `InvokeToolError` (its checks, and `INTERNAL` for anything else) and
+ * the plain `Error` of a path outside the workspace; through a handler anything else is internal.
  */
-export declare function resultJson(outcome: Answer): string;
+export declare function thrownBy(door: "invoke" | "handler", failed: Failed, toolName: string): Error;
+/** A handler's result: its output (parsed), a session tool's result as it is; a failure thrown. */
+export declare function resultValue(answer: Answer): unknown;
+/** The JSON text of a handler's result: its output; a failure thrown. */
+export declare function resultJson(answer: Answer): string;
+/**
+ * A call's request for `callNative`: packed into one number for a name of the registry, else
+ * the `CallRequest` object (user tools, unknown names). The door's flags are computed here only.
+ */
+export declare function requestFor(door: "invoke" | "tools", name: string, facts: {
+    registered: boolean;
+    isWriteOp: boolean;
+    runBuiltIn: boolean;
+    approved?: boolean;
+}): CallRequest | number;

@@ -6,7 +6,6 @@
 exports.OutputCache = exports.asTools = exports.createAgentToolkit = exports.toolkitState = void 0;
 exports.invoke = invoke;
 exports.invokeWithSignal = invokeWithSignal;
-const bypass_cjs_1 = require("./bypass.cjs");
 const catalog_cjs_1 = require("./catalog.cjs");
 const context_cjs_1 = require("./context.cjs");
 const errors_cjs_1 = require("./errors.cjs");
@@ -20,33 +19,32 @@ async function secureCall(context, name, handler, args, optIn) {
     try {
         const isWriteOp = optIn ? optIn.isWriteOp : catalog_cjs_1.catalog[name]?.metadata?.isWriteOp === true;
         const runBuiltIn = optIn !== undefined || handler === catalog_cjs_1.builtInHandlers[name];
-        const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
-        const flags = native_call_cjs_1.DOOR_TOOLS | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0);
-        const request = (0, native_call_cjs_1.packCall)(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
-        const answer = (0, native_call_cjs_1.callNative)(request, name, context, args);
+        const answer = (0, native_call_cjs_1.callNative)((0, native_call_cjs_1.requestFor)("tools", name, { registered: true, isWriteOp, runBuiltIn }), name, context, args);
         // A session tool's answer is there at once: no promise to wait for.
-        const outcome = answer instanceof Promise ? await answer : answer;
-        if (typeof outcome === "string")
-            return { status: "success", data: JSON.parse(outcome) };
-        switch (outcome.kind) {
-            case "value":
-                return { status: "success", data: outcome.value };
-            case "ok":
-                return { status: "success", data: JSON.parse((0, native_call_cjs_1.resultJson)(outcome)) };
-            case "prepared":
-                return { status: "success", data: await handler(context, ...outcome.args) };
-            case "denied":
-                return (0, errors_cjs_1.denied)(outcome.reason, outcome.message);
-            case "internal":
-                return (0, errors_cjs_1.failure)(`INTERNAL: ${outcome.message}`);
-            case "tool_error":
-                return (0, errors_cjs_1.refused)((0, errors_cjs_1.failure)(outcome.message, outcome.details), outcome.reason);
-            default:
-                return (0, errors_cjs_1.failure)(outcome.message);
-        }
+        const settled = (0, native_call_cjs_1.settle)(answer instanceof Promise ? await answer : answer);
+        if ("json" in settled)
+            return { status: "success", data: JSON.parse(settled.json) };
+        if ("value" in settled)
+            return { status: "success", data: settled.value };
+        if ("args" in settled)
+            return { status: "success", data: await handler(context, ...settled.args) };
+        return envelopeOf(settled.failed);
     }
     catch (thrown) {
         return (0, errors_cjs_1.failure)((0, errors_cjs_1.messageOf)(thrown));
+    }
+}
+/** The `toolkit.tools` envelope of a failed call: a denial, or a runtime failure. */
+function envelopeOf(failed) {
+    switch (failed.kind) {
+        case "denied":
+            return (0, errors_cjs_1.denied)(failed.reason, failed.message);
+        case "internal":
+            return (0, errors_cjs_1.failure)(`INTERNAL: ${failed.message}`);
+        case "tool_error":
+            return (0, errors_cjs_1.refused)((0, errors_cjs_1.failure)(failed.message, failed.details), failed.reason);
+        default:
+            return (0, errors_cjs_1.failure)(failed.message);
     }
 }
 /**
@@ -84,31 +82,17 @@ async function invoke(context, name, args, registered, asText = false, approved 
         throw (0, loop_cjs_1.loopAborted)();
     const isRegistered = entry !== undefined || optIn !== undefined;
     const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
-    const bypass = bypass_cjs_1.SecurityBypass.isEnabled();
-    const runBuiltIn = builtIn || optIn !== undefined;
-    const flags = native_call_cjs_1.DOOR_INVOKE | (isRegistered ? native_call_cjs_1.REGISTERED : 0) | (isWriteOp ? native_call_cjs_1.IS_WRITE_OP : 0) | (bypass ? native_call_cjs_1.BYPASS : 0) | (runBuiltIn ? native_call_cjs_1.RUN_BUILT_IN : 0) | (approved ? native_call_cjs_1.APPROVED : 0);
-    const request = (0, native_call_cjs_1.packCall)(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn, approved };
+    const request = (0, native_call_cjs_1.requestFor)("invoke", toolName, { registered: isRegistered, isWriteOp, runBuiltIn: builtIn || optIn !== undefined, approved });
     const answer = signal ? withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, toolName, context, args, callSignal)) : (0, native_call_cjs_1.callNative)(request, toolName, context, args);
     // A session tool's answer is there at once: no promise to wait for.
-    const outcome = answer instanceof Promise ? await answer : answer;
-    if (typeof outcome === "string")
-        return fromJson(name, outcome, asText);
-    switch (outcome.kind) {
-        case "value":
-            return fromValue(name, outcome.value, asText);
-        case "ok":
-            return fromJson(name, (0, native_call_cjs_1.resultJson)(outcome), asText);
-        case "prepared":
-            return fromValue(name, await catalog_cjs_1.catalog[toolName]?.handler(context, ...outcome.args), asText);
-        case "invoke_error":
-            throw (0, errors_cjs_1.refused)(new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
-        case "plain_error":
-            throw (0, errors_cjs_1.refused)(new Error(outcome.message), outcome.reason);
-        case "tool_error":
-            throw (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(outcome.name, outcome.code, outcome.message, outcome.details), outcome.reason);
-        default:
-            throw new errors_cjs_1.InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
-    }
+    const settled = (0, native_call_cjs_1.settle)(answer instanceof Promise ? await answer : answer);
+    if ("json" in settled)
+        return fromJson(name, settled.json, asText);
+    if ("value" in settled)
+        return fromValue(name, settled.value, asText);
+    if ("args" in settled)
+        return fromValue(name, await catalog_cjs_1.catalog[toolName]?.handler(context, ...settled.args), asText);
+    throw (0, native_call_cjs_1.thrownBy)("invoke", settled.failed, toolName);
 }
 /** `invoke`'s result from a tool's output as JSON text. */
 function fromJson(name, json, asText) {
@@ -122,14 +106,12 @@ function fromValue(name, content, asText) {
 async function invokeUserTool(context, tool, name, args, runtime) {
     const toolName = String(name);
     const { writes } = user_tools_cjs_1.toolInternals.get(tool);
-    const request = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: bypass_cjs_1.SecurityBypass.isEnabled(), runBuiltIn: false };
-    const outcome = await (0, native_call_cjs_1.callNative)(request, toolName, context, args);
-    if (typeof outcome === "string")
+    const request = (0, native_call_cjs_1.requestFor)("invoke", toolName, { registered: true, isWriteOp: writes, runBuiltIn: false });
+    const settled = (0, native_call_cjs_1.settle)(await (0, native_call_cjs_1.callNative)(request, toolName, context, args));
+    if ("failed" in settled)
+        throw (0, native_call_cjs_1.thrownBy)("invoke", settled.failed, toolName);
+    if (!("args" in settled))
         throw new errors_cjs_1.InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
-    if (outcome.kind === "invoke_error")
-        throw (0, errors_cjs_1.refused)(new errors_cjs_1.InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
-    if (outcome.kind !== "prepared")
-        throw new errors_cjs_1.InvokeToolError("INTERNAL", (0, native_call_cjs_1.messageOfOutcome)(outcome), { tool_name: toolName });
     const input = await (0, user_tools_cjs_1.validateInput)(tool, args);
     const content = await (0, user_tools_cjs_1.runExecute)(tool, input, (0, user_tools_cjs_1.executionContext)(runtime));
     return { role: "function", name, content };

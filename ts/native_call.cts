@@ -3,7 +3,8 @@
 
 import type { CallRequest, Outcome as NativeOutcome } from "../binding.js";
 import { contextHandle } from "./context.cjs";
-import { internalError, refused, toolError } from "./errors.cjs";
+import { SecurityBypass } from "./bypass.cjs";
+import { InvokeToolError, internalError, refused, toolError } from "./errors.cjs";
 import { builtInCatalog, loadNative, nativeCatalog } from "./native.cjs";
 import { sessionResult, todoStore } from "./todo_state.cjs";
 import type { ToolContext } from "./types.cjs";
@@ -19,7 +20,6 @@ export type Outcome = NativeOutcome;
 export type SessionValue = { kind: "value"; value: unknown };
 export type Answer = string | Outcome | SessionValue;
 
-export const messageOfOutcome = (outcome: Answer) => (outcome as { message: string }).message;
 
 /** The built-in tools that keep their state on the context (`context.todo`). */
 const sessionTools = new Set<string>(builtInCatalog().flatMap((entry) => (entry.session ? [entry.name] : [])));
@@ -62,30 +62,84 @@ export function callNative(request: CallRequest | number, name: string, context:
   return answer;
 }
 
+/** A native answer that failed: every `Outcome` but `ok` and `prepared`. */
+export type Failed = Exclude<Outcome, { kind: "ok" } | { kind: "prepared" }>;
+
 /**
- * A handler's result: its output (parsed), a session tool's result as it is; any other outcome
- * is the tool's error (or an internal one), thrown.
+ * The one reading of a native answer, for every door: what the call produced — `json` (a tool's
+ * output as JSON text), `value` (a session tool's result), `args` (the positional arguments for
+ * a replaced handler) — or the outcome that `failed`, which each door renders in its own form
+ * (thrown: `thrownBy`; a `toolkit.tools` envelope: toolkit.cts).
  */
-export function resultValue(outcome: Answer): unknown {
-  if (typeof outcome === "string") return JSON.parse(outcome);
-  if (outcome.kind === "value") return outcome.value;
-  return JSON.parse(resultJson(outcome));
+export type Settled = { json: string } | { value: unknown } | { args: unknown[] } | { failed: Failed };
+
+export function settle(answer: Answer): Settled {
+  if (typeof answer === "string") return { json: answer };
+  switch (answer.kind) {
+    case "value":
+      return { value: answer.value };
+    case "ok":
+      return { json: answer.json };
+    case "prepared":
+      return { args: answer.args };
+    default:
+      return { failed: answer };
+  }
 }
 
 /**
- * The JSON text of a handler's result: its output; any other outcome is the tool's error (or an
- * internal one), thrown.
+ * The error a failed call throws, its refusal recorded: the tool's own error class; through
+ * `invoke` also upstream's `InvokeToolError` (its checks, and `INTERNAL` for anything else) and
+ * the plain `Error` of a path outside the workspace; through a handler anything else is internal.
  */
-export function resultJson(outcome: Answer): string {
-  if (typeof outcome === "string") return outcome;
-  switch (outcome.kind) {
-    case "value":
-      return JSON.stringify(outcome.value);
-    case "ok":
-      return outcome.json;
+export function thrownBy(door: "invoke" | "handler", failed: Failed, toolName: string): Error {
+  switch (failed.kind) {
     case "tool_error":
-      throw refused(toolError(outcome.name, outcome.code, outcome.message, outcome.details), outcome.reason);
-    default:
-      throw internalError(messageOfOutcome(outcome));
+      return refused(toolError(failed.name, failed.code, failed.message, failed.details), failed.reason);
+    case "invoke_error":
+      if (door === "invoke") return refused(new InvokeToolError(failed.code, failed.message, { tool_name: toolName }), failed.reason);
+      break;
+    case "plain_error":
+      if (door === "invoke") return refused(new Error(failed.message), failed.reason);
+      break;
   }
+  return door === "invoke" ? new InvokeToolError("INTERNAL", failed.message, { tool_name: toolName }) : internalError(failed.message);
+}
+
+/** A handler's result: its output (parsed), a session tool's result as it is; a failure thrown. */
+export function resultValue(answer: Answer): unknown {
+  const settled = settle(answer);
+  if ("value" in settled) return settled.value;
+  return JSON.parse(resultJson(answer));
+}
+
+/** The JSON text of a handler's result: its output; a failure thrown. */
+export function resultJson(answer: Answer): string {
+  const settled = settle(answer);
+  if ("json" in settled) return settled.json;
+  if ("value" in settled) return JSON.stringify(settled.value);
+  if ("failed" in settled) throw thrownBy("handler", settled.failed, "");
+  throw internalError("a handler's call was prepared for a replaced handler");
+}
+
+/**
+ * A call's request for `callNative`: packed into one number for a name of the registry, else
+ * the `CallRequest` object (user tools, unknown names). The door's flags are computed here only.
+ */
+export function requestFor(
+  door: "invoke" | "tools",
+  name: string,
+  facts: { registered: boolean; isWriteOp: boolean; runBuiltIn: boolean; approved?: boolean },
+): CallRequest | number {
+  const bypass = SecurityBypass.isEnabled();
+  const { registered, isWriteOp, runBuiltIn, approved = false } = facts;
+  const flags =
+    (door === "invoke" ? DOOR_INVOKE | (registered ? REGISTERED : 0) : DOOR_TOOLS) |
+    (isWriteOp ? IS_WRITE_OP : 0) |
+    (bypass ? BYPASS : 0) |
+    (runBuiltIn ? RUN_BUILT_IN : 0) |
+    (approved ? APPROVED : 0);
+  const packed = packCall(name, flags);
+  if (packed !== undefined) return packed;
+  return door === "invoke" ? { door, name, registered, isWriteOp, bypass, runBuiltIn, approved } : { door, name, isWriteOp, bypass, runBuiltIn };
 }

@@ -2,27 +2,14 @@
 // (a ToolResult envelope, never rejects), `toolkit.invoke` (rejects on any error) and `asTools`
 // (a `Tool` per tool for a loop) — plus `invokeWithSignal` for the command line (cli.cts).
 
-import type { CallRequest, OutputCache as NativeOutputCache } from "../binding.js";
+import type { OutputCache as NativeOutputCache } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
-import { SecurityBypass } from "./bypass.cjs";
 import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
 import { contextHandle, editHooks, processTables, readLedgers } from "./context.cjs";
 import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
 import { type AnyToolkit, loopAborted, parseArguments } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
-import {
-  APPROVED,
-  BYPASS,
-  callNative,
-  DOOR_INVOKE,
-  DOOR_TOOLS,
-  IS_WRITE_OP,
-  messageOfOutcome,
-  packCall,
-  REGISTERED,
-  RUN_BUILT_IN,
-  resultJson,
-} from "./native_call.cjs";
+import { callNative, type Failed, requestFor, resultJson, settle, thrownBy } from "./native_call.cjs";
 import type { AgentToolkit, AgentToolkitOptions, CheckpointsApi, SecureToolResult, ToolContext } from "./types.cjs";
 import {
   type AnyTool,
@@ -51,31 +38,29 @@ async function secureCall(
   try {
     const isWriteOp = optIn ? optIn.isWriteOp : catalog[name]?.metadata?.isWriteOp === true;
     const runBuiltIn = optIn !== undefined || handler === builtInHandlers[name];
-    const bypass = SecurityBypass.isEnabled();
-    const flags = DOOR_TOOLS | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0);
-    const request: CallRequest | number = packCall(name, flags) ?? { door: "tools", name, isWriteOp, bypass, runBuiltIn };
-    const answer = callNative(request, name, context, args);
+    const answer = callNative(requestFor("tools", name, { registered: true, isWriteOp, runBuiltIn }), name, context, args);
     // A session tool's answer is there at once: no promise to wait for.
-    const outcome = answer instanceof Promise ? await answer : answer;
-    if (typeof outcome === "string") return { status: "success", data: JSON.parse(outcome) };
-    switch (outcome.kind) {
-      case "value":
-        return { status: "success", data: outcome.value };
-      case "ok":
-        return { status: "success", data: JSON.parse(resultJson(outcome)) };
-      case "prepared":
-        return { status: "success", data: await handler(context, ...outcome.args) };
-      case "denied":
-        return denied(outcome.reason, outcome.message);
-      case "internal":
-        return failure(`INTERNAL: ${outcome.message}`);
-      case "tool_error":
-        return refused(failure(outcome.message, outcome.details), outcome.reason);
-      default:
-        return failure(outcome.message);
-    }
+    const settled = settle(answer instanceof Promise ? await answer : answer);
+    if ("json" in settled) return { status: "success", data: JSON.parse(settled.json) };
+    if ("value" in settled) return { status: "success", data: settled.value };
+    if ("args" in settled) return { status: "success", data: await handler(context, ...settled.args) };
+    return envelopeOf(settled.failed);
   } catch (thrown) {
     return failure(messageOf(thrown));
+  }
+}
+
+/** The `toolkit.tools` envelope of a failed call: a denial, or a runtime failure. */
+function envelopeOf(failed: Failed): SecureToolResult<never> {
+  switch (failed.kind) {
+    case "denied":
+      return denied(failed.reason, failed.message);
+    case "internal":
+      return failure(`INTERNAL: ${failed.message}`);
+    case "tool_error":
+      return refused(failure(failed.message, failed.details), failed.reason);
+    default:
+      return failure(failed.message);
   }
 }
 
@@ -124,31 +109,14 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   if (signal?.aborted) throw loopAborted();
   const isRegistered = entry !== undefined || optIn !== undefined;
   const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
-  const bypass = SecurityBypass.isEnabled();
-  const runBuiltIn = builtIn || optIn !== undefined;
-  const flags =
-    DOOR_INVOKE | (isRegistered ? REGISTERED : 0) | (isWriteOp ? IS_WRITE_OP : 0) | (bypass ? BYPASS : 0) | (runBuiltIn ? RUN_BUILT_IN : 0) | (approved ? APPROVED : 0);
-  const request: CallRequest | number = packCall(toolName, flags) ?? { door: "invoke", name: toolName, registered: isRegistered, isWriteOp, bypass, runBuiltIn, approved };
+  const request = requestFor("invoke", toolName, { registered: isRegistered, isWriteOp, runBuiltIn: builtIn || optIn !== undefined, approved });
   const answer = signal ? withCallSignal(signal, (callSignal) => callNative(request, toolName, context, args, callSignal)) : callNative(request, toolName, context, args);
   // A session tool's answer is there at once: no promise to wait for.
-  const outcome = answer instanceof Promise ? await answer : answer;
-  if (typeof outcome === "string") return fromJson(name, outcome, asText);
-  switch (outcome.kind) {
-    case "value":
-      return fromValue(name, outcome.value, asText);
-    case "ok":
-      return fromJson(name, resultJson(outcome), asText);
-    case "prepared":
-      return fromValue(name, await catalog[toolName]?.handler(context, ...outcome.args), asText);
-    case "invoke_error":
-      throw refused(new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
-    case "plain_error":
-      throw refused(new Error(outcome.message), outcome.reason);
-    case "tool_error":
-      throw refused(toolError(outcome.name, outcome.code, outcome.message, outcome.details), outcome.reason);
-    default:
-      throw new InvokeToolError("INTERNAL", outcome.message, { tool_name: toolName });
-  }
+  const settled = settle(answer instanceof Promise ? await answer : answer);
+  if ("json" in settled) return fromJson(name, settled.json, asText);
+  if ("value" in settled) return fromValue(name, settled.value, asText);
+  if ("args" in settled) return fromValue(name, await catalog[toolName]?.handler(context, ...settled.args), asText);
+  throw thrownBy("invoke", settled.failed, toolName);
 }
 
 /** `invoke`'s result from a tool's output as JSON text. */
@@ -165,11 +133,10 @@ function fromValue(name: unknown, content: unknown, asText: boolean): InvokeOutp
 async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown, args: unknown, runtime: Runtime): Promise<InvokeOutput> {
   const toolName = String(name);
   const { writes } = toolInternals.get(tool) as { writes: boolean };
-  const request: CallRequest = { door: "invoke", name: toolName, registered: true, isWriteOp: writes, bypass: SecurityBypass.isEnabled(), runBuiltIn: false };
-  const outcome = await callNative(request, toolName, context, args);
-  if (typeof outcome === "string") throw new InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
-  if (outcome.kind === "invoke_error") throw refused(new InvokeToolError(outcome.code, outcome.message, { tool_name: toolName }), outcome.reason);
-  if (outcome.kind !== "prepared") throw new InvokeToolError("INTERNAL", messageOfOutcome(outcome), { tool_name: toolName });
+  const request = requestFor("invoke", toolName, { registered: true, isWriteOp: writes, runBuiltIn: false });
+  const settled = settle(await callNative(request, toolName, context, args));
+  if ("failed" in settled) throw thrownBy("invoke", settled.failed, toolName);
+  if (!("args" in settled)) throw new InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
   const input = await validateInput(tool, args);
   const content = await runExecute(tool, input, executionContext(runtime));
   return { role: "function", name, content };
