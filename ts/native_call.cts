@@ -20,7 +20,6 @@ export type Outcome = NativeOutcome;
 export type SessionValue = { kind: "value"; value: unknown };
 export type Answer = string | Outcome | SessionValue;
 
-
 /** The built-in tools that keep their state on the context (`context.todo`). */
 const sessionTools = new Set<string>(builtInCatalog().flatMap((entry) => (entry.session ? [entry.name] : [])));
 
