@@ -271,7 +271,7 @@ export type Outcome =
   | { kind: 'prepared'; args: unknown[] }
   | { kind: 'invoke_error'; code: string; message: string; reason?: Refusal }
   | { kind: 'plain_error'; message: string; reason?: Refusal }
-  | { kind: 'tool_error'; name: string; code: string; message: string; reason?: Refusal; details?: string }
+  | { kind: 'tool_error'; name: string; code: string; message: string; reason?: Refusal; details?: string; textAt: number }
   | { kind: 'denied'; reason: Refusal; message: string }
   | { kind: 'failure'; message: string }
   | { kind: 'internal'; message: string }

@@ -4,8 +4,9 @@
 //
 //   1. write_file of 1 MiB over an existing 1 MiB file, with the journal and without (two
 //      workspaces); target: the journal adds at most 20 %.
-//   2. edit_file of one line in a 200-line file (read_file first, untimed), with and without;
-//      target: at most +1 ms.
+//   2. edit_file of one line in a 200-line file (read_file first, untimed), with and without,
+//      while the journal is short and once it is at its bound of 200 checkpoints; target: at
+//      most +1 ms.
 //   3. toolkit.checkpoints.restore(first) after 100 write_file calls over 100 small files;
 //      target: under 100 ms.
 //   4. edit_file of a 5 000-line TypeScript file, a change that keeps it valid and one that adds
@@ -19,7 +20,8 @@
 //
 //   node bench/checkpoints.mjs [--quick]      (or: bun bench/checkpoints.mjs)
 //
-// Prints medians and p95 per variant and the added time (median with − median without). Uses
+// Each case first waits (10 s at most) for a quiet machine; its rows get a † when it did not
+// come. Prints medians and p95 per variant and the added time (median with − median without). Uses
 // whichever addon `agent-tools-native` loads (NAPI_RS_NATIVE_LIBRARY_PATH for a given build).
 // Everything is written under os.tmpdir() and removed at the end.
 import fs from "node:fs";

@@ -467,10 +467,8 @@ function optInHint(name) {
  */
 function failureOf(error) {
     const e = (error ?? {});
-    let message = typeof e.rawMessage === "string" ? e.rawMessage : typeof e.message === "string" ? e.message : String(error);
+    const message = (0, errors_cjs_1.textOf)(error);
     let code = typeof e.code === "string" ? e.code : undefined;
-    if (code && message.startsWith(`${code}: `))
-        message = message.slice(code.length + 2);
     const refusal = (0, errors_cjs_1.refusalOf)(error);
     if (refusal)
         return { code: errors_cjs_1.REFUSAL_CODES[refusal], message, denied: refusal };

@@ -6,6 +6,8 @@ exports.isAbort = exports.REFUSAL_CODES = exports.InvokeToolError = void 0;
 exports.refused = refused;
 exports.refusalOf = refusalOf;
 exports.toolError = toolError;
+exports.textOf = textOf;
+exports.codedError = codedError;
 exports.internalError = internalError;
 exports.denied = denied;
 exports.failure = failure;
@@ -55,7 +57,7 @@ const toolErrorClasses = new Map();
  * the fields of `details` (JSON text of an object, e.g. a `SYNTAX_ERROR`'s `diagnostics`) as
  * own properties.
  */
-function toolError(className, code, message, details) {
+function toolError(className, code, message, details, textAt = 0) {
     let ToolError = toolErrorClasses.get(className);
     if (!ToolError) {
         ToolError = class extends Error {
@@ -71,10 +73,33 @@ function toolError(className, code, message, details) {
     const error = new ToolError(code, message);
     if (details)
         Object.assign(error, JSON.parse(details));
+    if (textAt > 0)
+        texts.set(error, message.slice(textAt));
     return error;
 }
+/** The text of each tool error made in the coded form, without its `"<CODE>: "` (module-private). */
+const texts = new WeakMap();
+/**
+ * An error's message without the code in front of it: an `InvokeToolError`'s `rawMessage`, a
+ * coded tool error's text (recorded where it was made), else the message as it is.
+ */
+function textOf(thrown) {
+    if (thrown !== null && typeof thrown === "object") {
+        const recorded = texts.get(thrown);
+        if (recorded !== undefined)
+            return recorded;
+        const raw = thrown.rawMessage;
+        if (typeof raw === "string")
+            return raw;
+    }
+    return messageOf(thrown);
+}
+/** A tool error in the coded form, `"<CODE>: <text>"`. */
+function codedError(className, code, text) {
+    return toolError(className, code, `${code}: ${text}`, null, code.length + 2);
+}
 function internalError(message) {
-    return toolError("Error", "INTERNAL", `INTERNAL: ${message}`);
+    return codedError("Error", "INTERNAL", message);
 }
 // ---- ToolResult envelopes --------------------------------------------------------------------
 /**

@@ -20,7 +20,14 @@ export declare class InvokeToolError extends Error {
  * the fields of `details` (JSON text of an object, e.g. a `SYNTAX_ERROR`'s `diagnostics`) as
  * own properties.
  */
-export declare function toolError(className: string, code: string, message: string, details?: string | null): Error;
+export declare function toolError(className: string, code: string, message: string, details?: string | null, textAt?: number): Error;
+/**
+ * An error's message without the code in front of it: an `InvokeToolError`'s `rawMessage`, a
+ * coded tool error's text (recorded where it was made), else the message as it is.
+ */
+export declare function textOf(thrown: unknown): string;
+/** A tool error in the coded form, `"<CODE>: <text>"`. */
+export declare function codedError(className: string, code: string, text: string): Error;
 export declare function internalError(message: string): Error;
 /**
  * A denial's ToolResult: `reason` is upstream's (`"sandbox"` for the write scope, `"policy"`

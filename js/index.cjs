@@ -3,11 +3,8 @@
 // The package's entry: re-exports only. The thin JavaScript layer holds what has to live in
 // JavaScript (the AsyncLocalStorage behind SecurityBypass, the mutable ToolCatalog object, the
 // positional tools.* functions and the error classes); every decision (policy, checks, sandbox,
-// tools) is made by the native core. Its modules, each importing only those before it:
-// types.cts (public types), errors.cts (error classes, envelopes), bypass.cts (SecurityBypass),
-// todo_state.cts (context.todo ⇄ JSON), context.cts (createToolContext, native context handles),
-// native_call.cts (the one native entry), catalog.cts (ToolCatalog, definitions, opt-in tools),
-// toolkit.cts (createAgentToolkit, invoke, asTools), loop_runtime.cts (runToolLoop, streamToolLoop).
+// tools) is made by the native core. Its modules and their layers: docs/architecture.md,
+// "Module map" (kept true by __test__/architecture.test.mjs).
 var __createBinding = (this && this.__createBinding) || (Object.create ? (function(o, m, k, k2) {
     if (k2 === undefined) k2 = k;
     var desc = Object.getOwnPropertyDescriptor(m, k);

@@ -35,27 +35,18 @@ class MissingSdkError extends Error {
     }
 }
 exports.MissingSdkError = MissingSdkError;
-/** True for the failure to resolve the SDK itself (not a module the SDK fails to find). */
-function isSdkMissing(error) {
-    const e = error;
-    const code = e?.code;
-    if (code !== "MODULE_NOT_FOUND" && code !== "ERR_MODULE_NOT_FOUND")
-        return false;
-    const message = typeof e?.message === "string" ? e.message : "";
-    // Node: Cannot find module '@modelcontextprotocol/sdk/types.js'; Bun: Cannot find package '@modelcontextprotocol/sdk'.
-    return new RegExp(`['"]${SDK.replace("/", "\\/")}[/'"]`).test(message);
-}
 /**
  * `require("@modelcontextprotocol/sdk/<subpath>")`; a MissingSdkError when the SDK is not
  * installed (`args`: the `mcp` command's arguments, repeated in the command the error suggests).
  */
 function requireSdk(subpath, args) {
+    const path = `${SDK}/${subpath}`;
+    // Resolved first: a module the SDK itself fails to find is its own error, not a missing SDK.
     try {
-        return require(`${SDK}/${subpath}`);
+        require.resolve(path);
     }
     catch (error) {
-        if (isSdkMissing(error))
-            throw new MissingSdkError(args, error);
-        throw error;
+        throw new MissingSdkError(args, error);
     }
+    return require(path);
 }

@@ -79,7 +79,7 @@ function settle(answer) {
 function thrownBy(door, failed, toolName) {
     switch (failed.kind) {
         case "tool_error":
-            return (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(failed.name, failed.code, failed.message, failed.details), failed.reason);
+            return (0, errors_cjs_1.refused)((0, errors_cjs_1.toolError)(failed.name, failed.code, failed.message, failed.details, failed.textAt), failed.reason);
         case "invoke_error":
             if (door === "invoke")
                 return (0, errors_cjs_1.refused)(new errors_cjs_1.InvokeToolError(failed.code, failed.message, { tool_name: toolName }), failed.reason);

@@ -213,7 +213,7 @@ function syntaxCheckMode(value) {
 function checkpointsOf(context) {
     const call = async (op, id, force) => {
         if (op !== "list" && (typeof id !== "string" || id.length === 0)) {
-            throw (0, errors_cjs_1.toolError)("CheckpointError", "INVALID_ARGUMENT", "INVALID_ARGUMENT: id must be a checkpoint id (a string from list())");
+            throw (0, errors_cjs_1.codedError)("CheckpointError", "INVALID_ARGUMENT", "id must be a checkpoint id (a string from list())");
         }
         const hooks = context_cjs_1.editHooks.get(context);
         if (hooks === undefined)

@@ -29,7 +29,7 @@ import { MissingSdkError, requireSdk } from "./mcp_sdk.cjs";
 import { DEFAULT_MAX_MESSAGE_BYTES, LineTransport } from "./mcp_stdio.cjs";
 import { HTTP_HELP, type HttpSettings, newHttpFlags, parseHttpFlag, resolveHttpSettings, serveMcpHttp } from "./mcp_http.cjs";
 import { builtInCatalog, loadNative, nativeCatalog, optInCatalog } from "./native.cjs";
-import { REFUSAL_CODES, refusalOf } from "./errors.cjs";
+import { REFUSAL_CODES, refusalOf, textOf } from "./errors.cjs";
 import type { Refusal } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
 import { invokeWithSignal } from "./toolkit.cjs";
@@ -502,10 +502,9 @@ type ToolFailure = {
  * what the toolkit recorded with the error (`refusalOf`), never read out of the message.
  */
 export function failureOf(error: unknown): ToolFailure {
-  const e = (error ?? {}) as { code?: unknown; message?: unknown; rawMessage?: unknown; name?: unknown; diagnostics?: unknown; files?: unknown };
-  let message = typeof e.rawMessage === "string" ? e.rawMessage : typeof e.message === "string" ? e.message : String(error);
+  const e = (error ?? {}) as { code?: unknown; name?: unknown; diagnostics?: unknown; files?: unknown };
+  const message = textOf(error);
   let code = typeof e.code === "string" ? e.code : undefined;
-  if (code && message.startsWith(`${code}: `)) message = message.slice(code.length + 2);
   const refusal = refusalOf(error);
   if (refusal) return { code: REFUSAL_CODES[refusal], message, denied: refusal };
   if (!code) code = e.name === "AbortError" ? "ABORTED" : "TOOL_ERROR";

@@ -59,7 +59,7 @@ const toolErrorClasses = new Map<string, ToolErrorClass>();
  * the fields of `details` (JSON text of an object, e.g. a `SYNTAX_ERROR`'s `diagnostics`) as
  * own properties.
  */
-export function toolError(className: string, code: string, message: string, details?: string | null): Error {
+export function toolError(className: string, code: string, message: string, details?: string | null, textAt = 0): Error {
   let ToolError = toolErrorClasses.get(className);
   if (!ToolError) {
     ToolError = class extends Error {
@@ -75,11 +75,34 @@ export function toolError(className: string, code: string, message: string, deta
   }
   const error = new ToolError(code, message);
   if (details) Object.assign(error, JSON.parse(details));
+  if (textAt > 0) texts.set(error, message.slice(textAt));
   return error;
 }
 
+/** The text of each tool error made in the coded form, without its `"<CODE>: "` (module-private). */
+const texts = new WeakMap<object, string>();
+
+/**
+ * An error's message without the code in front of it: an `InvokeToolError`'s `rawMessage`, a
+ * coded tool error's text (recorded where it was made), else the message as it is.
+ */
+export function textOf(thrown: unknown): string {
+  if (thrown !== null && typeof thrown === "object") {
+    const recorded = texts.get(thrown);
+    if (recorded !== undefined) return recorded;
+    const raw = (thrown as { rawMessage?: unknown }).rawMessage;
+    if (typeof raw === "string") return raw;
+  }
+  return messageOf(thrown);
+}
+
+/** A tool error in the coded form, `"<CODE>: <text>"`. */
+export function codedError(className: string, code: string, text: string): Error {
+  return toolError(className, code, `${code}: ${text}`, null, code.length + 2);
+}
+
 export function internalError(message: string): Error {
-  return toolError("Error", "INTERNAL", `INTERNAL: ${message}`);
+  return codedError("Error", "INTERNAL", message);
 }
 
 // ---- ToolResult envelopes --------------------------------------------------------------------

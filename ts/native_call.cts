@@ -94,7 +94,7 @@ export function settle(answer: Answer): Settled {
 export function thrownBy(door: "invoke" | "handler", failed: Failed, toolName: string): Error {
   switch (failed.kind) {
     case "tool_error":
-      return refused(toolError(failed.name, failed.code, failed.message, failed.details), failed.reason);
+      return refused(toolError(failed.name, failed.code, failed.message, failed.details, failed.textAt), failed.reason);
     case "invoke_error":
       if (door === "invoke") return refused(new InvokeToolError(failed.code, failed.message, { tool_name: toolName }), failed.reason);
       break;

@@ -6,7 +6,7 @@ import type { OutputCache as NativeOutputCache } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
 import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
 import { contextHandle, editHooks, processTables, readLedgers } from "./context.cjs";
-import { denied, failure, InvokeToolError, internalError, messageOf, refused, toolError } from "./errors.cjs";
+import { codedError, denied, failure, InvokeToolError, internalError, messageOf, refused } from "./errors.cjs";
 import { type AnyToolkit, loopAborted, parseArguments } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
 import { callNative, type Failed, requestFor, resultJson, settle, thrownBy } from "./native_call.cjs";
@@ -244,7 +244,7 @@ function syntaxCheckMode(value: unknown): "report" | "reject" | undefined {
 function checkpointsOf(context: ToolContext): CheckpointsApi {
   const call = async (op: "list" | "diff" | "restore", id?: unknown, force?: boolean) => {
     if (op !== "list" && (typeof id !== "string" || id.length === 0)) {
-      throw toolError("CheckpointError", "INVALID_ARGUMENT", "INVALID_ARGUMENT: id must be a checkpoint id (a string from list())");
+      throw codedError("CheckpointError", "INVALID_ARGUMENT", "id must be a checkpoint id (a string from list())");
     }
     const hooks = editHooks.get(context);
     if (hooks === undefined) throw internalError("the context has no journal");

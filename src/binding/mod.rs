@@ -55,13 +55,15 @@ pub enum Outcome {
         reason: Option<Refusal>,
     },
     /// A tool's own error (class name, code, message; `reason` when the tool refused a path;
-    /// `details`, JSON text of an object whose fields become the error's properties).
+    /// `details`, JSON text of an object whose fields become the error's properties; `text_at`,
+    /// where the text starts in `message`, after its `"<CODE>: "`).
     ToolError {
         name: String,
         code: String,
         message: String,
         reason: Option<Refusal>,
         details: Option<String>,
+        text_at: u32,
     },
     /// A secure-wrapper denial. `reason` is the fine one: `ToolResult.reason` reports `scope`
     /// as `"sandbox"`, as upstream does.
@@ -184,6 +186,7 @@ impl From<invoke::Outcome> for Outcome {
                 message: e.message,
                 reason: e.reason.map(Refusal::from),
                 details: e.details.map(|d| d.to_string()),
+                text_at: e.text_at as u32,
             },
             invoke::Outcome::Denied { reason, message } => Outcome::Denied {
                 reason: reason.into(),

@@ -180,6 +180,9 @@ pub struct ToolError {
     /// Structured facts beside the message, set as properties of the JavaScript error
     /// (`diagnostics` of a `SYNTAX_ERROR`, `files` of a `CHECKPOINT_CONFLICT`).
     pub details: Option<Box<serde_json::Value>>,
+    /// Where the text starts in `message`: after the `"<CODE>: "` of the coded form, 0 in the
+    /// bare form (for callers that show the code and the text apart).
+    pub text_at: usize,
 }
 
 /// The message of a path outside the workspace, quoting the path as given.
@@ -200,6 +203,7 @@ impl ErrorClass {
             message: format!("{code}: {}", text.as_ref()),
             reason: None,
             details: None,
+            text_at: code.as_str().len() + 2,
         }
     }
 
@@ -211,6 +215,7 @@ impl ErrorClass {
             message: text.into(),
             reason: None,
             details: None,
+            text_at: 0,
         }
     }
 
@@ -239,6 +244,19 @@ impl ToolError {
             reason: Some(reason),
             ..self
         }
+    }
+
+    /// This error as one of `class` (a check shared between tools, reported as the caller's).
+    pub fn in_class(self, class: ErrorClass) -> ToolError {
+        ToolError {
+            class_name: class.0,
+            ..self
+        }
+    }
+
+    /// The message without the code in front of it.
+    pub fn text(&self) -> &str {
+        self.message.get(self.text_at..).unwrap_or(&self.message)
     }
 
     /// This error with `details` (an object whose fields become the error's properties).

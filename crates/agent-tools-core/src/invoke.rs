@@ -348,10 +348,11 @@ fn begin_edit_record(ctx: &mut ToolContext, spec: &ToolSpec) -> Result<(), ToolE
         return Ok(()); // the call fails on its root anyway
     };
     let store = match &edits.journal {
-        Some(journal) => Some(journal.store(&root).map_err(|e| ToolError {
-            class_name: spec.error_class.0,
-            ..e
-        })?),
+        Some(journal) => Some(
+            journal
+                .store(&root)
+                .map_err(|e| e.in_class(spec.error_class))?,
+        ),
         None => None,
     };
     ctx.call = Some(std::sync::Arc::new(crate::checkpoints::CallRecord::new(
@@ -410,10 +411,9 @@ fn command_journal_before(
     let Ok(root) = rc.ctx.real_root().map(|r| r.to_path_buf()) else {
         return Ok(None);
     };
-    let store = journal.store(&root).map_err(|e| ToolError {
-        class_name: spec.error_class.0,
-        ..e
-    })?;
+    let store = journal
+        .store(&root)
+        .map_err(|e| e.in_class(spec.error_class))?;
     let before = crate::command_journal::before(rc, &root);
     Ok(Some((store, before)))
 }
@@ -430,10 +430,7 @@ fn command_journal_after(
     };
     let committed = crate::command_journal::after(rc, &store, spec.name, before);
     let json = result?;
-    committed.map_err(|e| ToolError {
-        class_name: spec.error_class.0,
-        ..e
-    })?;
+    committed.map_err(|e| e.in_class(spec.error_class))?;
     Ok(json)
 }
 

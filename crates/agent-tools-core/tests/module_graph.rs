@@ -228,3 +228,63 @@ fn the_reader_sees_imports_and_skips_comments_and_tests() {
         None
     );
 }
+
+/// The rows of the core's module map in docs/architecture.md, from the bottom layer up: the
+/// top-level modules each row's first cell names (`name.rs`, `name/`).
+fn documented_layers() -> Vec<Vec<String>> {
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/architecture.md");
+    let text = fs::read_to_string(doc).unwrap();
+    let table = text
+        .split("Core (`crates/agent-tools-core/src/`):")
+        .nth(1)
+        .expect("the core's module map");
+    let mut layers = Vec::new();
+    for line in table.lines().skip_while(|l| !l.starts_with('|')) {
+        if !line.starts_with('|') {
+            break;
+        }
+        let first = line.split('|').nth(1).unwrap_or_default();
+        let names: Vec<String> = first
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter_map(|n| {
+                n.strip_suffix(".rs")
+                    .or_else(|| n.strip_suffix('/'))
+                    .map(str::to_owned)
+            })
+            .collect();
+        if !names.is_empty() {
+            layers.push(names);
+        }
+    }
+    layers
+}
+
+#[test]
+fn the_module_map_lists_every_module_in_the_order_of_its_imports() {
+    let graph = module_graph();
+    let layers = documented_layers();
+    let layer_of: BTreeMap<&str, usize> = layers
+        .iter()
+        .enumerate()
+        .flat_map(|(i, row)| row.iter().map(move |m| (m.as_str(), i)))
+        .collect();
+    let listed: BTreeSet<&str> = layer_of.keys().copied().collect();
+    let actual: BTreeSet<&str> = graph.keys().map(String::as_str).collect();
+    assert_eq!(
+        listed, actual,
+        "docs/architecture.md's core map and src/ differ"
+    );
+    let mut wrong = Vec::new();
+    for (module, edges) in &graph {
+        for to in edges {
+            if layer_of[to.as_str()] >= layer_of[module.as_str()] {
+                wrong.push(format!(
+                    "{module} imports {to}, which the map lists at or after it"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

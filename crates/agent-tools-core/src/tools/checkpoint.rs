@@ -94,14 +94,7 @@ fn store(rc: &RunContext, class: ErrorClass) -> Result<Store, ToolError> {
         Some(edits) => edits.journal_store(rc.ctx),
         None => Err(crate::checkpoints::no_journal()),
     };
-    store.map_err(|e| reclassed(e, class))
-}
-
-fn reclassed(error: ToolError, class: ErrorClass) -> ToolError {
-    ToolError {
-        class_name: class.0,
-        ..error
-    }
+    store.map_err(|e| e.in_class(class))
 }
 
 /// checkpoint_list's handler: `{ checkpoints }`, oldest first.
@@ -109,7 +102,7 @@ pub fn list(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     CheckpointListInput::from_args(args, rc.ctx)?;
     let checkpoints = store(rc, LIST_ERROR_CLASS)?
         .list()
-        .map_err(|e| reclassed(e, LIST_ERROR_CLASS))?;
+        .map_err(|e| e.in_class(LIST_ERROR_CLASS))?;
     to_json(&CheckpointListOutput { checkpoints }, LIST_ERROR_CLASS)
 }
 
@@ -123,7 +116,7 @@ pub fn run_restore(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolErr
 pub fn restore(rc: &RunContext, input: CheckpointRestoreInput) -> Result<String, ToolError> {
     let outcome = store(rc, RESTORE_ERROR_CLASS)?
         .restore(&input.id, input.force)
-        .map_err(|e| reclassed(e, RESTORE_ERROR_CLASS))?;
+        .map_err(|e| e.in_class(RESTORE_ERROR_CLASS))?;
     to_json(&outcome, RESTORE_ERROR_CLASS)
 }
 

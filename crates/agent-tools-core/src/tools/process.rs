@@ -197,7 +197,7 @@ impl ToolInput for ProcessStartInput {
     fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
         let input = object(args)?;
         // cwd, command and shell_mode mean what they mean for exec_command, checked alike.
-        let exec = ExecCommandInput::parse(input).map_err(reclassed)?;
+        let exec = ExecCommandInput::parse(input).map_err(|e| e.in_class(ERROR_CLASS))?;
         let tty = bool_field(input, "tty")?;
         let size = |name: &str| -> Result<Option<f64>, ToolError> {
             match input.get(name) {
@@ -326,14 +326,6 @@ fn object(args: &[ArgValue]) -> Result<&ArgValue, ToolError> {
         return Err(ERROR_CLASS.invalid("input must be an object"));
     }
     Ok(input)
-}
-
-/// exec_command's checks, reported as this tool's.
-fn reclassed(error: ToolError) -> ToolError {
-    ToolError {
-        class_name: ERROR_CLASS.0,
-        ..error
-    }
 }
 
 fn process_id(input: &ArgValue) -> Result<String, ToolError> {
@@ -519,7 +511,7 @@ pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     });
     let pattern = input.wait_for.as_deref().map(compile).transpose()?;
     let options = ExecOptions::from_value(&rc.ctx.exec).map_err(|m| ERROR_CLASS.invalid(m))?;
-    let removed = exec_command::exec_env_overrides(rc.ctx).map_err(reclassed)?;
+    let removed = exec_command::exec_env_overrides(rc.ctx).map_err(|e| e.in_class(ERROR_CLASS))?;
     let mut overrides: Vec<(&str, Option<&str>)> =
         removed.iter().map(|name| (name.as_str(), None)).collect();
     if let Some(env) = &input.env {
@@ -533,14 +525,14 @@ pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
         timeout_ms: 1.0,
         max_output_chars: 1000.0,
     })
-    .map_err(reclassed)?;
+    .map_err(|e| e.in_class(ERROR_CLASS))?;
     let launch = exec_command::launch(
         rc,
         &request,
         &overrides,
         exec_command::Sandboxing::Command(options),
     )
-    .map_err(reclassed)?;
+    .map_err(|e| e.in_class(ERROR_CLASS))?;
     let exec_command::Launch {
         confined,
         argv,
