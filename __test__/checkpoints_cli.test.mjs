@@ -5,7 +5,7 @@
 // the user's state directory (XDG_STATE_HOME points at a temporary one too, in case).
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,7 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { parseArgs } from "../js/cli.cjs";
 import { notUnderWine, tempDir, WINE } from "./helpers.mjs";
-import { BIN, errorOf, okOf } from "./mcp_helpers.mjs";
+import { BIN, errorOf, okOf, startHttpServer } from "./mcp_helpers.mjs";
 
 const RUNTIME = process.execPath;
 const TIMEOUT = { timeout: 120_000 };
@@ -247,28 +247,9 @@ describe("checkpoints over MCP", () => {
 
   test("--http with --checkpoints-dir and --syntax-check reject", { ...TIMEOUT, ...notUnderWine(WINE.nodeFetch, { runtime: "node" }) }, async () => {
     await withWorkspace(async ({ root, journal, env, cli, file }) => {
-      const child = spawn(RUNTIME, [BIN, "mcp", "--http", "127.0.0.1:0", "--no-auth", "--root", root, "--checkpoints-dir", journal, "--syntax-check", "reject"], {
-        env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      const exited = new Promise((resolve) => child.on("exit", resolve));
+      const server = await startHttpServer(["--no-auth", "--root", root, "--checkpoints-dir", journal, "--syntax-check", "reject"], { runtime: RUNTIME, env });
       try {
-        let stderr = "";
-        const url = await new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`the server did not start: ${stderr}`)), 60_000);
-          child.stderr.on("data", (d) => {
-            stderr += d;
-            const match = /MCP server on (http:\/\/\S+)/.exec(stderr);
-            if (match) {
-              clearTimeout(timer);
-              resolve(match[1]);
-            }
-          });
-          exited.then((code) => {
-            clearTimeout(timer);
-            reject(new Error(`the server exited with ${code}: ${stderr}`));
-          });
-        });
+        const url = server.url;
         const client = new Client({ name: "atn-checkpoints-http", version: "1.0.0" });
         await client.connect(new StreamableHTTPClientTransport(new URL(url)));
         try {
@@ -282,8 +263,7 @@ describe("checkpoints over MCP", () => {
           await client.close();
         }
       } finally {
-        child.kill("SIGTERM");
-        await exited;
+        await server.stop();
       }
       const list = jsonOf(cli("checkpoints", "list", "--json", "--root", root, "--checkpoints-dir", journal));
       assert.deepEqual(

@@ -1,7 +1,7 @@
 // What the MCP suites (mcp, mcp_extra_tools, mcp_http) share: the bin, the node that runs it,
 // and the workspace they attack.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -138,4 +138,50 @@ export async function cancelKillsTheProcessGroup(client, root) {
   await assert.rejects(call);
   await until(() => !pids.some(alive), 20_000, "the process group to be killed");
   fs.rmSync(pidFile);
+}
+
+/**
+ * The bin serving MCP over HTTP on a free port (`runtime`: node or bun; `token`: the
+ * AGENT_TOOLS_NATIVE_TOKEN it gets, null for none): `url` (parsed from its start-up line), `stderr()`,
+ * `exited` (its exit code and signal), `kill(signal)`.
+ */
+export async function startHttpServer(args, { runtime, token = null, env = {} }) {
+  const childEnv = { ...process.env, ...env };
+  delete childEnv.AGENT_TOOLS_NATIVE_TOKEN;
+  if (token !== null) childEnv.AGENT_TOOLS_NATIVE_TOKEN = token;
+  const child = spawn(runtime, [BIN, "mcp", "--http", "127.0.0.1:0", ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${stderr}`)), 60_000);
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      const match = /MCP server on (http:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code}: ${stderr}`));
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    child,
+    exited,
+    stderr: () => stderr,
+    stdout: () => stdout,
+    kill: (signal = "SIGTERM") => child.kill(signal),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
 }

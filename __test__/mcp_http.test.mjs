@@ -3,7 +3,7 @@
 // Inspector's CLI. Every server listens on port 0 (a free port it reports on stderr).
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -16,7 +16,7 @@ import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
 import { createHash } from "node:crypto";
 import { NEEDS, notUnderWine, onlyOn, runsOn, underWine, WINE } from "./helpers.mjs";
-import { alive, BIN, BUN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, errorOf, mcpFixture, NODE, okOf, progressIsNotified, repo, until } from "./mcp_helpers.mjs";
+import { alive, BIN, BUN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, errorOf, mcpFixture, NODE, okOf, progressIsNotified, repo, startHttpServer, until } from "./mcp_helpers.mjs";
 
 /** The SDK's HTTP client runs on fetch, which node.exe cannot use under wine. */
 const FETCH = notUnderWine(WINE.nodeFetch, { runtime: "node" });
@@ -37,50 +37,8 @@ function fixture() {
   return mcpFixture("atn-mcphttp-", { "a.txt": "hello\nworld\n", "src/main.js": 'console.log("hi");\nconst x = 1;\n' });
 }
 
-/**
- * The bin serving MCP over HTTP on a free port: `url` (parsed from its start-up line), `stderr()`,
- * `exited` (its exit code and signal), `kill(signal)`.
- */
-async function startServer(args, { runtime = NODE, token = TOKEN, env = {} } = {}) {
-  const childEnv = { ...process.env, ...env };
-  delete childEnv.AGENT_TOOLS_NATIVE_TOKEN;
-  if (token !== null) childEnv.AGENT_TOOLS_NATIVE_TOKEN = token;
-  const child = spawn(runtime, [BIN, "mcp", "--http", "127.0.0.1:0", ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  let stdout = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start: ${stderr}`)), 60_000);
-    child.stderr.on("data", (d) => {
-      stderr += d;
-      const match = /MCP server on (http:\/\/\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited with ${code}: ${stderr}`));
-    });
-  });
-  return {
-    url,
-    port: Number(new URL(url).port),
-    child,
-    exited,
-    stderr: () => stderr,
-    stdout: () => stdout,
-    kill: (signal = "SIGTERM") => child.kill(signal),
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      return exited;
-    },
-  };
-}
+/** The bin serving MCP over HTTP (mcp_helpers.mjs), with this suite's token by default. */
+const startServer = (args, { runtime = NODE, token = TOKEN, env = {} } = {}) => startHttpServer(args, { runtime, token, env });
 
 /**
  * A POST with a chunked body written for up to 5 s or until the server closes the connection:
