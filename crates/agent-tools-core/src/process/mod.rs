@@ -136,10 +136,31 @@ impl SpawnError {
     }
 }
 
-/// The program at `location` with `spec`'s arguments, its output piped, its stdin piped when
-/// `spec` has input and empty otherwise.
-fn piped_command(location: &Path, spec: &RunSpec) -> Command {
-    let mut command = Command::new(location);
+impl SpawnError {
+    /// `error` in starting the program of `spec`.
+    fn of(spec: &RunSpec, error: io::Error) -> SpawnError {
+        SpawnError {
+            program: spec.argv.first().cloned().unwrap_or_default(),
+            error,
+        }
+    }
+}
+
+/// What both runners do first: the program located as the runtime does (none started in a
+/// fuzzing build, which checks everything up to the spawn but never starts what the fuzzer
+/// wrote), and its command with `spec`'s arguments and environment, its output piped, its stdin
+/// piped when `spec` has input and empty otherwise. Returns the program's location too.
+fn prepared_command(spec: &RunSpec) -> Result<(std::path::PathBuf, Command), SpawnError> {
+    if cfg!(fuzzing) {
+        return Err(SpawnError::of(
+            spec,
+            io::Error::from(io::ErrorKind::Unsupported),
+        ));
+    }
+    let program = spec.argv.first().map(String::as_str).unwrap_or_default();
+    let location =
+        locate_program(program, spec.env, spec.cwd).map_err(|e| SpawnError::of(spec, e))?;
+    let mut command = Command::new(&location);
     command
         .args(spec.argv.iter().skip(1))
         .stdin(if spec.stdin.is_some() {
@@ -149,7 +170,10 @@ fn piped_command(location: &Path, spec: &RunSpec) -> Command {
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    command
+    if let Some(env) = spec.env {
+        command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
+    }
+    Ok((location, command))
 }
 
 /// Streamed text keeping at most `cap` UTF-16 code units, decoded as JavaScript's `TextDecoder`

@@ -13,23 +13,14 @@ use std::time::{Duration, Instant};
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::process::{kill_process_group, Pid, Signal};
 
-use super::{piped_command, CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
+use super::{prepared_command, CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
 #[cfg(linux_native)]
 use crate::supervisor::ExecImage;
 
 /// Runs `spec` to completion.
 pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
-    let program = spec.argv.first().map(String::as_str).unwrap_or_default();
-    let spawn_error = |error| SpawnError {
-        program: program.to_string(),
-        error,
-    };
-    // Fuzzing builds check everything up to the spawn but never start what the fuzzer wrote.
-    if cfg!(fuzzing) {
-        return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
-    }
-    let location = locate_program(program, spec.env, spec.cwd).map_err(spawn_error)?;
-    let mut command = piped_command(&location, spec);
+    let spawn_error = |error| SpawnError::of(spec, error);
+    let (location, mut command) = prepared_command(spec)?;
     match (spec.cwd, spec.cwd_dir) {
         #[cfg(portable)]
         (_, Some(dir)) => {
@@ -49,9 +40,6 @@ pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
             command.current_dir(cwd);
         }
         _ => {}
-    }
-    if let Some(env) = spec.env {
-        command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
     }
     let started = Instant::now();
     let (mut streams, mut reaper, mut tree) =

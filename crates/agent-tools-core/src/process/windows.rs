@@ -36,31 +36,20 @@ use windows_sys::Win32::System::Threading::{
     CREATE_SUSPENDED, INFINITE,
 };
 
-use super::{piped_command, CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
+use super::{prepared_command, CappedText, RunOutput, RunSpec, SpawnError, KILL_GRACE, READ_CHUNK};
 use crate::job::{resume_main_thread, Job, KILLED_EXIT_CODE};
 
 /// Runs `spec` to completion.
 pub fn run(spec: &RunSpec) -> Result<RunOutput, SpawnError> {
-    let program = spec.argv.first().map(String::as_str).unwrap_or_default();
-    let spawn_error = |error| SpawnError {
-        program: program.to_string(),
-        error,
-    };
-    if cfg!(fuzzing) {
-        return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
-    }
+    let spawn_error = |error| SpawnError::of(spec, error);
     if spec.restriction.is_some() {
         // exec_sandbox never prepares one here (its "auto" runs unsandboxed, "required" fails).
         return Err(spawn_error(io::Error::from(io::ErrorKind::Unsupported)));
     }
-    let location = locate_program(program, spec.env, spec.cwd).map_err(spawn_error)?;
-    let mut command = piped_command(&location, spec);
+    let (_, mut command) = prepared_command(spec)?;
     command.creation_flags(CREATE_SUSPENDED | CREATE_NEW_PROCESS_GROUP);
     if let Some(cwd) = spec.cwd {
         command.current_dir(cwd);
-    }
-    if let Some(env) = spec.env {
-        command.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
     }
     let job = Job::new().map_err(spawn_error)?;
     let started = Instant::now();
