@@ -56,9 +56,16 @@ const byName = (seen, name) => {
 
 /**
  * Registers the five scenarios for one framework. `adapt(toolkit, options)` is the adapter
- * (e.g. toAISDKTools); `drive` as above. `skipReason`: a runtime this framework cannot run on.
+ * (e.g. toAISDKTools); `drive` as above. `errorFlag`: whether the framework marks a failed tool
+ * result as an error (`isError` true, false otherwise); without one (the OpenAI Agents SDK) the
+ * failure is in the text alone and `isError` must stay undefined. `abortResolves`: the framework
+ * resolves an aborted run as it stood (Mastra) instead of rejecting it.
  */
-export function adapterScenarios(framework, adapt, drive) {
+export function adapterScenarios(framework, adapt, drive, { errorFlag = true, abortResolves = false } = {}) {
+  /** A result the model reads as a success. */
+  const succeeded = (r) => assert.equal(r.isError, errorFlag ? false : undefined, r.text);
+  /** A result the model reads as a failure, in the framework's own form. */
+  const failed = (r) => assert.equal(r.isError, errorFlag ? true : undefined, r.text);
   test(`${framework}: a process started in one step is read and killed in the next; nothing is left after close()`, async () => {
     const { dir, cleanup } = tempDir("atn-adapters-proc-");
     const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: dir, policy: ALLOW_ALL }), { extraTools: ["process_start", "process_read", "process_kill"] });
@@ -107,7 +114,7 @@ export function adapterScenarios(framework, adapt, drive) {
       assert.equal(JSON.parse(byName(seen, "read_file").text).content, "hello from a\n");
       assert.match(byName(seen, "find_files").text, /src\/big\.txt/);
       assert.equal(byName(seen, "shout").text, "HEY");
-      for (const r of seen) assert.notEqual(r.isError, true, r.text);
+      for (const r of seen) succeeded(r);
     } finally {
       cleanup();
     }
@@ -126,7 +133,7 @@ export function adapterScenarios(framework, adapt, drive) {
       const result = byName(requests[1], "write_file");
       // the precise code, where invoke keeps its drop-in TOOL_NOT_ALLOWED
       assert.match(result.text, /Error executing tool: WRITE_SCOPE_DENIED: \[Sandbox Violation\] Write operation denied/);
-      assert.notEqual(result.isError, false);
+      failed(result);
       assert.equal(text, `saw: ${result.text}`);
       assert.equal(fs.existsSync(path.join(dir, "src", "new.txt")), false);
     } finally {
@@ -161,7 +168,7 @@ export function adapterScenarios(framework, adapt, drive) {
       // a rejection reaches the model in the framework's error form where it has one
       const rejected = byName(requests[2], "write_file");
       assert.match(rejected.text, /^(Error: )?Rejected by review: not this file$/);
-      assert.notEqual(rejected.isError, false);
+      failed(rejected);
       assert.equal(fs.existsSync(path.join(dir, "src", "no.txt")), false);
       assert.match(byName(requests[3], "write_file").text, /"path":"src\/yes\.txt"/);
       assert.equal(fs.readFileSync(path.join(dir, "src", "yes.txt"), "utf8"), "yes");
@@ -240,12 +247,14 @@ export function adapterScenarios(framework, adapt, drive) {
       assert.ok(alive(pid));
       controller.abort();
       const outcome = await settled;
-      if (outcome && "resolved" in outcome) {
-        // A framework that resolves an aborted run as it stood (Mastra): the model was never
-        // asked again, so the command's result never reached it.
+      if (abortResolves) {
+        // The run resolves as it stood: the model was never asked again, so the command's
+        // result never reached it.
+        assert.ok(outcome && "resolved" in outcome, `the run resolves: ${outcome?.name}: ${outcome?.message}`);
         assert.equal(outcome.resolved.requests.length, 1, "the model was not called after the abort");
         assert.notEqual(outcome.resolved.text, "the command finished");
       } else {
+        assert.ok(!(outcome && "resolved" in outcome), "the run rejects");
         assert.ok(isAbortLike(outcome), `an abort error: ${outcome?.name}: ${outcome?.message}`);
       }
       await waitUntil(() => !alive(pid), "the command's process to be killed");

@@ -24,7 +24,7 @@ async function drive({ tools, steps, signal }) {
   return { text: result.text, requests };
 }
 
-adapterScenarios("Mastra", toMastraTools, drive);
+adapterScenarios("Mastra", toMastraTools, drive, { abortResolves: true });
 
 test("toMastraTools refuses what is not a toolkit, with a TypeError", () => {
   assert.throws(() => toMastraTools({}), { name: "TypeError", message: "toMastraTools: toolkit must be made by createAgentToolkit" });
