@@ -32,7 +32,9 @@ const patchBA = "--- a/big.txt\\n+++ b/big.txt\\n@@ -1 +1 @@\\n-" + b.slice(0, -
       edit_file: () => tk.invoke("edit_file", { path: "big.txt", old_string: (i % 2 ? b : a).slice(0, -1), new_string: (i % 2 ? a : b).slice(0, -1) }),
       apply_patches: () => tk.invoke("apply_patches", { patch: i % 2 ? patchBA : patchAB }),
     }[tool]();
-    // "ok" after each completed write, so the parent knows the writer made progress
+    // "start" before each write and "ok" after each completed one: the parent knows the writer
+    // made progress, and whether the kill found a write under way
+    process.stdout.write("start\\n");
     if (await done.then(() => true, () => false)) process.stdout.write("ok\\n");
   }
 })();
@@ -41,7 +43,8 @@ const patchBA = "--- a/big.txt\\n+++ b/big.txt\\n@@ -1 +1 @@\\n-" + b.slice(0, -
 /**
  * Runs the writer until it has completed `writes` writes, then kills it with SIGKILL after
  * `fraction` of the time one write took, so the kill lands inside the next write whatever the
- * machine's speed. Resolves with the number of completed writes the child reported.
+ * machine's speed. Resolves with the number of completed writes the child reported and whether
+ * the kill found a write under way (the child's last line was its "start").
  */
 function killMidway(root, tool, writes, fraction) {
   return new Promise((resolve, reject) => {
@@ -50,12 +53,15 @@ function killMidway(root, tool, writes, fraction) {
     let last = 0;
     let killing = false;
     let buffered = "";
+    let lastLine = "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk) => {
       buffered += chunk;
       const lines = buffered.split("\n");
       buffered = lines.pop();
       for (const line of lines) {
+        lastLine = line;
+        if (line === "start") continue;
         const now = performance.now();
         if (line === "ok") completed++;
         const took = now - last;
@@ -67,7 +73,7 @@ function killMidway(root, tool, writes, fraction) {
       }
     });
     // "close" waits for stdout to drain, so `completed` counts every write the child finished
-    child.on("close", () => resolve(completed));
+    child.on("close", () => resolve({ completed, midWrite: lastLine === "start" }));
     child.on("error", reject);
   });
 }
@@ -101,11 +107,15 @@ describe("crash safety", () => {
       try {
         const target = path.join(root, "big.txt");
         fs.writeFileSync(target, "A".repeat(SIZE) + "\n");
+        let midWrite = 0;
         for (let round = 0; round < 12; round++) {
-          const completed = await killMidway(root, tool, 1 + (round % 2), ((round * 37) % 100) / 100);
-          assert.ok(completed >= 1, "the writer completed a write before the kill");
+          const killed = await killMidway(root, tool, 1 + (round % 2), ((round * 37) % 100) / 100);
+          assert.ok(killed.completed >= 1, "the writer completed a write before the kill");
+          if (killed.midWrite) midWrite++;
           assertWhole(target);
         }
+        // the test proves something only where kills landed inside a write
+        assert.ok(midWrite >= 1, `no kill of 12 landed inside a write`);
         // the next run of the tool leaves no temporary file behind
         const tk = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }), { extraTools: ["edit_file", "apply_patches"] });
         const last = assertWhole(target);
