@@ -36,6 +36,8 @@ const quick = process.argv.includes("--quick");
 const N = (full, small) => (quick ? small : full);
 const policy = { tools: {}, defaultPolicy: "allow" };
 const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-bench-cp-")));
+// removed however the script ends (a failed check throws)
+process.on("exit", () => fs.rmSync(base, { recursive: true, force: true }));
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 
 function stats(samples) {
@@ -181,8 +183,8 @@ const verdict = (ok) => (ok ? "met" : "**missed**");
 }
 
 // ── 4. syntax check, 5 000-line TypeScript file ─────────────────────────────────────────────
-/** Deterministic TypeScript: interfaces, classes with methods, functions, about `lines` lines. */
 const MARKER = "export const marker = 0;";
+/** Deterministic TypeScript: interfaces, classes with methods, functions; `lines` lines. */
 function typescript(lines) {
   const rand = prng(5000);
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
@@ -338,8 +340,6 @@ async function commandCase(label, root, { gitStatusToo, iterations }) {
   await commandCase("no git, 20 000 files (scan)", t20, { gitStatusToo: false, iterations });
 }
 
-fs.rmSync(base, { recursive: true, force: true });
-
 // ── the table ───────────────────────────────────────────────────────────────────────────────
 const runtime = process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`;
 console.log(`${runtime} · ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}) · load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}${quick ? " · --quick" : ""}`);
@@ -355,5 +355,5 @@ for (const r of commandRows) {
 console.log("");
 console.log("| work tree | journal added per command | snapshot (added / 2) | git status --porcelain | snapshot / git status |\n| --- | --- | --- | --- | --- |");
 for (const r of commandRows.filter((r) => r.status)) {
-  console.log(`| ${r.label} | ${ms(r.added)} | ${ms(r.snapshot)} | ${cell(r.status)} | ${(r.snapshot / r.status.median).toFixed(2)}x |`);
+  console.log(`| ${r.label} | ${ms(r.added)} | ${ms(r.snapshot)} | ${cell(r.status)} | ${(r.snapshot / r.status.median).toFixed(3)}x |`);
 }
