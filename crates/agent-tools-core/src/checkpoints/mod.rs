@@ -9,6 +9,7 @@
 //! <dir>/workspace              the workspace's real path (for whoever browses the directory)
 //! <dir>/lock                   held (exclusive) while a checkpoint is added, pruned or restored
 //! <dir>/checkpoints/cp-NNNNNNNN.json   one per checkpoint, written whole then renamed into place
+//! <dir>/index.json             numbers, sizes and contents of the checkpoints (rebuilt when stale)
 //! <dir>/objects/xx/yyyy…       file contents by their hash (XXH3-128), shared between checkpoints
 //! ```
 //!
@@ -132,6 +133,37 @@ pub struct Checkpoint {
     /// For a restore: the checkpoint it went back to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored: Option<String>,
+}
+
+/// A checkpoint as the index has it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct IndexEntry {
+    seq: u64,
+    bytes: u64,
+    pruned: bool,
+    /// The contents its states from before name.
+    hashes: Vec<String>,
+}
+
+impl IndexEntry {
+    fn of(cp: &Checkpoint) -> IndexEntry {
+        let mut hashes: Vec<String> = cp
+            .files
+            .iter()
+            .filter_map(|f| match &f.before {
+                FileState::File { hash: Some(h), .. } if !cp.pruned => Some(h.clone()),
+                _ => None,
+            })
+            .collect();
+        hashes.sort();
+        hashes.dedup();
+        IndexEntry {
+            seq: cp.seq,
+            bytes: cp.bytes,
+            pruned: cp.pruned,
+            hashes,
+        }
+    }
 }
 
 /// One file in a listing.
@@ -329,6 +361,22 @@ impl Store {
     /// Every checkpoint, oldest first. A file that is not a checkpoint of this format (a
     /// temporary file, a newer format) is passed over.
     pub fn load_all(&self) -> Result<Vec<Checkpoint>, ToolError> {
+        let seqs = self.seqs_on_disk()?;
+        let mut all = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            let Ok(text) = fs::read(self.checkpoint_path(seq)) else {
+                continue; // pruned by another process meanwhile
+            };
+            match serde_json::from_slice::<Checkpoint>(&text) {
+                Ok(cp) if cp.format == FORMAT && cp.seq == seq => all.push(cp),
+                _ => {}
+            }
+        }
+        Ok(all)
+    }
+
+    /// The numbers of the checkpoint files, in order (their names only: nothing is parsed).
+    fn seqs_on_disk(&self) -> Result<Vec<u64>, ToolError> {
         let mut seqs: Vec<u64> = Vec::new();
         let entries =
             fs::read_dir(self.dir.join("checkpoints")).map_err(|e| self.internal(e, "list"))?;
@@ -344,17 +392,32 @@ impl Store {
             }
         }
         seqs.sort_unstable();
-        let mut all = Vec::with_capacity(seqs.len());
-        for seq in seqs {
-            let Ok(text) = fs::read(self.checkpoint_path(seq)) else {
-                continue; // pruned by another process meanwhile
-            };
-            match serde_json::from_slice::<Checkpoint>(&text) {
-                Ok(cp) if cp.format == FORMAT && cp.seq == seq => all.push(cp),
-                _ => {}
+        Ok(seqs)
+    }
+
+    /// The index of the checkpoints (what adding and pruning need: number, bytes, whether
+    /// pruned, the contents named), kept in `index.json` beside them so that a new checkpoint
+    /// does not read every record. Rebuilt from the records, with the unnamed contents removed,
+    /// when it does not match the files (missing, written by a process killed in between,
+    /// unreadable). Called with the lock held.
+    fn load_index(&self) -> Result<Vec<IndexEntry>, ToolError> {
+        let seqs = self.seqs_on_disk()?;
+        let kept: Option<Vec<IndexEntry>> = fs::read(self.dir.join("index.json"))
+            .ok()
+            .and_then(|text| serde_json::from_slice(&text).ok());
+        if let Some(index) = kept {
+            if index.iter().map(|e| e.seq).eq(seqs.iter().copied()) {
+                return Ok(index);
             }
         }
-        Ok(all)
+        let all = self.load_all()?;
+        self.collect_garbage(&all)?;
+        Ok(all.iter().map(IndexEntry::of).collect())
+    }
+
+    fn write_index(&self, index: &[IndexEntry]) -> Result<(), ToolError> {
+        let json = serde_json::to_vec(index).map_err(|e| ERROR_CLASS.internal(e.to_string()))?;
+        write_whole(&self.dir.join("index.json"), &json).map_err(|e| self.internal(e, "write"))
     }
 
     /// The listing, oldest first.
@@ -375,14 +438,15 @@ impl Store {
         locked: bool,
     ) -> Result<String, ToolError> {
         let _lock = if locked { None } else { Some(self.lock(true)?) };
-        // the contents first, under the lock: a pruning elsewhere removes only contents that no
-        // written checkpoint names
+        // the index first (rebuilding it removes the contents no checkpoint names), then the
+        // contents, under the lock: a pruning elsewhere removes only contents that no written
+        // checkpoint names
+        let mut index = self.load_index()?;
         for content in contents {
             self.put_object(content)?;
         }
         let bytes = contents.iter().map(|c| c.len() as u64).sum();
-        let all = self.load_all()?;
-        let seq = all.last().map_or(1, |cp| cp.seq + 1);
+        let seq = index.last().map_or(1, |e| e.seq + 1);
         let id = format!("cp-{seq:08}");
         let time = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -400,9 +464,9 @@ impl Store {
             restored,
         };
         self.write_checkpoint(&cp)?;
-        let mut all = all;
-        all.push(cp);
-        self.prune(all)?;
+        index.push(IndexEntry::of(&cp));
+        self.prune(&mut index)?;
+        self.write_index(&index)?;
         Ok(id)
     }
 
@@ -413,37 +477,52 @@ impl Store {
 
     /// Keeps at most `max_checkpoints` whole checkpoints holding at most `max_bytes`: the
     /// oldest beyond become records without contents (`pruned`), of which as many are kept
-    /// again; contents no whole checkpoint names are removed. Called with the lock held.
-    fn prune(&self, mut all: Vec<Checkpoint>) -> Result<(), ToolError> {
-        let whole: Vec<usize> = (0..all.len()).filter(|&i| !all[i].pruned).collect();
-        let mut total: u64 = whole.iter().map(|&i| all[i].bytes).sum();
-        let mut count = whole.len();
-        let mut pruned_any = false;
-        for &i in &whole {
+    /// again; the contents only they named are removed. Called with the lock held.
+    fn prune(&self, index: &mut Vec<IndexEntry>) -> Result<(), ToolError> {
+        let mut total: u64 = index.iter().filter(|e| !e.pruned).map(|e| e.bytes).sum();
+        let mut count = index.iter().filter(|e| !e.pruned).count();
+        let mut freed: Vec<String> = Vec::new();
+        for entry in index.iter_mut().filter(|e| !e.pruned) {
             if count <= self.max_checkpoints && total <= self.max_bytes {
                 break;
             }
-            let cp = &mut all[i];
-            total -= cp.bytes;
+            total -= entry.bytes;
             count -= 1;
-            cp.pruned = true;
-            cp.bytes = 0;
-            for f in &mut cp.files {
-                f.before = FileState::Absent;
-                f.after = FileState::Absent;
+            if let Ok(text) = fs::read(self.checkpoint_path(entry.seq)) {
+                if let Ok(mut cp) = serde_json::from_slice::<Checkpoint>(&text) {
+                    cp.pruned = true;
+                    cp.bytes = 0;
+                    for f in &mut cp.files {
+                        f.before = FileState::Absent;
+                        f.after = FileState::Absent;
+                    }
+                    self.write_checkpoint(&cp)?;
+                }
             }
-            self.write_checkpoint(cp)?;
-            pruned_any = true;
+            entry.pruned = true;
+            entry.bytes = 0;
+            freed.append(&mut entry.hashes);
         }
         // records of pruned checkpoints: as many as whole ones may be kept
-        let tombstones: Vec<u64> = all.iter().filter(|c| c.pruned).map(|c| c.seq).collect();
-        if tombstones.len() > self.max_checkpoints {
-            for seq in &tombstones[..tombstones.len() - self.max_checkpoints] {
-                let _ = fs::remove_file(self.checkpoint_path(*seq));
-            }
+        let tombstones = index.iter().filter(|e| e.pruned).count();
+        if tombstones > self.max_checkpoints {
+            let mut over = tombstones - self.max_checkpoints;
+            index.retain(|e| {
+                if over > 0 && e.pruned {
+                    over -= 1;
+                    let _ = fs::remove_file(self.checkpoint_path(e.seq));
+                    false
+                } else {
+                    true
+                }
+            });
         }
-        if pruned_any {
-            self.collect_garbage(&all)?;
+        if !freed.is_empty() {
+            let named: std::collections::HashSet<&String> =
+                index.iter().flat_map(|e| e.hashes.iter()).collect();
+            for hash in freed.iter().filter(|h| !named.contains(h)) {
+                let _ = fs::remove_file(self.object_path(hash));
+            }
         }
         Ok(())
     }

@@ -263,6 +263,36 @@ fn pruning_keeps_the_byte_and_count_bounds_and_says_so() {
 }
 
 #[test]
+fn the_index_is_rebuilt_when_it_does_not_match_the_records() {
+    let f = fixture();
+    fs::write(f.path("a.txt"), "one").unwrap();
+    let mut tk = f.toolkit();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "two"}))
+        .unwrap();
+    let index = f.journal_dir.join("index.json");
+    assert!(index.exists());
+    // a process killed between a record and the index: the index lacks the newest record
+    fs::remove_file(&index).unwrap();
+    // and a content nobody names (a commit killed before its record)
+    let store = f.store();
+    let orphan = store.put_object(b"orphan").unwrap();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "three"}))
+        .unwrap();
+    let list = store.list().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(
+        list.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ["cp-00000001", "cp-00000002"]
+    );
+    assert!(
+        !store.object_path(&orphan).exists(),
+        "the rebuild removes what no checkpoint names"
+    );
+    store.restore(&list[0].id, false).unwrap();
+    assert_eq!(f.bytes("a.txt").unwrap(), b"one");
+}
+
+#[test]
 fn a_tampered_journal_cannot_lead_a_restore_outside() {
     let f = fixture();
     fs::write(f.path("a.txt"), "orig").unwrap();
