@@ -50,7 +50,11 @@ pub fn new_edit_hooks(
             ))
         })?),
     };
-    Ok(External::new(Arc::new(EditHooks { journal, syntax })))
+    Ok(External::new(Arc::new(EditHooks {
+        journal,
+        syntax,
+        ..EditHooks::default()
+    })))
 }
 
 /// One operation of the journal of `context`'s workspace, off the JavaScript thread: `list`

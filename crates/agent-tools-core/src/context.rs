@@ -22,6 +22,8 @@ pub struct RunContext<'a> {
 pub struct EditHooks {
     pub journal: Option<super::checkpoints::Journal>,
     pub syntax: Option<super::syntax_check::SyntaxMode>,
+    /// The syntax trees of the files checked last, for incremental parsing.
+    pub trees: std::sync::Arc<super::syntax_check::Trees>,
 }
 
 impl EditHooks {

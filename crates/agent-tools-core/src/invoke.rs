@@ -358,7 +358,7 @@ fn begin_edit_record(ctx: &mut ToolContext, spec: &ToolSpec) -> Result<(), ToolE
     ctx.call = Some(std::sync::Arc::new(crate::checkpoints::CallRecord::new(
         spec.name,
         store,
-        edits.syntax,
+        edits.syntax.map(|mode| (mode, edits.trees.clone())),
         root,
     )));
     Ok(())
@@ -377,7 +377,10 @@ fn end_edit_record(
     let committed = call.commit(None);
     let json = result?;
     committed?;
-    if call.syntax != Some(crate::syntax_check::SyntaxMode::Report) {
+    if !matches!(
+        call.syntax,
+        Some((crate::syntax_check::SyntaxMode::Report, _))
+    ) {
         return Ok(json);
     }
     let Some(diagnostics) = call.diagnostics() else {

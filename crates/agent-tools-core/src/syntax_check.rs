@@ -63,19 +63,28 @@ pub fn language_of(path: &Path) -> Option<SupportLang> {
 /// The syntax errors `new` has and `old` had not (`old`: `None` for a file created), shown as
 /// `shown` (the workspace-relative path). Empty for a language without a grammar, a file that is
 /// not UTF-8, or a parse that ran out of time.
-pub fn new_errors(path: &Path, shown: &str, old: Option<&[u8]>, new: &[u8]) -> Vec<Diagnostic> {
+pub fn new_errors(
+    path: &Path,
+    shown: &str,
+    old: Option<&[u8]>,
+    new: &[u8],
+    trees: &Trees,
+) -> Vec<Diagnostic> {
     let Some(lang) = language_of(path) else {
         return Vec::new();
     };
-    let Some(errors) = errors_of(lang, new) else {
+    let Some(new_tree) = trees.parse(path, lang, old, new) else {
         return Vec::new();
     };
+    let errors = errors_in(&new_tree, new);
+    trees.keep(path, lang, new, new_tree);
     if errors.is_empty() {
         return Vec::new();
     }
     // Errors that were there before do not count: matched by shape, each used once.
     let mut before: HashMap<(bool, String, String), usize> = HashMap::new();
-    if let Some(old_errors) = old.and_then(|old| errors_of(lang, old)) {
+    let old_errors = old.and_then(|old| Some(errors_in(&trees.parse(path, lang, None, old)?, old)));
+    if let Some(old_errors) = old_errors {
         for e in old_errors {
             *before.entry(e.key).or_default() += 1;
         }
@@ -107,10 +116,112 @@ struct Found {
     message: String,
 }
 
-/// Every syntax error of `source` in document order; `None` when it cannot be parsed (not UTF-8,
-/// out of time).
-fn errors_of(lang: SupportLang, source: &[u8]) -> Option<Vec<Found>> {
-    let text = std::str::from_utf8(source).ok()?;
+/// The syntax trees of the files checked last, by path, with a hash of the content each was
+/// parsed from: the next change of a file reparses only what changed (tree-sitter's incremental
+/// parsing), which keeps the check of a small edit to a large file cheap. Bounded to
+/// [`KEPT_TREES`] files.
+#[derive(Default)]
+pub struct Trees {
+    kept: std::sync::Mutex<Vec<KeptTree>>,
+}
+
+struct KeptTree {
+    path: std::path::PathBuf,
+    lang: SupportLang,
+    hash: u64,
+    tree: tree_sitter::Tree,
+}
+
+impl std::fmt::Debug for Trees {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Trees")
+    }
+}
+
+/// Files whose trees are kept.
+const KEPT_TREES: usize = 32;
+
+impl Trees {
+    /// The tree of `source`; `from` is the content the kept tree of `path` may have been parsed
+    /// from: when it was, only the changed region is parsed again. `None` when it cannot be
+    /// parsed (not UTF-8, out of time).
+    fn parse(
+        &self,
+        path: &Path,
+        lang: SupportLang,
+        from: Option<&[u8]>,
+        source: &[u8],
+    ) -> Option<tree_sitter::Tree> {
+        std::str::from_utf8(source).ok()?;
+        let hash = xxhash_rust::xxh3::xxh3_64(source);
+        let base = {
+            let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+            let of = |h: u64| {
+                kept.iter()
+                    .find(|k| k.path == path && k.lang == lang && k.hash == h)
+            };
+            if let Some(k) = of(hash) {
+                return Some(k.tree.clone());
+            }
+            from.and_then(|from| {
+                let mut tree = of(xxhash_rust::xxh3::xxh3_64(from))?.tree.clone();
+                tree.edit(&edit_between(from, source));
+                Some(tree)
+            })
+        };
+        parse(lang, source, base.as_ref())
+    }
+
+    /// Keeps `tree` as the tree of `path` with content `source`.
+    fn keep(&self, path: &Path, lang: SupportLang, source: &[u8], tree: tree_sitter::Tree) {
+        let hash = xxhash_rust::xxh3::xxh3_64(source);
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|k| k.path != path);
+        if kept.len() >= KEPT_TREES {
+            kept.remove(0);
+        }
+        kept.push(KeptTree {
+            path: path.to_path_buf(),
+            lang,
+            hash,
+            tree,
+        });
+    }
+}
+
+/// The one edit that turns `old` into `new`: the span between their common prefix and suffix.
+fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let point = |text: &[u8], at: usize| {
+        let before = &text[..at];
+        let row = memchr::memchr_iter(b'\n', before).count();
+        let line_start = memchr::memrchr(b'\n', before).map_or(0, |i| i + 1);
+        tree_sitter::Point::new(row, at - line_start)
+    };
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: old.len() - suffix,
+        new_end_byte: new.len() - suffix,
+        start_position: point(old, prefix),
+        old_end_position: point(old, old.len() - suffix),
+        new_end_position: point(new, new.len() - suffix),
+    }
+}
+
+/// A tree of `source` (from `base`, an edited earlier tree, when given); `None` out of time.
+fn parse(
+    lang: SupportLang,
+    source: &[u8],
+    base: Option<&tree_sitter::Tree>,
+) -> Option<tree_sitter::Tree> {
     let mut parser = tree_sitter::Parser::new();
     parser.set_language(&lang.get_ts_language()).ok()?;
     let deadline = Instant::now() + PARSE_BUDGET;
@@ -123,10 +234,15 @@ fn errors_of(lang: SupportLang, source: &[u8]) -> Option<Vec<Found>> {
         }
     };
     let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
-    let tree = parser.parse_with_options(&mut read, None, Some(options))?;
+    parser.parse_with_options(&mut read, base, Some(options))
+}
+
+/// Every syntax error of `tree` (of `source`, UTF-8) in document order.
+fn errors_in(tree: &tree_sitter::Tree, source: &[u8]) -> Vec<Found> {
+    let text = std::str::from_utf8(source).unwrap_or_default();
     let mut found = Vec::new();
     if !tree.root_node().has_error() {
-        return Some(found);
+        return found;
     }
     let lines: Vec<&str> = text.split('\n').collect();
     let mut cursor = tree.walk();
@@ -165,7 +281,7 @@ fn errors_of(lang: SupportLang, source: &[u8]) -> Option<Vec<Found>> {
                 break;
             }
             if !cursor.goto_parent() {
-                return Some(found);
+                return found;
             }
         }
     }
@@ -202,6 +318,7 @@ mod tests {
             name,
             old.map(str::as_bytes),
             new.as_bytes(),
+            &Trees::default(),
         )
     }
 
@@ -225,7 +342,14 @@ mod tests {
         assert!(check("a.ts", None, "export const x: number = 1;\n").is_empty());
         assert!(check("a.rs", None, "fn main() { println!(\"hi\"); }\n").is_empty());
         assert!(check("notes.txt", None, "function f( {").is_empty());
-        assert!(new_errors(Path::new("a.js"), "a.js", None, b"let = \xff;").is_empty());
+        assert!(new_errors(
+            Path::new("a.js"),
+            "a.js",
+            None,
+            b"let = \xff;",
+            &Trees::default()
+        )
+        .is_empty());
     }
 
     #[test]
@@ -245,6 +369,52 @@ mod tests {
     fn a_missing_token_is_named() {
         let d = check("a.rs", None, "fn main() { let x = 1 }\n");
         assert!(d.iter().any(|d| d.message.starts_with("missing")), "{d:?}");
+    }
+
+    #[test]
+    fn a_kept_tree_gives_the_same_answers_as_a_fresh_parse() {
+        let trees = Trees::default();
+        let path = Path::new("big.ts");
+        let lines: Vec<String> = (0..400)
+            .map(|i| format!("export function f{i}(a: number): number {{ return a + {i}; }}"))
+            .collect();
+        let valid = lines.join("\n") + "\n";
+        let broken = valid.replacen("return a + 200;", "return a + ;", 1);
+        let fixed = broken.replacen("return a + ;", "return a + 2000;", 1);
+        let moved = format!("// a line added above\n{broken}");
+        let steps = [
+            (None, valid.as_str()),
+            (Some(valid.as_str()), broken.as_str()),
+            (Some(broken.as_str()), fixed.as_str()),
+            (Some(fixed.as_str()), moved.as_str()),
+        ];
+        for (old, new) in steps {
+            let kept = new_errors(
+                path,
+                "big.ts",
+                old.map(str::as_bytes),
+                new.as_bytes(),
+                &trees,
+            );
+            let fresh = new_errors(
+                path,
+                "big.ts",
+                old.map(str::as_bytes),
+                new.as_bytes(),
+                &Trees::default(),
+            );
+            assert_eq!(kept, fresh);
+        }
+        // the broken step found its error on the line of the change
+        let d = new_errors(
+            path,
+            "big.ts",
+            Some(valid.as_bytes()),
+            broken.as_bytes(),
+            &trees,
+        );
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].line, 201);
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub struct CallRecord {
     pub tool: String,
     /// The journal's store for the call's workspace; `None`: no journal (only the syntax check).
     pub store: Option<Store>,
-    pub syntax: Option<SyntaxMode>,
+    /// The syntax check's mode and the context's kept syntax trees.
+    pub syntax: Option<(SyntaxMode, std::sync::Arc<crate::syntax_check::Trees>)>,
     /// The workspace's real path: recorded paths are relative to it and must lie inside it.
     pub root: PathBuf,
     captured: Mutex<Vec<Captured>>,
@@ -43,7 +44,7 @@ impl CallRecord {
     pub fn new(
         tool: &str,
         store: Option<Store>,
-        syntax: Option<SyntaxMode>,
+        syntax: Option<(SyntaxMode, std::sync::Arc<crate::syntax_check::Trees>)>,
         root: PathBuf,
     ) -> CallRecord {
         CallRecord {
@@ -115,7 +116,7 @@ impl CallRecord {
         new: &[u8],
         class: crate::error::ErrorClass,
     ) -> Result<(), ToolError> {
-        let Some(mode) = self.syntax else {
+        let Some((mode, trees)) = &self.syntax else {
             return Ok(());
         };
         self.checked
@@ -135,7 +136,7 @@ impl CallRecord {
                 on_disk.as_deref()
             }
         };
-        let found = crate::syntax_check::new_errors(abs, &shown, old, new);
+        let found = crate::syntax_check::new_errors(abs, &shown, old, new, trees);
         if found.is_empty() {
             return Ok(());
         }

@@ -41,6 +41,7 @@ impl Fixture {
         ctx.edits = Some(Arc::new(EditHooks {
             journal: journal.map(Journal::new),
             syntax,
+            ..EditHooks::default()
         }));
         let mut toolkit = Toolkit::new(ctx);
         toolkit.enable("edit_file").unwrap();

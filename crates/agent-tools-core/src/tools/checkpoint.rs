@@ -164,7 +164,7 @@ mod tests {
                         ..JournalOptions::default()
                     })
                 }),
-                syntax: None,
+                ..EditHooks::default()
             }));
             ctx
         }
