@@ -258,6 +258,7 @@ impl GitSnapshot {
                 rel,
                 state: state.0,
                 content: state.1,
+                linked: None,
             });
         }
         Some(captured)
@@ -430,6 +431,7 @@ fn scanned_changes(
             rel: rel.clone(),
             state,
             content: None,
+            linked: None,
         });
     }
     captured

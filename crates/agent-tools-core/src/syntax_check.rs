@@ -77,13 +77,17 @@ pub fn new_errors(
         return Vec::new();
     };
     let errors = errors_in(&new_tree, new);
+    // the errors from before, while the tree kept for the old content is still there
+    let old_errors = match errors.is_empty() {
+        true => None,
+        false => old.and_then(|old| Some(errors_in(&trees.parse(path, lang, None, old)?, old))),
+    };
     trees.keep(path, lang, new, new_tree);
     if errors.is_empty() {
         return Vec::new();
     }
     // Errors that were there before do not count: matched by shape, each used once.
     let mut before: HashMap<(bool, String, String), usize> = HashMap::new();
-    let old_errors = old.and_then(|old| Some(errors_in(&trees.parse(path, lang, None, old)?, old)));
     if let Some(old_errors) = old_errors {
         for e in old_errors {
             *before.entry(e.key).or_default() += 1;

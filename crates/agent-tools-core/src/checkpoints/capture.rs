@@ -22,6 +22,9 @@ pub struct Captured {
     pub rel: String,
     pub state: FileState,
     pub content: Option<Vec<u8>>,
+    /// The content kept by a hard link to the file's old inode, in the journal's `incoming/`,
+    /// instead of in `content` (no copy): the link and the content's hash.
+    pub linked: Option<(PathBuf, String)>,
 }
 
 /// The journal and the syntax check of one call of a tool that changes files.
@@ -90,6 +93,20 @@ impl CallRecord {
                 "journal: cannot read {rel} before changing it: {e}"
             ))
         })?;
+        // A file the tool is about to replace by rename keeps its old inode: a hard link to it
+        // keeps the content without copying it.
+        let (content, linked) = match (&state, content) {
+            (
+                Some(FileState::File {
+                    hash: Some(hash), ..
+                }),
+                Some(bytes),
+            ) => match store.link_incoming(abs) {
+                Some(link) => (None, Some((link, hash.clone()))),
+                None => (Some(bytes), None),
+            },
+            (_, content) => (content, None),
+        };
         if matches!(
             state,
             Some(FileState::File { .. })
@@ -101,6 +118,7 @@ impl CallRecord {
                 rel,
                 state: state.unwrap_or(FileState::Absent),
                 content,
+                linked,
             });
         }
         Ok(())
@@ -202,6 +220,13 @@ pub fn commit_captured(
     let mut files = Vec::new();
     let mut restorable = true;
     let mut contents = Vec::new();
+    let mut linked = Vec::new();
+    // links of contents no checkpoint will name are removed whatever happens
+    let unused: Vec<PathBuf> = captured
+        .iter()
+        .filter_map(|c| c.linked.as_ref().map(|(link, _)| link.clone()))
+        .collect();
+    let _cleanup = RemoveOnDrop(unused);
     for c in captured {
         let after = match read_state(&c.abs, root, None) {
             Ok((Some(state), _)) => state,
@@ -215,6 +240,9 @@ pub fn commit_captured(
         };
         if after == c.state {
             continue;
+        }
+        if let (Some(link), FileState::File { size, .. }) = (c.linked, &c.state) {
+            linked.push((link.0, link.1, *size));
         }
         let change = match (&c.state, &after) {
             (FileState::Absent, _) => Change::Created,
@@ -238,8 +266,29 @@ pub fn commit_captured(
         return Ok(None);
     }
     store
-        .commit(tool, files, restorable, &contents, restored, locked)
+        .commit(
+            tool,
+            files,
+            restorable,
+            super::Contents {
+                copied: contents,
+                linked,
+            },
+            restored,
+            locked,
+        )
         .map(Some)
+}
+
+/// Paths removed when this is dropped (those already moved away are gone anyway).
+struct RemoveOnDrop(Vec<PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 /// The state of the file at `abs` (`None`: a directory) and, with `keep`, its content when it

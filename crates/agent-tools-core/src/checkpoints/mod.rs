@@ -166,6 +166,14 @@ impl IndexEntry {
     }
 }
 
+/// The contents a new checkpoint names: copied into memory, or kept by a hard link in
+/// `incoming/` (the link, the hash, the size).
+#[derive(Debug, Default)]
+pub struct Contents {
+    pub copied: Vec<Vec<u8>>,
+    pub linked: Vec<(PathBuf, String, u64)>,
+}
+
 /// One file in a listing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "typegen", derive(TS))]
@@ -412,6 +420,7 @@ impl Store {
         }
         let all = self.load_all()?;
         self.collect_garbage(&all)?;
+        self.clean_incoming();
         Ok(all.iter().map(IndexEntry::of).collect())
     }
 
@@ -433,19 +442,29 @@ impl Store {
         tool: &str,
         files: Vec<FileRecord>,
         restorable: bool,
-        contents: &[Vec<u8>],
+        contents: Contents,
         restored: Option<String>,
         locked: bool,
     ) -> Result<String, ToolError> {
+        let Contents { copied, linked } = contents;
         let _lock = if locked { None } else { Some(self.lock(true)?) };
         // the index first (rebuilding it removes the contents no checkpoint names), then the
         // contents, under the lock: a pruning elsewhere removes only contents that no written
         // checkpoint names
         let mut index = self.load_index()?;
-        for content in contents {
+        for content in &copied {
             self.put_object(content)?;
         }
-        let bytes = contents.iter().map(|c| c.len() as u64).sum();
+        for (link, hash, _) in &linked {
+            let path = self.object_path(hash);
+            if !path.exists() {
+                let parent = path.parent().unwrap_or(&self.dir);
+                fs::create_dir_all(parent).map_err(|e| self.internal(e, "store"))?;
+                fs::rename(link, &path).map_err(|e| self.internal(e, "store"))?;
+            }
+        }
+        let bytes = copied.iter().map(|c| c.len() as u64).sum::<u64>()
+            + linked.iter().map(|(_, _, size)| size).sum::<u64>();
         let seq = index.last().map_or(1, |e| e.seq + 1);
         let id = format!("cp-{seq:08}");
         let time = std::time::SystemTime::now()
@@ -554,6 +573,49 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// A hard link to the file at `abs` in the journal's `incoming/`, when the file has no
+    /// other link and lies on the journal's file system (Unix): its inode then keeps the old
+    /// content once the tool has replaced the file by rename. `None`: copy the content instead.
+    pub(crate) fn link_incoming(&self, abs: &Path) -> Option<PathBuf> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            if fs::symlink_metadata(abs).ok()?.nlink() != 1 {
+                return None;
+            }
+            let incoming = self.dir.join("incoming");
+            fs::create_dir_all(&incoming).ok()?;
+            let link = incoming.join(uuid::Uuid::new_v4().simple().to_string());
+            fs::hard_link(abs, &link).ok()?;
+            Some(link)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = abs;
+            None
+        }
+    }
+
+    /// Removes what killed processes left in `incoming/` (older than an hour: a call under way
+    /// elsewhere keeps its links a moment only).
+    fn clean_incoming(&self) {
+        let Ok(entries) = fs::read_dir(self.dir.join("incoming")) else {
+            return;
+        };
+        let hour = std::time::Duration::from_secs(3600);
+        for entry in entries.flatten() {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > hour);
+            if old {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
     }
 
     /// Stores `bytes` under their hash (unless already there) and returns the hash.

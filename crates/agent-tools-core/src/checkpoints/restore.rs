@@ -189,6 +189,7 @@ impl Store {
                 rel: t.rel.clone(),
                 state: state.unwrap_or(FileState::Absent),
                 content,
+                linked: None,
             });
         }
         for (i, (t, content)) in targets.iter().zip(&contents).enumerate() {

@@ -110,6 +110,10 @@ fn a_write_is_undone_byte_and_mode_exact() {
     );
     assert!(list.iter().all(|c| c.restorable && !c.pruned));
 
+    // the old content was kept (by a link where the file system allows it), no link is left
+    assert!(store.object_path(&hash_of(&original)).is_file());
+    let incoming = f.journal_dir.join("incoming");
+    assert!(!incoming.exists() || fs::read_dir(&incoming).unwrap().next().is_none());
     let diff = store.diff(&list[0].id).unwrap();
     assert!(diff.contains("-new"), "{diff}");
     assert!(diff.contains("+line one"), "{diff}");
@@ -379,6 +383,9 @@ fn nothing_is_recorded_without_a_change_or_for_reads() {
         .unwrap();
     tk.invoke("read_file", &json!({"path": "a.txt"})).unwrap();
     assert_eq!(f.store().list().unwrap(), vec![]);
+    // the link that kept the old content is gone with the call
+    let incoming = f.journal_dir.join("incoming");
+    assert!(!incoming.exists() || fs::read_dir(&incoming).unwrap().next().is_none());
 }
 
 #[test]
