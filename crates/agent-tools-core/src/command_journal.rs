@@ -195,7 +195,16 @@ impl GitSnapshot {
         let out = self.work.join("out");
         if !wanted.is_empty() {
             let index = self.work.join("extract-index");
-            self.run_on_index(rc, &index, &["read-tree", &self.tree], long())?;
+            // an index of just these paths, as the first tree had them (not the whole tree)
+            let mut run = long();
+            run.stdin = Some(
+                wanted
+                    .iter()
+                    .map(|e| format!("{} {}\t{}\0", e.old_mode, e.old_object, e.path))
+                    .collect(),
+            );
+            let args = ["update-index", "-z", "--add", "--index-info"];
+            self.run_on_index(rc, &index, &args, run)?;
             let prefix = format!("{}/", out.to_string_lossy().replace('\\', "/"));
             let mut run = long();
             run.stdin = Some(wanted.iter().map(|e| format!("{}\0", e.path)).collect());
@@ -320,6 +329,8 @@ fn mode_before(abs: &Path, executable: bool) -> u32 {
 struct DiffEntry {
     old_mode: String,
     new_mode: String,
+    /// The object the path named before.
+    old_object: String,
     path: String,
 }
 
@@ -333,12 +344,15 @@ fn parse_diff_tree(raw: &str) -> Vec<DiffEntry> {
         };
         let Some(path) = fields.next() else { break };
         let mut parts = head.split(' ');
-        let (Some(old_mode), Some(new_mode)) = (parts.next(), parts.next()) else {
+        let (Some(old_mode), Some(new_mode), Some(old_object)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
             continue;
         };
         entries.push(DiffEntry {
             old_mode: old_mode.to_string(),
             new_mode: new_mode.to_string(),
+            old_object: old_object.to_string(),
             path: path.to_string(),
         });
     }
