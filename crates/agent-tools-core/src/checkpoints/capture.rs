@@ -15,6 +15,10 @@ use crate::syntax_check::{Diagnostic, SyntaxMode};
 /// checkpoint cannot be restored), whatever the journal's byte bound.
 pub const MAX_KEPT_FILE: u64 = 64 * 1024 * 1024;
 
+/// Contents from this size up are kept by a hard link where one can be made; smaller ones are
+/// copied (cheaper than the link's own file system calls).
+const LINK_FROM: u64 = 64 * 1024;
+
 /// A file's state before the call, with its content when it is a file the journal keeps.
 #[derive(Debug)]
 pub struct Captured {
@@ -101,7 +105,7 @@ impl CallRecord {
                     hash: Some(hash), ..
                 }),
                 Some(bytes),
-            ) => match store.link_incoming(abs) {
+            ) if bytes.len() as u64 >= LINK_FROM => match store.link_incoming(abs) {
                 Some(link) => (None, Some((link, hash.clone()))),
                 None => (Some(bytes), None),
             },
