@@ -494,15 +494,22 @@ impl Store {
         write_whole(&self.checkpoint_path(cp.seq), &json).map_err(|e| self.internal(e, "write"))
     }
 
-    /// Keeps at most `max_checkpoints` whole checkpoints holding at most `max_bytes`: the
-    /// oldest beyond become records without contents (`pruned`), of which as many are kept
-    /// again; the contents only they named are removed. Called with the lock held.
+    /// Keeps at most `max_checkpoints` whole checkpoints holding at most `max_bytes`: once
+    /// either is passed, the oldest become records without contents (`pruned`) until both are
+    /// back under nine tenths of their bound (so pruning comes in batches, not with every
+    /// call), and as many such records are kept again; the contents only the pruned ones named
+    /// are removed. Called with the lock held.
     fn prune(&self, index: &mut Vec<IndexEntry>) -> Result<(), ToolError> {
         let mut total: u64 = index.iter().filter(|e| !e.pruned).map(|e| e.bytes).sum();
         let mut count = index.iter().filter(|e| !e.pruned).count();
+        if count <= self.max_checkpoints && total <= self.max_bytes {
+            return Ok(());
+        }
+        let keep_count = (self.max_checkpoints * 9 / 10).max(1);
+        let keep_bytes = self.max_bytes / 10 * 9;
         let mut freed: Vec<String> = Vec::new();
         for entry in index.iter_mut().filter(|e| !e.pruned) {
-            if count <= self.max_checkpoints && total <= self.max_bytes {
+            if count <= keep_count && total <= keep_bytes {
                 break;
             }
             total -= entry.bytes;

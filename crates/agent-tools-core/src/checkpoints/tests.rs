@@ -270,6 +270,34 @@ fn pruning_keeps_the_byte_and_count_bounds_and_says_so() {
 }
 
 #[test]
+fn past_the_count_bound_a_batch_is_pruned_down_to_nine_tenths() {
+    let f = fixture();
+    let options = JournalOptions {
+        max_checkpoints: 10,
+        ..f.options()
+    };
+    let mut tk = f.toolkit_with(Some(options.clone()), None);
+    let mut whole = |files: std::ops::Range<usize>| {
+        for i in files {
+            tk.invoke(
+                "write_file",
+                &json!({"path": format!("f{i}.txt"), "content": "x"}),
+            )
+            .unwrap();
+        }
+        let list = Journal::new(options.clone())
+            .store(&f.root)
+            .unwrap()
+            .list()
+            .unwrap();
+        list.iter().filter(|c| !c.pruned).count()
+    };
+    assert_eq!(whole(0..10), 10, "at the bound nothing is pruned");
+    assert_eq!(whole(10..11), 9, "past it, down to nine tenths at once");
+    assert_eq!(whole(11..12), 10, "then calls go on without pruning");
+}
+
+#[test]
 fn the_index_is_rebuilt_when_it_does_not_match_the_records() {
     let f = fixture();
     fs::write(f.path("a.txt"), "one").unwrap();
