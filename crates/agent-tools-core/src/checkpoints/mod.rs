@@ -267,16 +267,35 @@ pub fn default_dir(real_root: &Path) -> Option<PathBuf> {
 #[derive(Debug)]
 pub struct Journal {
     pub options: JournalOptions,
+    /// The store opened last: every journalled call asks for it, and opening resolves paths
+    /// and creates directories.
+    opened: std::sync::Mutex<Option<Store>>,
 }
 
 impl Journal {
     pub fn new(options: JournalOptions) -> Journal {
-        Journal { options }
+        Journal {
+            options,
+            opened: std::sync::Mutex::new(None),
+        }
     }
 
     /// The journal's store for the workspace at `real_root`, its directories created. A
-    /// directory inside the workspace is refused: the tools and searches would see it.
+    /// directory inside the workspace is refused: the tools and searches would see it. The
+    /// store opened last is reused while its workspace is the same and its directory is there.
     pub fn store(&self, real_root: &Path) -> Result<Store, ToolError> {
+        let mut opened = self.opened.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(store) = opened.as_ref() {
+            if store.root == real_root && store.dir.join("checkpoints").is_dir() {
+                return Ok(store.clone());
+            }
+        }
+        let store = self.open(real_root)?;
+        *opened = Some(store.clone());
+        Ok(store)
+    }
+
+    fn open(&self, real_root: &Path) -> Result<Store, ToolError> {
         let dir = match &self.options.dir {
             Some(dir) => crate::paths::absolute(&dir.to_string_lossy()).into(),
             None => default_dir(real_root).ok_or_else(|| {
@@ -314,7 +333,7 @@ impl Journal {
 }
 
 /// The journal of one workspace, opened.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
     /// The workspace's real path.

@@ -298,6 +298,20 @@ fn past_the_count_bound_a_batch_is_pruned_down_to_nine_tenths() {
 }
 
 #[test]
+fn a_journal_directory_removed_between_calls_is_made_again() {
+    let f = fixture();
+    let mut tk = f.toolkit();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "one"}))
+        .unwrap();
+    fs::remove_dir_all(&f.journal_dir).unwrap();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "two"}))
+        .unwrap();
+    let list = f.store().list().unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].files[0].change, Change::Modified);
+}
+
+#[test]
 fn the_index_is_rebuilt_when_it_does_not_match_the_records() {
     let f = fixture();
     fs::write(f.path("a.txt"), "one").unwrap();
