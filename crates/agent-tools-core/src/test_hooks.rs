@@ -87,18 +87,16 @@ pub fn before_handler(name: &str) {
     }
 }
 
-/// The pause [`journal_write_pause`] makes: `AGENT_TOOLS_NATIVE_JOURNAL_PAUSE_MS` in a process
-/// started with the hooks enabled; read once.
-static JOURNAL_PAUSE: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+type Pause = std::sync::OnceLock<Option<std::time::Duration>>;
 
-/// Test hook: sleeps between writing a journal file under its temporary name and renaming it
-/// into place, so a test can kill the process in the middle of a journal write.
-pub fn journal_write_pause() {
-    let pause = JOURNAL_PAUSE.get_or_init(|| {
+/// Sleeps for the milliseconds the environment variable `var` gives, in a process started with
+/// the hooks enabled (`cell` keeps what was read the first time).
+fn pause(cell: &Pause, var: &str) {
+    let pause = cell.get_or_init(|| {
         if !enabled() {
             return None;
         }
-        std::env::var("AGENT_TOOLS_NATIVE_JOURNAL_PAUSE_MS")
+        std::env::var(var)
             .ok()
             .and_then(|ms| ms.parse().ok())
             .map(std::time::Duration::from_millis)
@@ -106,6 +104,24 @@ pub fn journal_write_pause() {
     if let Some(pause) = pause {
         std::thread::sleep(*pause);
     }
+}
+
+static JOURNAL_PAUSE: Pause = Pause::new();
+
+/// Test hook: sleeps between writing a journal file under its temporary name and renaming it
+/// into place, so a test can kill the process in the middle of a journal write
+/// (`AGENT_TOOLS_NATIVE_JOURNAL_PAUSE_MS`).
+pub fn journal_write_pause() {
+    pause(&JOURNAL_PAUSE, "AGENT_TOOLS_NATIVE_JOURNAL_PAUSE_MS");
+}
+
+static SEARCH_PAUSE: Pause = Pause::new();
+
+/// Test hook: sleeps as a regexp_search call starts, its timeout already counting, so a test can
+/// make a search outlast its `timeout_ms` whatever the machine's speed
+/// (`AGENT_TOOLS_NATIVE_SEARCH_PAUSE_MS`).
+pub fn search_start_pause() {
+    pause(&SEARCH_PAUSE, "AGENT_TOOLS_NATIVE_SEARCH_PAUSE_MS");
 }
 
 #[cfg(test)]

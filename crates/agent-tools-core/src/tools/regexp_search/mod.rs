@@ -149,6 +149,7 @@ pub fn run(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
 fn search(rc: &RunContext, args: &[ArgValue], max_file_size: u64) -> Result<String, ToolError> {
     // The timeout counts from here: compiling the pattern is part of the call.
     let start = Instant::now();
+    crate::test_hooks::search_start_pause();
     let input = RegexpSearchInput::from_args(args, rc.ctx)?;
     search_input(rc, input, start, max_file_size)
 }
