@@ -482,22 +482,19 @@ impl StreamAccumulator for Stream {
         response
     }
 
-    fn finish(&self) -> Result<Turn> {
-        from_response(&self.response())
+    fn parse(&self, response: &Value) -> Result<Turn> {
+        from_response(response)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{fixture, result_of, stream_result};
+    use crate::testing::{assert_answer_fixture, assert_request_fixture, result_of, stream_result};
 
     #[test]
     fn maps_history_with_thinking_merged_results_and_sanitised_ids() {
-        let f = fixture("anthropic_request.json");
-        let mapped = to_request(&RequestInput::parse(&f["input"]).unwrap()).unwrap();
-        assert_eq!(mapped.value, f["expected"]);
-        assert!(mapped.warnings.is_empty());
+        assert_request_fixture("anthropic_request.json", to_request);
     }
 
     #[test]
@@ -574,11 +571,7 @@ mod tests {
 
     #[test]
     fn parallel_calls_with_and_without_streaming() {
-        let f = fixture("anthropic_parallel.json");
-        assert_eq!(result_of(from_response(&f["response"])), f["expected"]);
-        let (text, result) = stream_result(Stream::new(), &f["stream"]);
-        assert_eq!(result, f["expected"]);
-        assert_eq!(text, f["expected"]["content"]);
+        assert_answer_fixture("anthropic_parallel.json", from_response, Stream::new());
     }
 
     fn tool_stream(deltas: &[&str], start_input: Value) -> Value {

@@ -379,25 +379,19 @@ impl StreamAccumulator for Stream {
         response
     }
 
-    fn finish(&self) -> Result<Turn> {
-        from_response(&self.response())
+    fn parse(&self, response: &Value) -> Result<Turn> {
+        from_response(response)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{fixture, result_of, stream_result};
+    use crate::testing::{assert_answer_fixture, assert_request_fixture, stream_result};
 
     #[test]
     fn maps_tools_choices_and_messages() {
-        let input = RequestInput::parse(&fixture("openai_chat_request.json")["input"]).unwrap();
-        let mapped = to_request(&input).unwrap();
-        assert_eq!(
-            mapped.value,
-            fixture("openai_chat_request.json")["expected"]
-        );
-        assert!(mapped.warnings.is_empty());
+        assert_request_fixture("openai_chat_request.json", to_request);
     }
 
     #[test]
@@ -488,11 +482,7 @@ mod tests {
 
     #[test]
     fn parallel_calls_with_and_without_streaming() {
-        let f = fixture("openai_chat_parallel.json");
-        assert_eq!(result_of(from_response(&f["response"])), f["expected"]);
-        let (text, result) = stream_result(Stream::new(), &f["stream"]);
-        assert_eq!(result, f["expected"]);
-        assert_eq!(text, f["expected"]["content"]);
+        assert_answer_fixture("openai_chat_parallel.json", from_response, Stream::new());
     }
 
     #[test]

@@ -429,21 +429,19 @@ impl StreamAccumulator for Stream {
         response
     }
 
-    fn finish(&self) -> Result<Turn> {
-        from_response(&self.response())
+    fn parse(&self, response: &Value) -> Result<Turn> {
+        from_response(response)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{fixture, result_of, stream_result};
+    use crate::testing::{assert_answer_fixture, assert_request_fixture, result_of, stream_result};
 
     #[test]
     fn maps_tools_choices_and_history_with_reasoning_items() {
-        let f = fixture("openai_responses_request.json");
-        let mapped = to_request(&RequestInput::parse(&f["input"]).unwrap()).unwrap();
-        assert_eq!(mapped.value, f["expected"]);
+        assert_request_fixture("openai_responses_request.json", to_request);
     }
 
     #[test]
@@ -459,11 +457,11 @@ mod tests {
 
     #[test]
     fn parallel_calls_with_and_without_streaming() {
-        let f = fixture("openai_responses_parallel.json");
-        assert_eq!(result_of(from_response(&f["response"])), f["expected"]);
-        let (text, result) = stream_result(Stream::new(), &f["stream"]);
-        assert_eq!(result, f["expected"]);
-        assert_eq!(text, f["expected"]["content"]);
+        assert_answer_fixture(
+            "openai_responses_parallel.json",
+            from_response,
+            Stream::new(),
+        );
     }
 
     #[test]

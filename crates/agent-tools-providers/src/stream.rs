@@ -14,6 +14,12 @@ pub trait StreamAccumulator {
     /// The provider's non-streaming response equivalent to everything fed so far.
     fn response(&self) -> Value;
 
-    /// The turn of everything fed so far (callable at any time, also more than once).
-    fn finish(&self) -> Result<Turn>;
+    /// The provider's parse of a non-streaming response (its `from_response`).
+    fn parse(&self, response: &Value) -> Result<Turn>;
+
+    /// The turn of everything fed so far (callable at any time, also more than once): the
+    /// equivalent response, parsed as the non-streaming path parses it.
+    fn finish(&self) -> Result<Turn> {
+        self.parse(&self.response())
+    }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::common::{Result, Turn};
+use super::common::{Mapped, RequestInput, Result, Turn};
 use super::stream::StreamAccumulator;
 
 /// A fixture file of `src/fixtures/`.
@@ -56,4 +56,30 @@ pub fn stream_result(mut acc: impl StreamAccumulator, chunks: &Value) -> (String
         text.push_str(&acc.push(chunk).expect("push failed"));
     }
     (text, result_of(acc.finish()))
+}
+
+/// A request fixture: its `input`, mapped by `to_request`, is its `expected`, with no warnings.
+pub fn assert_request_fixture(name: &str, to_request: fn(&RequestInput) -> Result<Mapped>) {
+    let f = fixture(name);
+    let mapped = to_request(&RequestInput::parse(&f["input"]).unwrap()).unwrap();
+    assert_eq!(mapped.value, f["expected"], "{name}");
+    assert!(mapped.warnings.is_empty(), "{name}: {:?}", mapped.warnings);
+}
+
+/// An answer fixture: its `response` parsed whole and its `stream` fed chunk by chunk both give
+/// `expected`, and the stream's text deltas are its content.
+pub fn assert_answer_fixture(
+    name: &str,
+    from_response: fn(&Value) -> Result<Turn>,
+    stream: impl StreamAccumulator,
+) {
+    let f = fixture(name);
+    assert_eq!(
+        result_of(from_response(&f["response"])),
+        f["expected"],
+        "{name}"
+    );
+    let (text, result) = stream_result(stream, &f["stream"]);
+    assert_eq!(result, f["expected"], "{name}");
+    assert_eq!(text, f["expected"]["content"], "{name}");
 }

@@ -275,7 +275,7 @@ impl StreamAccumulator for Stream {
         response
     }
 
-    fn finish(&self) -> Result<Turn> {
-        from_response(&self.response())
+    fn parse(&self, response: &Value) -> Result<Turn> {
+        from_response(response)
     }
 }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::testing::{fixture, result_of, stream_result};
+use crate::testing::{assert_answer_fixture, fixture, result_of, stream_result};
 
 #[test]
 fn maps_history_with_signatures_names_and_synthetic_ids() {
@@ -87,11 +87,7 @@ fn recursive_refs_stop_and_names_are_checked() {
 
 #[test]
 fn parallel_calls_with_and_without_streaming() {
-    let f = fixture("gemini_parallel.json");
-    assert_eq!(result_of(from_response(&f["response"])), f["expected"]);
-    let (text, result) = stream_result(Stream::new(), &f["stream"]);
-    assert_eq!(result, f["expected"]);
-    assert_eq!(text, f["expected"]["content"]);
+    assert_answer_fixture("gemini_parallel.json", from_response, Stream::new());
 }
 
 #[test]
