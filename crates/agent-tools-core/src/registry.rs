@@ -1,36 +1,17 @@
 //! The one list of tools. Dispatch, the catalog metadata, the invoke argument mapping and the
 //! TypeScript name maps all come from `CATALOG`; nothing else lists tools.
 
-use super::context::{RunContext, ToolContext};
-use super::error::{ErrorClass, ToolError};
-use super::tools;
+use super::context::ToolContext;
+use super::error::ErrorClass;
 use super::tools::input::{parameters_schema, property_names, ArgShape, ToolInput};
+pub use super::tools::input::{BoundedHandler, Effect, Handler};
 use super::tools::todo;
-use super::tools::todo::TodoOp;
 use super::tools::{
     apply_patch, apply_patches, ast_grep_search, checkpoint, edit_file, exec_command, find_files,
     git_status_summary, process, read_file, regexp_search, tree, write_file,
 };
 #[cfg(feature = "typegen")]
 use super::tstype::{ts, TsType};
-use super::value::ArgValue;
-
-/// A bounded handler: arguments and an optional input-size limit in, `None` when over it.
-pub type BoundedHandler =
-    fn(&RunContext, &[ArgValue], Option<u64>) -> Result<Option<String>, ToolError>;
-
-/// How a tool runs.
-#[derive(Clone, Copy)]
-pub enum Handler {
-    /// On the blocking pool: positional arguments in, the output as JSON text out.
-    Worker(fn(&RunContext, &[ArgValue]) -> Result<String, ToolError>),
-    /// Bounded work, cheap enough for the JavaScript thread when its input is small: given
-    /// `Some(limit)`, it gives up (`Ok(None)`) as soon as it sees more than `limit` bytes of
-    /// input, and the call moves to the blocking pool; given `None`, it runs in full.
-    Bounded(BoundedHandler),
-    /// On the JavaScript thread, with the session state of `context.todo` (see `tools::todo`).
-    Session(TodoOp),
-}
 
 /// How `invoke(name, args)` turns `args` into the handler's positional arguments (docs/compat.md, "Order of checks in invoke"):
 /// the input type's `ArgShape` with the names of its fields (`ToolSpec::invoke_args`).
@@ -46,40 +27,12 @@ pub enum InvokeArgs {
     Object(Option<&'static str>),
 }
 
-/// What a call of the tool does, which decides how the tool loop schedules it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Effect {
-    /// Only reads: calls of one turn run in parallel.
-    Read,
-    /// Changes files in the workspace: sequential, offered for review first.
-    Write,
-    /// Runs a program: sequential, offered for review first.
-    Exec,
-    /// Changes the session's task list only: sequential, not reviewed.
-    State,
-}
-
-impl Effect {
-    /// The write operations of upstream's write scope: denied in `"read-only"` mode.
-    pub const fn is_write_op(self) -> bool {
-        matches!(self, Effect::Write)
-    }
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Effect::Read => "read",
-            Effect::Write => "write",
-            Effect::Exec => "exec",
-            Effect::State => "state",
-        }
-    }
-}
-
 pub struct ToolSpec {
     pub name: &'static str,
     pub effect: Effect,
     /// What a reviewer is shown of a call: `(preview key, argument name)` pairs, e.g. apply_patch's
-    /// `("path", "filePath")`. Empty for tools that are not reviewed.
+    /// `("path", "filePath")` (the input's `#[arg(review)]` fields). Empty for tools that are
+    /// not reviewed.
     pub review_fields: &'static [(&'static str, &'static str)],
     /// True for tools that start processes: the binding then passes the host's `process.env`
     /// (`ToolContext::process_env`) for the child's environment and `PATH` lookups.
@@ -112,6 +65,39 @@ pub struct InputSpec {
     /// The TypeScript type of the `options` argument (`ArgShape::PathAndOptions`).
     #[cfg(feature = "typegen")]
     pub ts_options: Option<TsType>,
+}
+
+/// The catalog entry of a tool, from its input type.
+#[cfg(feature = "typegen")]
+pub const fn spec<T: ToolInput + ts_rs::TS + 'static>() -> ToolSpec {
+    ToolSpec {
+        name: T::NAME,
+        effect: T::EFFECT,
+        review_fields: T::REVIEW,
+        spawns_processes: T::SPAWNS_PROCESSES,
+        description: T::DESCRIPTION,
+        error_class: T::ERROR_CLASS,
+        input: input::<T>(),
+        handler: T::HANDLER,
+        opt_in: T::OPT_IN,
+        ts_result: T::TS_RESULT,
+    }
+}
+
+/// The catalog entry of a tool, from its input type.
+#[cfg(not(feature = "typegen"))]
+pub const fn spec<T: ToolInput>() -> ToolSpec {
+    ToolSpec {
+        name: T::NAME,
+        effect: T::EFFECT,
+        review_fields: T::REVIEW,
+        spawns_processes: T::SPAWNS_PROCESSES,
+        description: T::DESCRIPTION,
+        error_class: T::ERROR_CLASS,
+        input: input::<T>(),
+        handler: T::HANDLER,
+        opt_in: T::OPT_IN,
+    }
 }
 
 #[cfg(feature = "typegen")]
@@ -168,311 +154,32 @@ fn mapping_of(input: &InputSpec) -> InvokeArgs {
 }
 
 /// Every tool: the 13 built-ins in `ToolCatalog` / `toolkit.tools` key order, then the opt-in
-/// tools (`opt_in: true`) in the order `getAllowedTools()` lists them when enabled.
+/// tools (`opt_in: true`) in the order `getAllowedTools()` lists them when enabled. Each entry
+/// comes from its input type's `#[tool_input]`.
 pub static CATALOG: [ToolSpec; 23] = [
-    ToolSpec {
-        name: "apply_patch",
-        effect: Effect::Write,
-        review_fields: &[("path", "filePath"), ("patch", "patch")],
-        spawns_processes: false,
-        description: "Applies a unified diff patch to a file within the workspace.",
-        error_class: tools::apply_patch::ERROR_CLASS,
-        input: input::<apply_patch::ApplyPatchInput>(),
-        opt_in: false,
-        handler: Handler::Worker(tools::apply_patch::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<apply_patch::ApplyPatchOutput>(),
-    },
-    ToolSpec {
-        name: "exec_command",
-        effect: Effect::Exec,
-        review_fields: &[("cwd", "cwd"), ("command", "command")],
-        spawns_processes: true,
-        description: "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
-        error_class: tools::exec_command::ERROR_CLASS,
-        input: input::<exec_command::ExecCommandInput>(),
-        opt_in: false,
-        handler: Handler::Worker(tools::exec_command::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<exec_command::ExecCommandOutput>(),
-    },
-    ToolSpec {
-        name: "write_file",
-        effect: Effect::Write,
-        review_fields: &[("path", "path"), ("content", "content")],
-        spawns_processes: false,
-        description: "Writes UTF-8 text to a file in the workspace. Use this for full content writes or creating new files.",
-        error_class: tools::write_file::ERROR_CLASS,
-        input: input::<write_file::WriteFileInput>(),
-        opt_in: false,
-        handler: Handler::Worker(tools::write_file::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<write_file::WriteFileOutput>(),
-    },
-    ToolSpec {
-        name: "tree",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Returns a workspace tree: directories only or directories with files.",
-        error_class: tools::tree::ERROR_CLASS,
-        input: input::<tree::TreeInput>(),
-        opt_in: false,
-        handler: Handler::Worker(tools::tree::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<tree::TreeOutput>(),
-    },
-    ToolSpec {
-        name: "read_file",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
-        error_class: tools::read_file::ERROR_CLASS,
-        input: input::<read_file::ReadFileInput>(),
-        opt_in: false,
-        handler: Handler::Bounded(tools::read_file::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<read_file::ReadFileOutput>(),
-    },
-    ToolSpec {
-        name: "regexp_search",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Searches workspace text files with a regular expression and returns deterministic match locations.",
-        error_class: tools::regexp_search::ERROR_CLASS,
-        input: input::<regexp_search::RegexpSearchInput>(),
-        opt_in: false,
-        handler: Handler::Worker(tools::regexp_search::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<regexp_search::RegexpSearchOutput>(),
-    },
-    ToolSpec {
-        name: "ast_grep_search",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: true,
-        description: "Searches source files with ast-grep and returns raw structured matches.",
-        error_class: tools::ast_grep_search::ERROR_CLASS,
-        input: input::<ast_grep_search::AstGrepSearchInput>(),
-        opt_in: false,
-        handler: Handler::Worker(tools::ast_grep_search::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<ast_grep_search::AstGrepSearchOutput>(),
-    },
-    ToolSpec {
-        name: "git_status_summary",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: true,
-        description: "Returns current git branch and raw porcelain status output for a workspace directory.",
-        error_class: tools::git_status_summary::ERROR_CLASS,
-        input: input::<git_status_summary::GitStatusSummaryInput>(),
-        opt_in: false,
-        handler: Handler::Worker(tools::git_status_summary::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<git_status_summary::GitStatusSummaryOutput>(),
-    },
-    ToolSpec {
-        name: "task_create_many",
-        effect: Effect::State,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Creates initial task list for the current execution session.",
-        error_class: todo::ERROR_CLASS,
-        input: input::<todo::TaskCreateManyInput>(),
-        opt_in: false,
-        handler: Handler::Session(TodoOp::CreateMany),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<todo::TaskListOutput>(),
-    },
-    ToolSpec {
-        name: "task_list",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Returns all tasks in creation order for this session.",
-        error_class: todo::ERROR_CLASS,
-        input: input::<todo::TaskListInput>(),
-        opt_in: false,
-        handler: Handler::Session(TodoOp::List),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<todo::TaskListOutput>(),
-    },
-    ToolSpec {
-        name: "task_update",
-        effect: Effect::State,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Updates title or description of an existing session task.",
-        error_class: todo::ERROR_CLASS,
-        input: input::<todo::TaskUpdateInput>(),
-        opt_in: false,
-        handler: Handler::Session(TodoOp::Update),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<todo::TaskUpdateOutput>(),
-    },
-    ToolSpec {
-        name: "task_update_status",
-        effect: Effect::State,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Updates status of an existing session task.",
-        error_class: todo::ERROR_CLASS,
-        input: input::<todo::TaskUpdateStatusInput>(),
-        opt_in: false,
-        handler: Handler::Session(TodoOp::UpdateStatus),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<todo::TaskUpdateOutput>(),
-    },
-    ToolSpec {
-        name: "task_validate_completion",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Validates whether unfinished todo tasks remain in this session.",
-        error_class: todo::ERROR_CLASS,
-        input: input::<todo::TaskValidateCompletionInput>(),
-        opt_in: false,
-        handler: Handler::Session(TodoOp::ValidateCompletion),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<todo::TaskValidateCompletionOutput>(),
-    },
-    ToolSpec {
-        name: "edit_file",
-        effect: Effect::Write,
-        review_fields: &[
-            ("path", "path"),
-            ("old_string", "old_string"),
-            ("new_string", "new_string"),
-        ],
-        spawns_processes: false,
-        description: "Replaces a unique string in a text file of the workspace (search/replace), tolerant of line endings, trailing whitespace and indentation.",
-        error_class: tools::edit_file::ERROR_CLASS,
-        input: input::<edit_file::EditFileInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::edit_file::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<edit_file::EditFileOutput>(),
-    },
-    ToolSpec {
-        name: "find_files",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Finds workspace files whose path matches a glob, newest first, honouring .gitignore.",
-        error_class: tools::find_files::ERROR_CLASS,
-        input: input::<find_files::FindFilesInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::find_files::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<find_files::FindFilesOutput>(),
-    },
-    ToolSpec {
-        name: "apply_patches",
-        effect: Effect::Write,
-        review_fields: &[("patch", "patch")],
-        spawns_processes: false,
-        description: "Applies one patch over several files (git-style unified diff or the Codex patch format), all or nothing.",
-        error_class: tools::apply_patches::ERROR_CLASS,
-        input: input::<apply_patches::ApplyPatchesInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::apply_patches::run),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<apply_patches::ApplyPatchesOutput>(),
-    },
-    ToolSpec {
-        name: "process_start",
-        effect: Effect::Exec,
-        review_fields: &[("cwd", "cwd"), ("command", "command")],
-        spawns_processes: true,
-        description: "Starts a command that keeps running after the call (a dev server, a watcher, a REPL) and returns its first output and a process_id for process_read, process_write and process_kill.",
-        error_class: tools::process::ERROR_CLASS,
-        input: input::<process::ProcessStartInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::process::start),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<process::ProcessOutput>(),
-    },
-    ToolSpec {
-        name: "process_read",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Returns a started process's new output (after the last read, or after cursor), its status and exit code; can wait for output matching wait_for.",
-        error_class: tools::process::ERROR_CLASS,
-        input: input::<process::ProcessReadInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::process::read),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<process::ProcessOutput>(),
-    },
-    ToolSpec {
-        name: "process_write",
-        effect: Effect::Exec,
-        review_fields: &[("process_id", "process_id"), ("input", "input")],
-        spawns_processes: false,
-        description: "Writes text to a started process's stdin (answer a prompt, drive a REPL), then returns its new output like process_read.",
-        error_class: tools::process::ERROR_CLASS,
-        input: input::<process::ProcessWriteInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::process::write),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<process::ProcessOutput>(),
-    },
-    ToolSpec {
-        name: "process_list",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Lists the processes started in this session: id, command, status, pid, start time, exit code and buffered output size.",
-        error_class: tools::process::ERROR_CLASS,
-        input: input::<process::ProcessListInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::process::list),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<process::ProcessListOutput>(),
-    },
-    ToolSpec {
-        name: "process_kill",
-        effect: Effect::Exec,
-        review_fields: &[("process_id", "process_id"), ("signal", "signal")],
-        spawns_processes: false,
-        description: "Stops a started process and everything it started, waits until they are gone, and returns the final status and the output not read yet.",
-        error_class: tools::process::ERROR_CLASS,
-        input: input::<process::ProcessKillInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::process::kill),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<process::ProcessOutput>(),
-    },
-    ToolSpec {
-        name: "checkpoint_list",
-        effect: Effect::Read,
-        review_fields: &[],
-        spawns_processes: false,
-        description: "Lists the undo journal's checkpoints, oldest first: one per call that changed files, with its id, tool, time and the files it created, modified or deleted.",
-        error_class: checkpoint::LIST_ERROR_CLASS,
-        input: input::<checkpoint::CheckpointListInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::checkpoint::list),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<checkpoint::CheckpointListOutput>(),
-    },
-    ToolSpec {
-        name: "checkpoint_restore",
-        effect: Effect::Write,
-        review_fields: &[("id", "id"), ("force", "force")],
-        spawns_processes: false,
-        description: "Puts the files a checkpoint and every later one changed back to their state before that checkpoint's call, all or nothing; a file changed since is a conflict unless force.",
-        error_class: checkpoint::RESTORE_ERROR_CLASS,
-        input: input::<checkpoint::CheckpointRestoreInput>(),
-        opt_in: true,
-        handler: Handler::Worker(tools::checkpoint::run_restore),
-        #[cfg(feature = "typegen")]
-        ts_result: ts::<crate::checkpoints::RestoreOutcome>(),
-    },
+    spec::<apply_patch::ApplyPatchInput>(),
+    spec::<exec_command::ExecCommandInput>(),
+    spec::<write_file::WriteFileInput>(),
+    spec::<tree::TreeInput>(),
+    spec::<read_file::ReadFileInput>(),
+    spec::<regexp_search::RegexpSearchInput>(),
+    spec::<ast_grep_search::AstGrepSearchInput>(),
+    spec::<git_status_summary::GitStatusSummaryInput>(),
+    spec::<todo::TaskCreateManyInput>(),
+    spec::<todo::TaskListInput>(),
+    spec::<todo::TaskUpdateInput>(),
+    spec::<todo::TaskUpdateStatusInput>(),
+    spec::<todo::TaskValidateCompletionInput>(),
+    spec::<edit_file::EditFileInput>(),
+    spec::<find_files::FindFilesInput>(),
+    spec::<apply_patches::ApplyPatchesInput>(),
+    spec::<process::ProcessStartInput>(),
+    spec::<process::ProcessReadInput>(),
+    spec::<process::ProcessWriteInput>(),
+    spec::<process::ProcessListInput>(),
+    spec::<process::ProcessKillInput>(),
+    spec::<checkpoint::CheckpointListInput>(),
+    spec::<checkpoint::CheckpointRestoreInput>(),
 ];
 
 /// `TOOL_DEFINITIONS` as a JSON array in declaration order (the order `getAllowedTools()` uses).

@@ -16,10 +16,11 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
+use super::args::{non_blank_string, string};
+use super::input::{tool_input, ToolInput};
 use super::{nul_path_message, read_sized, to_json};
 use crate::atomic_write::{open_parent, replace_atomically};
-use crate::context::{RunContext, ToolContext};
+use crate::context::RunContext;
 use crate::error::{
     is_not_found, node_io_message, outside_workspace_message, ErrorClass, ErrorCode, Reason,
     ToolError,
@@ -33,35 +34,26 @@ pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchError");
 const SIZE_LIMIT: u64 = 10 * 1024 * 1024;
 
 // apply_patch's input: `apply_patch(filePath, patch)`.
+#[tool_input(
+    name = "apply_patch",
+    description = "Applies a unified diff patch to a file within the workspace.",
+    effect = Write,
+    class = ERROR_CLASS,
+    output = ApplyPatchOutput,
+    handler = Worker(run),
+    shape = PathAndField,
+    bare
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ApplyPatchInput {
+    #[arg(check = non_blank_string, review = "path")]
     #[serde(rename = "filePath")]
     #[schemars(description = "Target file path")]
     pub file_path: String,
+    #[arg(check = string, review)]
     #[schemars(description = "Unified diff content")]
     pub patch: String,
-}
-
-impl ToolInput for ApplyPatchInput {
-    const SHAPE: ArgShape = ArgShape::PathAndField;
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let file_path = match args.first() {
-            Some(ArgValue::String(p)) if !js_trim(p).is_empty() => p.clone(),
-            _ => {
-                return Err(ERROR_CLASS.bare(
-                    ErrorCode::InvalidArgument,
-                    "filePath must be a non-empty string",
-                ))
-            }
-        };
-        let patch = match args.get(1) {
-            Some(ArgValue::String(p)) => p.clone(),
-            _ => return Err(ERROR_CLASS.bare(ErrorCode::InvalidArgument, "patch must be a string")),
-        };
-        Ok(ApplyPatchInput { file_path, patch })
-    }
 }
 
 #[derive(Serialize, Debug)]

@@ -18,10 +18,11 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
+use super::args::non_blank_string;
+use super::input::{tool_input, ToolInput};
 use super::{read_sized, to_json, workspace_root};
 use crate::atomic_write::{open_parent, replace_atomically};
-use crate::context::{RunContext, ToolContext};
+use crate::context::RunContext;
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, Reason, ToolError};
 use crate::paths::workspace_relative;
 use crate::sandbox::{fd_path, resolve_in_root, Confinement};
@@ -31,25 +32,22 @@ pub const ERROR_CLASS: ErrorClass = ErrorClass("ApplyPatchesError");
 const SIZE_LIMIT: u64 = 10 * 1024 * 1024;
 
 // apply_patches's input: `apply_patches(input)`.
+#[tool_input(
+    name = "apply_patches",
+    description = "Applies one patch over several files (git-style unified diff or the Codex patch format), all or nothing.",
+    effect = Write,
+    class = ERROR_CLASS,
+    output = ApplyPatchesOutput,
+    handler = Worker(run),
+    opt_in,
+    shape = Object
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ApplyPatchesInput {
+    #[arg(check = non_blank_string, review)]
     #[schemars(description = "The patch text, paths relative to the workspace root.")]
     pub patch: String,
-}
-
-impl ToolInput for ApplyPatchesInput {
-    const SHAPE: ArgShape = ArgShape::Object(None);
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let input = args.first().unwrap_or(&ArgValue::Undefined);
-        match input.get("patch") {
-            ArgValue::String(p) if !p.trim().is_empty() => {
-                Ok(ApplyPatchesInput { patch: p.clone() })
-            }
-            _ => Err(ERROR_CLASS.invalid("patch must be a non-empty string")),
-        }
-    }
 }
 
 /// What happened to one file.

@@ -1,35 +1,9 @@
 //! Argument checks the tools share, with upstream's messages.
 
+use super::input::Field;
 use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::value::{js_trim, ArgValue};
-
-/// The `path` argument: a string that is not blank after trimming.
-pub(crate) fn required_path(args: &[ArgValue], error_class: ErrorClass) -> Result<&str, ToolError> {
-    match args.first() {
-        Some(ArgValue::String(p)) if !js_trim(p).is_empty() => Ok(p),
-        _ => Err(error_class.coded(
-            ErrorCode::InvalidArgument,
-            "path must be a non-empty string",
-        )),
-    }
-}
-
-/// The `options` argument (default `{}`); `null` fails the way the engine does when the handler
-/// reads its first option.
-pub(crate) fn options_arg<'a>(
-    args: &'a [ArgValue],
-    error_class: ErrorClass,
-    first_option: &str,
-) -> Result<&'a ArgValue, ToolError> {
-    match args.get(1) {
-        Some(ArgValue::Null) => Err(error_class.internal(format!(
-            "null is not an object (evaluating 'options.{first_option}')"
-        ))),
-        Some(v) => Ok(v),
-        None => Ok(&ArgValue::Undefined),
-    }
-}
 
 /// An input object read by field: `null`/`undefined` fail the way the engine does when the
 /// handler reads its first field.
@@ -50,19 +24,6 @@ pub(crate) fn object_input(
         ErrorCode::Internal,
         format!("{what} is not an object (evaluating 'input.{first_field}')"),
     ))
-}
-
-/// An optional integer option: `undefined`/`null` → `default` (the definition's `default`, an
-/// integer there too), otherwise an integer in range.
-pub(crate) fn integer_option(
-    value: &ArgValue,
-    default: u32,
-    range: std::ops::RangeInclusive<f64>,
-) -> Option<f64> {
-    if value.is_nullish() {
-        return Some(f64::from(default));
-    }
-    value.as_integer().filter(|n| range.contains(n))
 }
 
 /// The workspace root of the context, for output paths.
@@ -159,4 +120,172 @@ pub(crate) fn glob_patterns<'a>(
             }
         })
         .collect()
+}
+
+// The checks of `#[arg(check = ...)]` (tools::input): each reads one argument, with upstream's
+// messages (`<key> must ...`); an absent argument is `undefined` and, where it is optional,
+// `null` too (`Arg::absent`: the default, or `None`).
+
+/// A field's type as built from an argument's value `V`.
+pub(crate) trait Arg<V>: Sized {
+    /// The value of an absent argument: the field's default, `None` for an `Option` field;
+    /// nothing for a required one.
+    fn absent(default: Option<Self>) -> Option<Self>;
+    fn present(value: V) -> Self;
+}
+
+macro_rules! arg_with_default {
+    ($($t:ty: $v:ty => |$x:ident| $make:expr),* $(,)?) => {$(
+        impl Arg<$v> for $t {
+            fn absent(default: Option<Self>) -> Option<Self> {
+                default
+            }
+            fn present($x: $v) -> Self {
+                $make
+            }
+        }
+    )*};
+}
+arg_with_default! {
+    u32: f64 => |n| n as u32,
+    usize: f64 => |n| n as usize,
+    std::time::Duration: f64 => |n| std::time::Duration::from_millis(n as u64),
+}
+
+impl<V> Arg<V> for V {
+    fn absent(default: Option<Self>) -> Option<Self> {
+        default
+    }
+    fn present(value: V) -> Self {
+        value
+    }
+}
+
+impl<V> Arg<V> for Option<V> {
+    fn absent(_: Option<Self>) -> Option<Self> {
+        Some(None)
+    }
+    fn present(value: V) -> Self {
+        Some(value)
+    }
+}
+
+/// A string that is not blank after JavaScript's trim; `undefined` is absent, `null` refused.
+pub(crate) fn non_blank_string<T: Arg<String>>(mut f: Field<T>) -> Result<T, ToolError> {
+    let default = f.default.take();
+    let error = || f.must("be a non-empty string");
+    match f.value {
+        ArgValue::Undefined => T::absent(default).ok_or_else(error),
+        ArgValue::String(s) if !js_trim(s).is_empty() => Ok(T::present(s.clone())),
+        _ => Err(error()),
+    }
+}
+
+/// A string that is not empty (blanks allowed).
+pub(crate) fn non_empty_string(f: Field<String>) -> Result<String, ToolError> {
+    match f.value {
+        ArgValue::String(s) if !s.is_empty() => Ok(s.clone()),
+        _ => Err(f.must("be a non-empty string")),
+    }
+}
+
+/// A string; `undefined` is absent, `null` refused.
+pub(crate) fn string<T: Arg<String>>(mut f: Field<T>) -> Result<T, ToolError> {
+    let default = f.default.take();
+    let error = || f.must("be a string");
+    match f.value {
+        ArgValue::Undefined => T::absent(default).ok_or_else(error),
+        ArgValue::String(s) => Ok(T::present(s.clone())),
+        _ => Err(error()),
+    }
+}
+
+/// A boolean; `undefined` and `null` are absent.
+pub(crate) fn boolean<T: Arg<bool>>(mut f: Field<T>) -> Result<T, ToolError> {
+    let default = f.default.take();
+    match f.value {
+        v if v.is_nullish() => T::absent(default).ok_or_else(|| f.must("be a boolean")),
+        ArgValue::Bool(b) => Ok(T::present(*b)),
+        _ => Err(f.must("be a boolean")),
+    }
+}
+
+/// An integer in `range` (`<key> must be an integer between A and B`, or `>= A` when the range
+/// has no end); `undefined` and `null` are absent.
+pub(crate) fn integer_in<T: Arg<f64>>(
+    range: std::ops::RangeInclusive<f64>,
+) -> impl Fn(Field<T>) -> Result<T, ToolError> {
+    move |mut f| {
+        let default = f.default.take();
+        let error = || match *range.end() == f64::MAX {
+            true => f.must(&format!("be an integer >= {}", range.start())),
+            false => f.must(&format!(
+                "be an integer between {} and {}",
+                range.start(),
+                range.end()
+            )),
+        };
+        match f.value {
+            v if v.is_nullish() => T::absent(default).ok_or_else(error),
+            v => match v.as_integer().filter(|n| range.contains(n)) {
+                Some(n) => Ok(T::present(n)),
+                None => Err(error()),
+            },
+        }
+    }
+}
+
+/// A finite number in `range` (`<key> must be between A and B`); `undefined` and `null` are
+/// absent.
+pub(crate) fn number_in<T: Arg<f64>>(
+    range: std::ops::RangeInclusive<f64>,
+) -> impl Fn(Field<T>) -> Result<T, ToolError> {
+    move |mut f| {
+        let default = f.default.take();
+        let error = || f.must(&format!("be between {} and {}", range.start(), range.end()));
+        match f.value {
+            v if v.is_nullish() => T::absent(default).ok_or_else(error),
+            ArgValue::Number(n) if n.is_finite() && range.contains(n) => Ok(T::present(*n)),
+            _ => Err(error()),
+        }
+    }
+}
+
+/// One of the named values (`<key> must be "a" or "b"`); `undefined` and `null` are absent.
+pub(crate) fn one_of<V: Copy, T: Arg<V>>(
+    choices: &'static [(&'static str, V)],
+) -> impl Fn(Field<T>) -> Result<T, ToolError> {
+    move |mut f| {
+        let default = f.default.take();
+        let error = || f.must(&quoted_alternatives(choices));
+        match f.value {
+            v if v.is_nullish() => T::absent(default).ok_or_else(error),
+            ArgValue::String(s) => match choices.iter().find(|(name, _)| name == s) {
+                Some((_, value)) => Ok(T::present(*value)),
+                None => Err(error()),
+            },
+            _ => Err(error()),
+        }
+    }
+}
+
+fn quoted_alternatives<V>(choices: &[(&str, V)]) -> String {
+    let names: Vec<String> = choices.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+    match names.split_last() {
+        Some((last, [])) => format!("be {last}"),
+        Some((last, rest)) => format!("be {} or {last}", rest.join(", ")),
+        None => "be nothing".to_string(),
+    }
+}
+
+/// The search tools' `root_path`: the workspace root when absent (`undefined` or `null`),
+/// otherwise a non-blank string.
+pub(crate) fn root_path_or_workspace(f: Field<String>) -> Result<String, ToolError> {
+    if !f.value.is_nullish() {
+        return non_blank_string(f);
+    }
+    match f.ctx.workspace_root.as_deref() {
+        Some(root) if !js_trim(root).is_empty() => Ok(root.to_string()),
+        _ => Err(f.must("be a non-empty string")),
+    }
 }

@@ -12,10 +12,11 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
+use super::args::boolean;
+use super::input::{tool_input, Field, ToolInput};
 use super::to_json;
 use crate::checkpoints::{CheckpointSummary, Store};
-use crate::context::{RunContext, ToolContext};
+use crate::context::RunContext;
 use crate::error::{ErrorClass, ToolError};
 use crate::value::{js_trim, ArgValue};
 
@@ -23,24 +24,45 @@ pub const LIST_ERROR_CLASS: ErrorClass = ErrorClass("CheckpointListError");
 pub const RESTORE_ERROR_CLASS: ErrorClass = ErrorClass("CheckpointRestoreError");
 
 // checkpoint_list's input: none.
+#[tool_input(
+    name = "checkpoint_list",
+    description = "Lists the undo journal's checkpoints, oldest first: one per call that changed files, with its id, tool, time and the files it created, modified or deleted.",
+    effect = Read,
+    class = LIST_ERROR_CLASS,
+    output = CheckpointListOutput,
+    handler = Worker(list),
+    opt_in,
+    shape = Object,
+    object = plain_or_absent
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct CheckpointListInput {}
 
 // checkpoint_restore's input, checked, with its default applied.
+#[tool_input(
+    name = "checkpoint_restore",
+    description = "Puts the files a checkpoint and every later one changed back to their state before that checkpoint's call, all or nothing; a file changed since is a conflict unless force.",
+    effect = Write,
+    class = RESTORE_ERROR_CLASS,
+    output = crate::checkpoints::RestoreOutcome,
+    handler = Worker(run_restore),
+    opt_in,
+    shape = Object,
+    object = plain
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct CheckpointRestoreInput {
+    #[arg(check = checkpoint_id, review)]
     #[schemars(
         description = "The checkpoint to go back to: an id from checkpoint_list (e.g. \"cp-00000003\")."
     )]
     pub id: String,
+    #[arg(check = boolean, default = false, review)]
     #[schemars(
-        with = "Option<bool>",
-        description = "Overwrite files changed since the journal recorded them (default: false: such a file is a conflict and nothing is restored).",
-        extend("default" = false)
+        description = "Overwrite files changed since the journal recorded them (default: false: such a file is a conflict and nothing is restored)."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
     pub force: bool,
 }
 
@@ -50,40 +72,11 @@ pub struct CheckpointListOutput {
     pub checkpoints: Vec<CheckpointSummary>,
 }
 
-impl ToolInput for CheckpointListInput {
-    const SHAPE: ArgShape = ArgShape::Object(None);
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        match args.first() {
-            None | Some(ArgValue::Undefined) => Ok(CheckpointListInput {}),
-            Some(v) if v.is_plain_object() => Ok(CheckpointListInput {}),
-            _ => Err(LIST_ERROR_CLASS.invalid("input must be an object")),
-        }
-    }
-}
-
-impl ToolInput for CheckpointRestoreInput {
-    const SHAPE: ArgShape = ArgShape::Object(None);
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let input = args.first().unwrap_or(&ArgValue::Undefined);
-        if !input.is_plain_object() {
-            return Err(RESTORE_ERROR_CLASS.invalid("input must be an object"));
-        }
-        let id = match input.get("id") {
-            ArgValue::String(id) if !js_trim(id).is_empty() => id.clone(),
-            _ => {
-                return Err(RESTORE_ERROR_CLASS.invalid(
-                    "id must be a checkpoint id (a non-empty string from checkpoint_list)",
-                ))
-            }
-        };
-        let force = match input.get("force") {
-            v if v.is_nullish() => false,
-            ArgValue::Bool(b) => *b,
-            _ => return Err(RESTORE_ERROR_CLASS.invalid("force must be a boolean")),
-        };
-        Ok(CheckpointRestoreInput { id, force })
+/// `id`: a non-blank string.
+fn checkpoint_id(f: Field<String>) -> Result<String, ToolError> {
+    match f.value {
+        ArgValue::String(id) if !js_trim(id).is_empty() => Ok(id.clone()),
+        _ => Err(f.must("be a checkpoint id (a non-empty string from checkpoint_list)")),
     }
 }
 
@@ -122,6 +115,7 @@ pub fn restore(rc: &RunContext, input: CheckpointRestoreInput) -> Result<String,
 
 #[cfg(test)]
 mod tests {
+    use crate::context::ToolContext;
     use std::fs;
     use std::path::PathBuf;
     use std::sync::Arc;

@@ -18,15 +18,14 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
-use super::{nul_path_message, read_sized, required_path, to_json, workspace_root};
+use super::args::{boolean, non_blank_string, string};
+use super::input::{tool_input, ToolInput};
+use super::{nul_path_message, read_sized, to_json, workspace_root};
 use crate::atomic_write::{open_parent, replace_atomically};
-use crate::context::{RunContext, ToolContext};
+use crate::context::RunContext;
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::paths::workspace_relative;
 use crate::sandbox::real_path;
-#[cfg(feature = "typegen")]
-use crate::tstype::{ts, TsType};
 use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("EditFileError");
@@ -38,56 +37,58 @@ const TAB_WIDTH: usize = 4;
 const DIFF_CONTEXT: usize = 3;
 
 // edit_file's input: `edit_file(path, options)`.
+#[tool_input(
+    name = "edit_file",
+    description = "Replaces a unique string in a text file of the workspace (search/replace), tolerant of line endings, trailing whitespace and indentation.",
+    effect = Write,
+    class = ERROR_CLASS,
+    output = EditFileOutput,
+    handler = Worker(run),
+    opt_in,
+    shape = PathAndOptions,
+    then = EditFileInput::changes_something
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct EditFileInput {
+    #[arg(check = non_blank_string, review)]
     #[schemars(
         description = "Workspace-root-relative path of the file to edit (e.g., \"src/main.ts\")."
     )]
     pub path: String,
-    #[serde(flatten)]
+    #[arg(flatten, object = plain)]
     pub options: EditFileOptions,
 }
 
 // edit_file's `options`, defaults applied.
+#[tool_input]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct EditFileOptions {
+    #[arg(check = string, review)]
     #[schemars(description = "The text to replace, copied from the file (not empty).")]
     pub old_string: String,
+    #[arg(check = string, review)]
     #[schemars(description = "The text to put in its place (must differ from old_string).")]
     pub new_string: String,
+    #[arg(check = boolean, default = false)]
     #[schemars(
-        with = "Option<bool>",
-        description = "Replace every occurrence instead of requiring a unique match (default: false).",
-        extend("default" = false)
+        description = "Replace every occurrence instead of requiring a unique match (default: false)."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
     pub replace_all: bool,
-    #[schemars(
-        with = "Option<bool>",
-        description = "Return the diff without writing the file (default: false).",
-        extend("default" = false)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
+    #[arg(check = boolean, default = false)]
+    #[schemars(description = "Return the diff without writing the file (default: false).")]
     pub dry_run: bool,
 }
 
-impl ToolInput for EditFileInput {
-    const SHAPE: ArgShape = ArgShape::PathAndOptions;
-    #[cfg(feature = "typegen")]
-    const TS_OPTIONS: Option<TsType> = Some(ts::<EditFileOptions>());
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let path = required_path(args, ERROR_CLASS)?.to_string();
-        let options = args.get(1).unwrap_or(&ArgValue::Undefined);
-        if !matches!(options, ArgValue::Object(_)) {
-            return Err(ERROR_CLASS.invalid("options must be an object"));
-        }
-        let old = string_option(options, "old_string")?;
-        let new = string_option(options, "new_string")?;
-        let replace_all = bool_option(options, "replace_all")?;
-        let dry_run = bool_option(options, "dry_run")?;
+impl EditFileInput {
+    /// After the fields: an edit that changes something.
+    fn changes_something(&self) -> Result<(), ToolError> {
+        let EditFileOptions {
+            old_string: old,
+            new_string: new,
+            ..
+        } = &self.options;
         if old.is_empty() {
             return Err(ERROR_CLASS
                 .invalid("old_string must not be empty (use write_file to create a file)"));
@@ -97,15 +98,7 @@ impl ToolInput for EditFileInput {
                 ERROR_CLASS.invalid("new_string is the same as old_string: nothing to change")
             );
         }
-        Ok(EditFileInput {
-            path,
-            options: EditFileOptions {
-                old_string: old.to_string(),
-                new_string: new.to_string(),
-                replace_all,
-                dry_run,
-            },
-        })
+        Ok(())
     }
 }
 
@@ -746,21 +739,6 @@ pub fn unified_diff(path: &str, old: &str, new: &str, edits: &[(Range<usize>, St
         i = j + 1;
     }
     out
-}
-
-fn bool_option(options: &ArgValue, key: &str) -> Result<bool, ToolError> {
-    match options.get(key) {
-        ArgValue::Undefined | ArgValue::Null => Ok(false),
-        ArgValue::Bool(b) => Ok(*b),
-        _ => Err(ERROR_CLASS.invalid(format!("{key} must be a boolean"))),
-    }
-}
-
-fn string_option<'a>(options: &'a ArgValue, key: &str) -> Result<&'a str, ToolError> {
-    match options.get(key) {
-        ArgValue::String(s) => Ok(s),
-        _ => Err(ERROR_CLASS.invalid(format!("{key} must be a string"))),
-    }
 }
 
 /// `edit_file(path, { old_string, new_string, replace_all?, dry_run? })`.

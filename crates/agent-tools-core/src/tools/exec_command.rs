@@ -17,7 +17,8 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
+use super::args::{non_blank_string, number_in, one_of, string};
+use super::input::{tool_input, Field, ToolInput};
 use super::to_json;
 use crate::context::{RunContext, ToolContext};
 use crate::error::{ErrorClass, ErrorCode, ToolError};
@@ -44,44 +45,61 @@ pub enum ShellMode {
 }
 
 // exec_command's input: `exec_command(input)`, defaults applied.
+#[tool_input(
+    name = "exec_command",
+    description = "Runs a command once in the workspace and returns stdout, stderr, and exit code.",
+    effect = Exec,
+    class = ERROR_CLASS,
+    output = ExecCommandOutput,
+    handler = Worker(run),
+    spawns_processes,
+    shape = Object,
+    sandboxed = cwd,
+    object = engine
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ExecCommandInput {
+    #[arg(check = non_blank_string, review)]
     #[schemars(description = "Working directory path in workspace.")]
     pub cwd: String,
+    #[arg(check = command_tokens, review)]
     #[schemars(description = "Only the target command tokens to run (e.g. bun run dev).")]
     pub command: Vec<String>,
+    #[arg(check = one_of(SHELL_MODES), default = DEFAULT_SHELL_MODE)]
     #[schemars(
-        with = "Option<ShellMode>",
-        description = "Use default to apply OS shell wrapper automatically (default: default).",
-        extend("default" = DEFAULT_SHELL_MODE)
+        description = "Use default to apply OS shell wrapper automatically (default: default)."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<ShellMode>", optional))]
     pub shell_mode: ShellMode,
+    // checked last, as upstream does
+    #[arg(check = string, after = max_output_chars)]
     #[schemars(description = "UTF-8 stdin text.")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub stdin: Option<String>,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Execution timeout in milliseconds (default: 30000).",
-        extend("default" = DEFAULT_TIMEOUT_MS)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = number_in(1.0..=120_000.0), default = DEFAULT_TIMEOUT_MS)]
+    #[schemars(description = "Execution timeout in milliseconds (default: 30000).")]
     pub timeout_ms: f64,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Per-stream output char limit (default: 200000).",
-        extend("default" = DEFAULT_MAX_OUTPUT_UNITS)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = number_in(1000.0..=1_000_000.0), default = DEFAULT_MAX_OUTPUT_UNITS)]
+    #[schemars(description = "Per-stream output char limit (default: 200000).")]
     pub max_output_chars: f64,
 }
 
-impl ToolInput for ExecCommandInput {
-    const SHAPE: ArgShape = ArgShape::Object(Some("cwd"));
+pub(crate) const SHELL_MODES: &[(&str, ShellMode)] = &[
+    ("default", ShellMode::Default),
+    ("direct", ShellMode::Direct),
+];
 
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        Self::parse(args.first().unwrap_or(&ArgValue::Undefined))
+/// `command`: a non-empty array of non-empty strings.
+pub(crate) fn command_tokens(f: Field<Vec<String>>) -> Result<Vec<String>, ToolError> {
+    match f.value {
+        ArgValue::Array(items) if !items.is_empty() => items
+            .iter()
+            .map(|item| match item {
+                ArgValue::String(s) if s.is_empty() => Err(f.error("elements must not be empty")),
+                ArgValue::String(s) => Ok(s.clone()),
+                _ => Err(f.must("contain only string elements")),
+            })
+            .collect(),
+        _ => Err(f.must("be a non-empty string array")),
     }
 }
 
@@ -158,62 +176,10 @@ fn removed_variables(ctx: &ToolContext, env: &ExecEnv) -> Vec<String> {
 /// Validation steps 1–8 of upstream, in order.
 #[cfg(test)]
 fn validate(input: &ArgValue) -> Result<ExecRequest, ToolError> {
-    request(ExecCommandInput::parse(input)?)
-}
-
-impl ExecCommandInput {
-    /// Validation steps 1–7 of upstream, in order.
-    pub(crate) fn parse(input: &ArgValue) -> Result<Self, ToolError> {
-        super::object_input(input, ERROR_CLASS, "cwd")?;
-        let cwd = match input.get("cwd") {
-            ArgValue::String(s) if !js_trim(s).is_empty() => s.clone(),
-            _ => return Err(ERROR_CLASS.invalid("cwd must be a non-empty string")),
-        };
-        let command = match input.get("command") {
-            ArgValue::Array(items) if !items.is_empty() => items
-                .iter()
-                .map(|item| match item {
-                    ArgValue::String(s) if s.is_empty() => {
-                        Err(ERROR_CLASS.invalid("command elements must not be empty"))
-                    }
-                    ArgValue::String(s) => Ok(s.clone()),
-                    _ => Err(ERROR_CLASS.invalid("command must contain only string elements")),
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-            _ => return Err(ERROR_CLASS.invalid("command must be a non-empty string array")),
-        };
-        let shell_mode = match input.get("shell_mode") {
-            v if v.is_nullish() => DEFAULT_SHELL_MODE,
-            ArgValue::String(s) if s == "default" => ShellMode::Default,
-            ArgValue::String(s) if s == "direct" => ShellMode::Direct,
-            _ => return Err(ERROR_CLASS.invalid("shell_mode must be \"default\" or \"direct\"")),
-        };
-        let timeout_ms = number_in(
-            input.get("timeout_ms"),
-            f64::from(DEFAULT_TIMEOUT_MS),
-            1.0..=120_000.0,
-        )
-        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be between 1 and 120000"))?;
-        let max_output_chars = number_in(
-            input.get("max_output_chars"),
-            DEFAULT_MAX_OUTPUT_UNITS as f64,
-            1000.0..=1_000_000.0,
-        )
-        .ok_or_else(|| ERROR_CLASS.invalid("max_output_chars must be between 1000 and 1000000"))?;
-        let stdin = match input.get("stdin") {
-            ArgValue::Undefined => None,
-            ArgValue::String(s) => Some(s.clone()),
-            _ => return Err(ERROR_CLASS.invalid("stdin must be a string")),
-        };
-        Ok(ExecCommandInput {
-            cwd,
-            command,
-            shell_mode,
-            stdin,
-            timeout_ms,
-            max_output_chars,
-        })
-    }
+    request(ExecCommandInput::from_args(
+        std::slice::from_ref(input),
+        &ToolContext::from_value(&ArgValue::Undefined),
+    )?)
 }
 
 /// Step 8 (the working directory), then the request.
@@ -248,14 +214,6 @@ fn not_a_directory(cwd: &str) -> ToolError {
 }
 
 /// A finite number in `range` (fractions allowed; docs/compat.md, "exec_command accepts fractional timeout_ms and max_output_chars"); `undefined`/`null` → `default`.
-fn number_in(value: &ArgValue, default: f64, range: std::ops::RangeInclusive<f64>) -> Option<f64> {
-    match value {
-        v if v.is_nullish() => Some(default),
-        ArgValue::Number(n) if n.is_finite() && range.contains(n) => Some(*n),
-        _ => None,
-    }
-}
-
 /// A command ready to start: the checked directory, the program and its arguments, the OS
 /// sandbox and the environment.
 pub(crate) struct Launch {

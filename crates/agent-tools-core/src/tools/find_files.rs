@@ -14,14 +14,15 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
-use super::{glob_pattern_problem, integer_option, to_json, workspace_root};
-use crate::context::{RunContext, ToolContext};
+use super::args::{boolean, integer_in, non_blank_string, non_empty_string};
+use super::input::{tool_input, Field, ToolInput};
+use super::{glob_pattern_problem, to_json, workspace_root};
+use crate::context::RunContext;
 use crate::error::{node_io_message, ErrorClass, ToolError};
 use crate::glob::Glob;
 use crate::paths::workspace_relative;
 use crate::sandbox::{open_dir_at, read_entries, Confinement};
-use crate::value::{js_trim, ArgValue};
+use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("FindFilesError");
 
@@ -34,72 +35,54 @@ const MAX_VISITED: usize = 200_000;
 const DEFAULT_MAX_RESULTS: u32 = 100;
 
 // find_files's input: `find_files(input)`, checked, with defaults applied.
+#[tool_input(
+    name = "find_files",
+    description = "Finds workspace files whose path matches a glob, newest first, honouring .gitignore.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = FindFilesOutput,
+    handler = Worker(run),
+    opt_in,
+    shape = Object,
+    sandboxed = root_path,
+    object = plain
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct FindFilesInput {
+    #[arg(check = glob_pattern)]
     #[schemars(
         description = "Glob pattern: *, ?, **, [abc], {a,b} (e.g., \"*.rs\" or \"src/**/*.ts\")."
     )]
     pub pattern: String,
-    // The workspace root when not given.
+    #[arg(check = root_path_or_set_workspace, optional)]
     #[schemars(
-        with = "Option<String>",
         description = "Workspace-root-relative directory to search (default: the workspace root)."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
     pub root_path: String,
-    #[schemars(
-        with = "Option<bool>",
-        description = "Include hidden files and directories (default: false).",
-        extend("default" = false)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<bool>", optional))]
+    #[arg(check = boolean, default = false)]
+    #[schemars(description = "Include hidden files and directories (default: false).")]
     pub include_hidden: bool,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Maximum number of files to return, 1-1000 (default: 100).",
-        extend("default" = DEFAULT_MAX_RESULTS)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = integer_in(1.0..=1000.0), default = DEFAULT_MAX_RESULTS, schema = f64)]
+    #[schemars(description = "Maximum number of files to return, 1-1000 (default: 100).")]
     pub max_results: usize,
 }
 
-impl ToolInput for FindFilesInput {
-    const SHAPE: ArgShape = ArgShape::Object(Some("root_path"));
+/// `pattern`: a non-empty, plausible glob.
+fn glob_pattern(f: Field<String>) -> Result<String, ToolError> {
+    let pattern = non_empty_string(f.clone())?;
+    match glob_pattern_problem(&pattern) {
+        Some(problem) => Err(f.error(problem)),
+        None => Ok(pattern),
+    }
+}
 
-    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
-        let input = args.first().unwrap_or(&ArgValue::Undefined);
-        if !input.is_plain_object() {
-            return Err(ERROR_CLASS.invalid("input must be an object"));
-        }
-        let pattern = match input.get("pattern") {
-            ArgValue::String(p) if !p.is_empty() => p.clone(),
-            _ => return Err(ERROR_CLASS.invalid("pattern must be a non-empty string")),
-        };
-        if let Some(problem) = glob_pattern_problem(&pattern) {
-            return Err(ERROR_CLASS.invalid(format!("pattern {problem}")));
-        }
-        let workspace = ctx.root().map_err(|m| ERROR_CLASS.internal(m))?;
-        let root_path = match input.get("root_path") {
-            v if v.is_nullish() => workspace.to_string(),
-            ArgValue::String(p) if !js_trim(p).is_empty() => p.clone(),
-            _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
-        };
-        let include_hidden = match input.get("include_hidden") {
-            v if v.is_nullish() => false,
-            ArgValue::Bool(b) => *b,
-            _ => return Err(ERROR_CLASS.invalid("include_hidden must be a boolean")),
-        };
-        let max_results =
-            integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=1000.0).ok_or_else(
-                || ERROR_CLASS.invalid("max_results must be an integer between 1 and 1000"),
-            )? as usize;
-        Ok(FindFilesInput {
-            pattern,
-            root_path,
-            include_hidden,
-            max_results,
-        })
+/// `root_path`: the workspace root (which must be set) when absent, else a non-blank string.
+fn root_path_or_set_workspace(f: Field<String>) -> Result<String, ToolError> {
+    let workspace = f.ctx.root().map_err(|m| ERROR_CLASS.internal(m))?;
+    match f.value {
+        v if v.is_nullish() => Ok(workspace.to_string()),
+        _ => non_blank_string(f),
     }
 }
 

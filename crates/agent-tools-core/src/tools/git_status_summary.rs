@@ -19,8 +19,9 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+use super::args::non_blank_string;
 use super::exec_command::{ExecCommandOutput, GitRun};
-use super::input::{ArgShape, ToolInput};
+use super::input::{tool_input, ToolInput};
 use super::{to_json, workspace_root};
 use crate::context::{RunContext, ToolContext};
 use crate::error::{outside_workspace_message, ErrorClass, ErrorCode, Reason, ToolError};
@@ -32,35 +33,31 @@ use crate::value::{js_trim, ArgValue};
 pub const ERROR_CLASS: ErrorClass = ErrorClass("GitStatusSummaryError");
 
 // git_status_summary's input: `git_status_summary(cwd?)`.
+#[tool_input(
+    name = "git_status_summary",
+    description = "Returns current git branch and raw porcelain status output for a workspace directory.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = GitStatusSummaryOutput,
+    handler = Worker(run),
+    spawns_processes,
+    shape = OptionalPath,
+    before = workspace_root_first
+)]
 #[derive(JsonSchema, Debug)]
 #[schemars(extend("required" = []))]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct GitStatusSummaryInput {
+    #[arg(check = non_blank_string, default = ".")]
     #[schemars(
-        description = "Workspace path to inspect (default: workspace root). Accepts / or \\\\ as separator; escape backslash in JSON (e.g. src\\\\tools).",
-        extend("default" = ".")
+        description = "Workspace path to inspect (default: workspace root). Accepts / or \\\\ as separator; escape backslash in JSON (e.g. src\\\\tools)."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub cwd: Option<String>,
 }
 
-impl ToolInput for GitStatusSummaryInput {
-    const SHAPE: ArgShape = ArgShape::OptionalPath;
-
-    /// The workspace root is checked first, as upstream's handler resolves against it.
-    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
-        ctx.root().map_err(|m| ERROR_CLASS.internal(m))?;
-        let cwd = match args.first().unwrap_or(&ArgValue::Undefined) {
-            ArgValue::Undefined => None,
-            ArgValue::String(s) if !js_trim(s).is_empty() => Some(s.clone()),
-            _ => {
-                return Err(
-                    ERROR_CLASS.coded(ErrorCode::InvalidArgument, "cwd must be a non-empty string")
-                )
-            }
-        };
-        Ok(GitStatusSummaryInput { cwd })
-    }
+/// The workspace root is checked first, as upstream's handler resolves against it.
+fn workspace_root_first(ctx: &ToolContext) -> Result<(), ToolError> {
+    ctx.root().map(|_| ()).map_err(|m| ERROR_CLASS.internal(m))
 }
 
 #[derive(Serialize, Debug)]

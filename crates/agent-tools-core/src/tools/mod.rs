@@ -22,10 +22,7 @@ pub mod input;
 mod json;
 
 pub(crate) use crate::file_read::read_sized;
-pub(crate) use args::{
-    glob_pattern_problem, integer_option, nul_path_message, object_input, options_arg,
-    required_path, workspace_root,
-};
+pub(crate) use args::{glob_pattern_problem, nul_path_message, workspace_root};
 pub(crate) use json::{js_number, to_json};
 
 /// A fresh temporary workspace (real path, allow-all policy) for unit tests.

@@ -12,14 +12,15 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::exec_command::{self, ExecCommandInput, ShellMode};
-use super::input::{ArgShape, ToolInput};
+use super::args::{boolean, non_blank_string, number_in, one_of, string};
+use super::exec_command::{self, command_tokens, ShellMode, SHELL_MODES};
+use super::input::{tool_input, Field, ToolInput};
 use super::to_json;
-use crate::context::{RunContext, ToolContext};
+use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::exec_sandbox::ExecOptions;
 use crate::processes::{Listed, Output, Process, ProcessError, ProcessTable, StartSpec, Status};
-use crate::value::{js_trim, ArgValue};
+use crate::value::ArgValue;
 
 pub const ERROR_CLASS: ErrorClass = ErrorClass("ProcessError");
 
@@ -35,120 +36,182 @@ const SETTLE: Duration = Duration::from_millis(250);
 const DEFAULT_MAX_CHARS: u32 = 20_000;
 const MAX_CHARS: f64 = 16_777_216.0;
 
-// process_start's input: `process_start(input)`.
+// process_start's input: `process_start(input)`; cwd, command and shell_mode mean what they
+// mean for exec_command, checked alike.
+#[tool_input(
+    name = "process_start",
+    description = "Starts a command that keeps running after the call (a dev server, a watcher, a REPL) and returns its first output and a process_id for process_read, process_write and process_kill.",
+    effect = Exec,
+    class = ERROR_CLASS,
+    output = ProcessOutput,
+    handler = Worker(start),
+    opt_in,
+    spawns_processes,
+    shape = Object,
+    sandboxed = cwd,
+    object = plain
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ProcessStartInput {
+    #[arg(check = non_blank_string, review)]
     #[schemars(description = "Working directory path in workspace.")]
     pub cwd: String,
+    #[arg(check = command_tokens, review)]
     #[schemars(description = "The command tokens to run (e.g. [\"npm\", \"run\", \"dev\"]).")]
     pub command: Vec<String>,
+    #[arg(check = one_of(SHELL_MODES))]
     #[schemars(
         description = "Use default to apply OS shell wrapper automatically (default: default)."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub shell_mode: Option<ShellMode>,
+    #[arg(check = boolean)]
     #[schemars(
         description = "Run in a pseudo-terminal (default: false): for programs that need one (REPLs, prompts, colour, Ctrl-C as \"\\u0003\"); output then has escape sequences stripped unless raw."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub tty: Option<bool>,
+    #[arg(check = terminal_size)]
     #[schemars(description = "Terminal width with tty (default: 80).")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub cols: Option<f64>,
+    #[arg(check = terminal_size)]
     #[schemars(description = "Terminal height with tty (default: 24).")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub rows: Option<f64>,
+    #[arg(check = environment)]
     #[schemars(description = "Environment variables to set for the process.")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub env: Option<BTreeMap<String, String>>,
+    #[arg(check = number_in(0.0..=MAX_WAIT_MS))]
     #[schemars(
         description = "Milliseconds to wait for output before answering, 0-30000 (default: 1000); the wait ends early at the exit, at a wait_for match, or once output has been quiet for 250 ms."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_ms: Option<f64>,
+    #[arg(check = wait_for)]
     #[schemars(
         description = "A regular expression: answer as soon as the new output matches it (e.g. \"listening on\")."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_for: Option<String>,
+    #[arg(check = boolean)]
     #[schemars(description = RAW_DESCRIPTION)]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub raw: Option<bool>,
 }
 
 // process_read's input.
+#[tool_input(
+    name = "process_read",
+    description = "Returns a started process's new output (after the last read, or after cursor), its status and exit code; can wait for output matching wait_for.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = ProcessOutput,
+    handler = Worker(read),
+    opt_in,
+    shape = Object,
+    object = plain
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ProcessReadInput {
+    #[arg(check = non_blank_string)]
     #[schemars(description = "The id process_start returned.")]
     pub process_id: String,
+    #[arg(check = cursor)]
     #[schemars(description = "Read the output after this cursor (default: after the last read).")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub cursor: Option<f64>,
+    #[arg(check = number_in(0.0..=MAX_WAIT_MS))]
     #[schemars(
         description = "Milliseconds to wait for new output, 0-30000 (default: 0); ends early as for process_start."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_ms: Option<f64>,
+    #[arg(check = wait_for)]
     #[schemars(description = "A regular expression: answer as soon as the new output matches it.")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_for: Option<String>,
+    #[arg(check = number_in(1.0..=MAX_CHARS))]
     #[schemars(description = "The most output characters to return (default: 20000).")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub max_chars: Option<f64>,
+    #[arg(check = boolean)]
     #[schemars(description = RAW_DESCRIPTION)]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub raw: Option<bool>,
 }
 
 // process_write's input.
+#[tool_input(
+    name = "process_write",
+    description = "Writes text to a started process's stdin (answer a prompt, drive a REPL), then returns its new output like process_read.",
+    effect = Exec,
+    class = ERROR_CLASS,
+    output = ProcessOutput,
+    handler = Worker(write),
+    opt_in,
+    shape = Object,
+    object = plain
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ProcessWriteInput {
+    #[arg(check = non_blank_string, review)]
     #[schemars(description = "The id process_start returned.")]
     pub process_id: String,
+    #[arg(check = string, review)]
     #[schemars(
         description = "Text written to the process's stdin (include \"\\n\" to end a line)."
     )]
     pub input: String,
+    #[arg(check = boolean)]
     #[schemars(description = "Close stdin after writing (default: false).")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub close_stdin: Option<bool>,
+    #[arg(check = number_in(0.0..=MAX_WAIT_MS))]
     #[schemars(
         description = "Milliseconds to wait for the answer, 0-30000 (default: 1000); ends early as for process_start."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_ms: Option<f64>,
+    #[arg(check = wait_for)]
     #[schemars(description = "A regular expression: answer as soon as the new output matches it.")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub wait_for: Option<String>,
+    #[arg(check = boolean)]
     #[schemars(description = RAW_DESCRIPTION)]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub raw: Option<bool>,
 }
 
 // process_list's input: none.
+#[tool_input(
+    name = "process_list",
+    description = "Lists the processes started in this session: id, command, status, pid, start time, exit code and buffered output size.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = ProcessListOutput,
+    handler = Worker(list),
+    opt_in,
+    shape = Object,
+    object = plain_or_absent
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ProcessListInput {}
 
 // process_kill's input.
+#[tool_input(
+    name = "process_kill",
+    description = "Stops a started process and everything it started, waits until they are gone, and returns the final status and the output not read yet.",
+    effect = Exec,
+    class = ERROR_CLASS,
+    output = ProcessOutput,
+    handler = Worker(kill),
+    opt_in,
+    shape = Object,
+    object = plain
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ProcessKillInput {
+    #[arg(check = non_blank_string, review)]
     #[schemars(description = "The id process_start returned.")]
     pub process_id: String,
+    #[arg(check = signal, review)]
     #[schemars(
         description = "SIGTERM (default: the tree gets 2 s to exit, then SIGKILL), SIGKILL, SIGINT, SIGHUP or SIGQUIT.",
         extend("enum" = ["SIGTERM", "SIGKILL", "SIGINT", "SIGHUP", "SIGQUIT"])
     )]
     #[cfg_attr(
         feature = "typegen",
-        ts(
-            optional,
-            type = "\"SIGTERM\" | \"SIGKILL\" | \"SIGINT\" | \"SIGHUP\" | \"SIGQUIT\""
-        )
+        ts(type = "\"SIGTERM\" | \"SIGKILL\" | \"SIGINT\" | \"SIGHUP\" | \"SIGQUIT\"")
     )]
     pub signal: Option<String>,
 }
@@ -191,174 +254,63 @@ pub struct ProcessListOutput {
     pub processes: Vec<ProcessListEntry>,
 }
 
-impl ToolInput for ProcessStartInput {
-    const SHAPE: ArgShape = ArgShape::Object(Some("cwd"));
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let input = object(args)?;
-        // cwd, command and shell_mode mean what they mean for exec_command, checked alike.
-        let exec = ExecCommandInput::parse(input).map_err(|e| e.in_class(ERROR_CLASS))?;
-        let tty = bool_field(input, "tty")?;
-        let size = |name: &str| -> Result<Option<f64>, ToolError> {
-            match input.get(name) {
-                v if v.is_nullish() => Ok(None),
-                ArgValue::Number(n) if n.is_finite() && (1.0..=1000.0).contains(n) => {
-                    Ok(Some(n.floor()))
-                }
-                _ => {
-                    Err(ERROR_CLASS.invalid(format!("{name} must be a number between 1 and 1000")))
-                }
-            }
-        };
-        let (cols, rows) = (size("cols")?, size("rows")?);
-        let env = match input.get("env") {
-            v if v.is_nullish() => None,
-            ArgValue::Object(entries) => Some(
-                entries
-                    .iter()
-                    .map(|(k, v)| match v {
-                        ArgValue::String(s) if !k.is_empty() && !k.contains(['=', '\0']) => {
-                            Ok((k.clone(), s.clone()))
-                        }
-                        _ => {
-                            Err(ERROR_CLASS.invalid("env must map variable names to string values"))
-                        }
-                    })
-                    .collect::<Result<BTreeMap<_, _>, _>>()?,
-            ),
-            _ => return Err(ERROR_CLASS.invalid("env must map variable names to string values")),
-        };
-        Ok(ProcessStartInput {
-            cwd: exec.cwd,
-            command: exec.command,
-            shell_mode: Some(exec.shell_mode),
-            tty,
-            cols,
-            rows,
-            env,
-            wait_ms: wait_ms(input)?,
-            wait_for: wait_for(input)?,
-            raw: bool_field(input, "raw")?,
-        })
-    }
-}
-
-impl ToolInput for ProcessReadInput {
-    const SHAPE: ArgShape = ArgShape::Object(None);
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let input = object(args)?;
-        let cursor = match input.get("cursor") {
-            v if v.is_nullish() => None,
-            ArgValue::Number(n) if n.is_finite() && *n >= 0.0 && n.fract() == 0.0 => Some(*n),
-            _ => return Err(ERROR_CLASS.invalid("cursor must be a non-negative integer")),
-        };
-        let max_chars = match input.get("max_chars") {
-            v if v.is_nullish() => None,
-            ArgValue::Number(n) if n.is_finite() && (1.0..=MAX_CHARS).contains(n) => Some(*n),
-            _ => return Err(ERROR_CLASS.invalid("max_chars must be between 1 and 16777216")),
-        };
-        Ok(ProcessReadInput {
-            process_id: process_id(input)?,
-            cursor,
-            wait_ms: wait_ms(input)?,
-            wait_for: wait_for(input)?,
-            max_chars,
-            raw: bool_field(input, "raw")?,
-        })
-    }
-}
-
-impl ToolInput for ProcessWriteInput {
-    const SHAPE: ArgShape = ArgShape::Object(None);
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let input = object(args)?;
-        let process_id = process_id(input)?;
-        let text = match input.get("input") {
-            ArgValue::String(s) => s.clone(),
-            _ => return Err(ERROR_CLASS.invalid("input must be a string")),
-        };
-        Ok(ProcessWriteInput {
-            process_id,
-            input: text,
-            close_stdin: bool_field(input, "close_stdin")?,
-            wait_ms: wait_ms(input)?,
-            wait_for: wait_for(input)?,
-            raw: bool_field(input, "raw")?,
-        })
-    }
-}
-
-impl ToolInput for ProcessListInput {
-    const SHAPE: ArgShape = ArgShape::Object(None);
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        match args.first() {
-            None | Some(ArgValue::Undefined) => Ok(ProcessListInput {}),
-            Some(v) if v.is_plain_object() => Ok(ProcessListInput {}),
-            _ => Err(ERROR_CLASS.invalid("input must be an object")),
-        }
-    }
-}
-
-impl ToolInput for ProcessKillInput {
-    const SHAPE: ArgShape = ArgShape::Object(None);
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let input = object(args)?;
-        let process_id = process_id(input)?;
-        let signal = match input.get("signal") {
-            v if v.is_nullish() => None,
-            ArgValue::String(s) if signal_number(s).is_some() => Some(s.clone()),
-            _ => {
-                return Err(ERROR_CLASS
-                    .invalid("signal must be SIGTERM, SIGKILL, SIGINT, SIGHUP or SIGQUIT"))
-            }
-        };
-        Ok(ProcessKillInput { process_id, signal })
-    }
-}
-
-fn object(args: &[ArgValue]) -> Result<&ArgValue, ToolError> {
-    let input = args.first().unwrap_or(&ArgValue::Undefined);
-    if !input.is_plain_object() {
-        return Err(ERROR_CLASS.invalid("input must be an object"));
-    }
-    Ok(input)
-}
-
-fn process_id(input: &ArgValue) -> Result<String, ToolError> {
-    match input.get("process_id") {
-        ArgValue::String(s) if !js_trim(s).is_empty() => Ok(s.clone()),
-        _ => Err(ERROR_CLASS.invalid("process_id must be a non-empty string")),
-    }
-}
-
-fn bool_field(input: &ArgValue, name: &str) -> Result<Option<bool>, ToolError> {
-    match input.get(name) {
+/// `cols` / `rows`: a number of cells, 1 to 1000 (rounded down).
+fn terminal_size(f: Field<Option<f64>>) -> Result<Option<f64>, ToolError> {
+    match f.value {
         v if v.is_nullish() => Ok(None),
-        ArgValue::Bool(b) => Ok(Some(*b)),
-        _ => Err(ERROR_CLASS.invalid(format!("{name} must be a boolean"))),
+        ArgValue::Number(n) if n.is_finite() && (1.0..=1000.0).contains(n) => Ok(Some(n.floor())),
+        _ => Err(f.must("be a number between 1 and 1000")),
     }
 }
 
-fn wait_ms(input: &ArgValue) -> Result<Option<f64>, ToolError> {
-    match input.get("wait_ms") {
+/// `env`: variable names (not empty, no `=` or NUL) mapped to strings.
+fn environment(
+    f: Field<Option<BTreeMap<String, String>>>,
+) -> Result<Option<BTreeMap<String, String>>, ToolError> {
+    let error = || f.must("map variable names to string values");
+    match f.value {
         v if v.is_nullish() => Ok(None),
-        ArgValue::Number(n) if n.is_finite() && (0.0..=MAX_WAIT_MS).contains(n) => Ok(Some(*n)),
-        _ => Err(ERROR_CLASS.invalid("wait_ms must be between 0 and 30000")),
+        ArgValue::Object(entries) => entries
+            .iter()
+            .map(|(k, v)| match v {
+                ArgValue::String(s) if !k.is_empty() && !k.contains(['=', '\0']) => {
+                    Ok((k.clone(), s.clone()))
+                }
+                _ => Err(error()),
+            })
+            .collect::<Result<BTreeMap<_, _>, _>>()
+            .map(Some),
+        _ => Err(error()),
     }
 }
 
-fn wait_for(input: &ArgValue) -> Result<Option<String>, ToolError> {
-    match input.get("wait_for") {
+/// `cursor`: a byte offset, a non-negative integer.
+fn cursor(f: Field<Option<f64>>) -> Result<Option<f64>, ToolError> {
+    match f.value {
+        v if v.is_nullish() => Ok(None),
+        ArgValue::Number(n) if n.is_finite() && *n >= 0.0 && n.fract() == 0.0 => Ok(Some(*n)),
+        _ => Err(f.must("be a non-negative integer")),
+    }
+}
+
+/// `wait_for`: a regular expression (compiled here to be refused early).
+fn wait_for(f: Field<Option<String>>) -> Result<Option<String>, ToolError> {
+    match f.value {
         v if v.is_nullish() => Ok(None),
         ArgValue::String(s) => {
             compile(s)?;
             Ok(Some(s.clone()))
         }
-        _ => Err(ERROR_CLASS.invalid("wait_for must be a string")),
+        _ => Err(f.must("be a string")),
+    }
+}
+
+/// `signal`: one of the signals process_kill sends.
+fn signal(f: Field<Option<String>>) -> Result<Option<String>, ToolError> {
+    match f.value {
+        v if v.is_nullish() => Ok(None),
+        ArgValue::String(s) if signal_number(s).is_some() => Ok(Some(s.clone())),
+        _ => Err(f.must("be SIGTERM, SIGKILL, SIGINT, SIGHUP or SIGQUIT")),
     }
 }
 
@@ -517,7 +469,7 @@ pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     if let Some(env) = &input.env {
         overrides.extend(env.iter().map(|(k, v)| (k.as_str(), Some(v.as_str()))));
     }
-    let request = exec_command::request(ExecCommandInput {
+    let request = exec_command::request(exec_command::ExecCommandInput {
         cwd: input.cwd,
         command: input.command,
         shell_mode: input.shell_mode.unwrap_or(ShellMode::Default),

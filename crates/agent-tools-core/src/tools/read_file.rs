@@ -9,15 +9,10 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-#[cfg(feature = "typegen")]
-use crate::tstype::{ts, TsType};
-
-use super::input::{ArgShape, ToolInput};
-use super::{
-    integer_option, nul_path_message, options_arg, read_sized, required_path, to_json,
-    workspace_root,
-};
-use crate::context::{RunContext, ToolContext};
+use super::args::{integer_in, non_blank_string};
+use super::input::{tool_input, ToolInput};
+use super::{nul_path_message, read_sized, to_json, workspace_root};
+use crate::context::RunContext;
 use crate::error::{is_not_found, node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::paths::workspace_relative;
 use crate::value::ArgValue;
@@ -30,69 +25,36 @@ const DEFAULT_START_LINE: u32 = 1;
 const DEFAULT_MAX_LINES: u32 = 200;
 
 // read_file's input: `read_file(path, options?)`.
+#[tool_input(
+    name = "read_file",
+    description = "Reads a UTF-8 text file in the workspace and returns a line-limited content window.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = ReadFileOutput,
+    handler = Bounded(run),
+    shape = PathAndOptions
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ReadFileInput {
+    #[arg(check = non_blank_string)]
     #[schemars(description = "Workspace-root-relative file path to read (e.g., \"src/main.ts\").")]
     pub path: String,
-    #[serde(flatten)]
+    #[arg(flatten)]
     pub options: ReadFileOptions,
 }
 
 // read_file's `options`, defaults applied.
+#[tool_input]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct ReadFileOptions {
-    #[schemars(
-        with = "Option<f64>",
-        description = "1-based start line of the returned window (default: 1).",
-        extend("default" = DEFAULT_START_LINE)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = integer_in(1.0..=f64::MAX), default = DEFAULT_START_LINE)]
+    #[schemars(description = "1-based start line of the returned window (default: 1).")]
     pub start_line: f64,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Maximum number of lines to return (default: 200).",
-        extend("default" = DEFAULT_MAX_LINES)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = integer_in(1.0..=500.0), default = DEFAULT_MAX_LINES)]
+    #[schemars(description = "Maximum number of lines to return (default: 200).")]
     pub max_lines: f64,
-}
-
-impl ToolInput for ReadFileInput {
-    const SHAPE: ArgShape = ArgShape::PathAndOptions;
-    #[cfg(feature = "typegen")]
-    const TS_OPTIONS: Option<TsType> = Some(ts::<ReadFileOptions>());
-
-    fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-        let path = required_path(args, ERROR_CLASS)?.to_string();
-        let options = options_arg(args, ERROR_CLASS, "start_line")?;
-        let start_line = integer_option(
-            options.get("start_line"),
-            DEFAULT_START_LINE,
-            1.0..=f64::MAX,
-        )
-        .ok_or_else(|| {
-            ERROR_CLASS.coded(
-                ErrorCode::InvalidArgument,
-                "start_line must be an integer >= 1",
-            )
-        })?;
-        let max_lines = integer_option(options.get("max_lines"), DEFAULT_MAX_LINES, 1.0..=500.0)
-            .ok_or_else(|| {
-                ERROR_CLASS.coded(
-                    ErrorCode::InvalidArgument,
-                    "max_lines must be an integer between 1 and 500",
-                )
-            })?;
-        Ok(ReadFileInput {
-            path,
-            options: ReadFileOptions {
-                start_line,
-                max_lines,
-            },
-        })
-    }
 }
 
 #[derive(Serialize, Debug)]

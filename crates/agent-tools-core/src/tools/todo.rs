@@ -8,7 +8,7 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
+use super::input::{tool_input, Field, InputFields, ToolInput};
 use super::to_json;
 use crate::context::ToolContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
@@ -50,25 +50,47 @@ pub struct TaskItem {
 }
 
 // One task of task_create_many's input, its title trimmed.
+#[tool_input]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskDraft {
+    #[arg(check = title)]
     #[schemars(description = "Task title.")]
     pub title: String,
+    #[arg(check = description)]
     #[schemars(description = "Optional detail.")]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub description: Option<String>,
 }
 
 // task_create_many's input: `task_create_many(input)`.
+#[tool_input(
+    name = "task_create_many",
+    description = "Creates initial task list for the current execution session.",
+    effect = State,
+    class = ERROR_CLASS,
+    output = TaskListOutput,
+    handler = Session(TodoOp::CreateMany),
+    shape = Object,
+    object = engine
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskCreateManyInput {
+    #[arg(check = drafts)]
     #[schemars(description = "Initial tasks (max: 100).")]
     pub tasks: Vec<TaskDraft>,
 }
 
 // task_list's input (none): `task_list(_input)`.
+#[tool_input(
+    name = "task_list",
+    description = "Returns all tasks in creation order for this session.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = TaskListOutput,
+    handler = Session(TodoOp::List),
+    shape = Object
+)]
 #[derive(JsonSchema, Debug)]
 #[schemars(extend("type" = "object", "properties" = {}, "required" = []))]
 #[cfg_attr(feature = "typegen", derive(TS))]
@@ -76,98 +98,85 @@ pub struct TaskCreateManyInput {
 pub struct TaskListInput {}
 
 // task_update's input: `task_update(input)`.
+#[tool_input(
+    name = "task_update",
+    description = "Updates title or description of an existing session task.",
+    effect = State,
+    class = ERROR_CLASS,
+    output = TaskUpdateOutput,
+    handler = Session(TodoOp::Update),
+    shape = Object
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskUpdateInput {
+    #[arg(check = task_id)]
     #[schemars(description = "Target task id.")]
     pub task_id: String,
     // Trimmed.
+    #[arg(check = title)]
     #[schemars(description = "New task title.")]
     pub title: String,
+    #[arg(check = description)]
     #[schemars(
         description = "Optional detail. Escape Windows backslashes in JSON, e.g. C:\\\\repo\\\\src."
     )]
-    #[cfg_attr(feature = "typegen", ts(optional))]
     pub description: Option<String>,
 }
 
 // task_update_status's input: `task_update_status(input)`.
+#[tool_input(
+    name = "task_update_status",
+    description = "Updates status of an existing session task.",
+    effect = State,
+    class = ERROR_CLASS,
+    output = TaskUpdateOutput,
+    handler = Session(TodoOp::UpdateStatus),
+    shape = Object
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct TaskUpdateStatusInput {
+    #[arg(check = task_id)]
     #[schemars(description = "Target task id.")]
     pub task_id: String,
+    #[arg(check = status)]
     #[schemars(description = "New task status.")]
     pub status: TaskStatus,
 }
 
 // task_validate_completion's input (none): `task_validate_completion(_input)`.
+#[tool_input(
+    name = "task_validate_completion",
+    description = "Validates whether unfinished todo tasks remain in this session.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = TaskValidateCompletionOutput,
+    handler = Session(TodoOp::ValidateCompletion),
+    shape = Object
+)]
 #[derive(JsonSchema, Debug)]
 #[schemars(extend("type" = "object", "properties" = {}, "required" = []))]
 #[cfg_attr(feature = "typegen", derive(TS))]
 #[cfg_attr(feature = "typegen", ts(type = "Record<string, never>"))]
 pub struct TaskValidateCompletionInput {}
 
-impl TaskCreateManyInput {
-    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
-        super::object_input(input, ERROR_CLASS, "tasks")?;
-        let ArgValue::Array(drafts) = input.get("tasks") else {
-            return Err(ERROR_CLASS.invalid("tasks must be an array"));
-        };
-        if !(1..=100).contains(&drafts.len()) {
-            return Err(ERROR_CLASS.invalid("tasks must contain 1..100 items"));
-        }
-        let mut tasks = Vec::with_capacity(drafts.len());
-        for (i, draft) in drafts.iter().enumerate() {
-            if !draft.is_plain_object() {
-                return Err(ERROR_CLASS.invalid(format!("tasks[{i}] must be an object")));
-            }
-            tasks.push(TaskDraft {
-                title: title(draft.get("title"))?,
-                description: description(draft.get("description"))?,
-            });
-        }
-        Ok(TaskCreateManyInput { tasks })
+/// `tasks`: 1 to 100 task objects.
+fn drafts(f: Field<Vec<TaskDraft>>) -> Result<Vec<TaskDraft>, ToolError> {
+    let ArgValue::Array(drafts) = f.value else {
+        return Err(f.must("be an array"));
+    };
+    if !(1..=100).contains(&drafts.len()) {
+        return Err(f.must("contain 1..100 items"));
     }
-}
-
-impl TaskUpdateInput {
-    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
-        Ok(TaskUpdateInput {
-            task_id: task_id(input.get("task_id"))?.to_string(),
-            title: title(input.get("title"))?,
-            description: description(input.get("description"))?,
-        })
-    }
-}
-
-impl TaskUpdateStatusInput {
-    fn parse(input: &ArgValue) -> Result<Self, ToolError> {
-        Ok(TaskUpdateStatusInput {
-            task_id: task_id(input.get("task_id"))?.to_string(),
-            status: status(input.get("status"))?,
-        })
-    }
-}
-
-/// The todo tools take one object (`ArgShape::Object`) and no context.
-macro_rules! todo_input {
-    ($($input:ty => $parse:expr),* $(,)?) => {$(
-        impl ToolInput for $input {
-            const SHAPE: ArgShape = ArgShape::Object(None);
-
-            fn from_args(args: &[ArgValue], _: &ToolContext) -> Result<Self, ToolError> {
-                $parse(args.first().unwrap_or(&ArgValue::Undefined))
-            }
+    let mut tasks = Vec::with_capacity(drafts.len());
+    for (i, draft) in drafts.iter().enumerate() {
+        if !draft.is_plain_object() {
+            return Err(f.errors.invalid(format!("tasks[{i}] must be an object")));
         }
-    )*};
-}
-todo_input! {
-    TaskCreateManyInput => TaskCreateManyInput::parse,
-    TaskListInput => |_: &ArgValue| Ok(TaskListInput {}),
-    TaskUpdateInput => TaskUpdateInput::parse,
-    TaskUpdateStatusInput => TaskUpdateStatusInput::parse,
-    TaskValidateCompletionInput => |_: &ArgValue| Ok(TaskValidateCompletionInput {}),
+        tasks.push(TaskDraft::parse_fields(draft, f.ctx, f.errors)?);
+    }
+    Ok(tasks)
 }
 
 #[derive(Serialize, Debug)]
@@ -375,29 +384,27 @@ fn new_task_ids(n: usize) -> Vec<String> {
         .collect()
 }
 
-fn title(value: &ArgValue) -> Result<String, ToolError> {
-    let raw = value
-        .as_str()
-        .ok_or_else(|| ERROR_CLASS.invalid("title must be a string"))?;
+fn title(f: Field<String>) -> Result<String, ToolError> {
+    let raw = f.value.as_str().ok_or_else(|| f.must("be a string"))?;
     let trimmed = js_trim(raw);
     if !(1..=200).contains(&utf16_len(trimmed)) {
-        return Err(ERROR_CLASS.invalid("title must be 1..200 chars after trim"));
+        return Err(f.must("be 1..200 chars after trim"));
     }
     Ok(trimmed.to_string())
 }
 
-fn description(value: &ArgValue) -> Result<Option<String>, ToolError> {
-    match value {
+fn description(f: Field<Option<String>>) -> Result<Option<String>, ToolError> {
+    match f.value {
         ArgValue::Undefined => Ok(None),
         ArgValue::String(s) if utf16_len(s) <= 2000 => Ok(Some(s.clone())),
-        ArgValue::String(_) => Err(ERROR_CLASS.invalid("description must be 0..2000 chars")),
-        _ => Err(ERROR_CLASS.invalid("description must be a string")),
+        ArgValue::String(_) => Err(f.must("be 0..2000 chars")),
+        _ => Err(f.must("be a string")),
     }
 }
 
 /// `/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i`
-fn task_id(value: &ArgValue) -> Result<&str, ToolError> {
-    let id = value.as_str().unwrap_or("");
+fn task_id(f: Field<String>) -> Result<String, ToolError> {
+    let id = f.value.as_str().unwrap_or("");
     let bytes = id.as_bytes();
     let valid = bytes.len() == 36
         && bytes.iter().enumerate().all(|(i, b)| match i {
@@ -407,16 +414,14 @@ fn task_id(value: &ArgValue) -> Result<&str, ToolError> {
             _ => b.is_ascii_hexdigit(),
         });
     if valid {
-        Ok(id)
+        Ok(id.to_string())
     } else {
-        Err(ERROR_CLASS.invalid("task_id must be UUID v4"))
+        Err(f.must("be UUID v4"))
     }
 }
 
-fn status(value: &ArgValue) -> Result<TaskStatus, ToolError> {
-    TaskStatus::parse(value).ok_or_else(|| {
-        ERROR_CLASS.invalid("status must be one of \"todo\", \"done\", \"canceled\"")
-    })
+fn status(f: Field<TaskStatus>) -> Result<TaskStatus, ToolError> {
+    TaskStatus::parse(f.value).ok_or_else(|| f.must("be one of \"todo\", \"done\", \"canceled\""))
 }
 
 fn initialized(state: Option<&TodoState>) -> Result<&TodoState, ToolError> {
@@ -464,6 +469,13 @@ pub enum Listing {
     Caller,
 }
 
+/// A todo tool's input: the todo tools depend on no context.
+fn parsed<T: ToolInput>(args: &[ArgValue]) -> Result<T, ToolError> {
+    static NO_CONTEXT: std::sync::LazyLock<ToolContext> =
+        std::sync::LazyLock::new(|| ToolContext::from_value(&ArgValue::Undefined));
+    T::from_args(args, &NO_CONTEXT)
+}
+
 /// `run`, with the list outputs written by `listing`.
 pub fn run_for(
     op: TodoOp,
@@ -471,7 +483,6 @@ pub fn run_for(
     args: &[ArgValue],
     listing: Listing,
 ) -> Result<TodoResult, ToolError> {
-    let input = args.first().unwrap_or(&ArgValue::Undefined);
     let unchanged = |output: String| {
         Ok(TodoResult {
             output,
@@ -480,7 +491,7 @@ pub fn run_for(
     };
     match op {
         TodoOp::CreateMany => {
-            let validated = TaskCreateManyInput::parse(input)?.tasks;
+            let validated = parsed::<TaskCreateManyInput>(args)?.tasks;
             let mut clock = Clock::default();
             let count = validated.len();
             let tasks: Vec<TaskItem> = validated
@@ -525,7 +536,7 @@ pub fn run_for(
                 task_id: id,
                 title: new_title,
                 description: new_description,
-            } = TaskUpdateInput::parse(input)?;
+            } = parsed::<TaskUpdateInput>(args)?;
             let current = found(initialized(state)?, &id)?;
             let description_changed =
                 new_description.is_some() && new_description != current.description;
@@ -548,7 +559,7 @@ pub fn run_for(
             let TaskUpdateStatusInput {
                 task_id: id,
                 status: new_status,
-            } = TaskUpdateStatusInput::parse(input)?;
+            } = parsed::<TaskUpdateStatusInput>(args)?;
             let current = found(initialized(state)?, &id)?;
             if new_status == current.status {
                 return unchanged(to_json(&TaskUpdateView { task: current }, ERROR_CLASS)?);
@@ -586,6 +597,20 @@ pub fn run_for(
 mod tests {
     use super::*;
     use serde_json::{json, Value};
+
+    fn check_task_id(value: &ArgValue) -> Result<String, ToolError> {
+        let ctx = ToolContext::from_value(&ArgValue::Undefined);
+        task_id(Field {
+            key: "task_id",
+            value,
+            default: None,
+            ctx: &ctx,
+            errors: crate::tools::input::Errors {
+                class: ERROR_CLASS,
+                bare: false,
+            },
+        })
+    }
 
     fn call(
         op: TodoOp,
@@ -633,7 +658,10 @@ mod tests {
         );
         assert!(out["tasks"][1].get("description").is_none());
         let id = first["task_id"].as_str().unwrap();
-        assert!(task_id(&ArgValue::from(id)).is_ok(), "{id} is a UUID v4");
+        assert!(
+            check_task_id(&ArgValue::from(id)).is_ok(),
+            "{id} is a UUID v4"
+        );
         assert_eq!(state_of(change).order.len(), 2);
     }
 
@@ -832,7 +860,7 @@ mod tests {
         let ids = new_task_ids(100);
         assert_eq!(ids.len(), 100);
         for id in &ids {
-            assert!(task_id(&ArgValue::from(id.as_str())).is_ok(), "{id}");
+            assert!(check_task_id(&ArgValue::from(id.as_str())).is_ok(), "{id}");
             assert_eq!(*id, id.to_lowercase());
         }
         let distinct: std::collections::HashSet<&String> = ids.iter().collect();
@@ -894,11 +922,11 @@ mod tests {
             "STATE_NOT_INITIALIZED"
         );
         assert!(
-            task_id(&ArgValue::from("123E4567-E89B-42D3-A456-426614174000")).is_ok(),
+            check_task_id(&ArgValue::from("123E4567-E89B-42D3-A456-426614174000")).is_ok(),
             "case-insensitive check"
         );
         assert!(
-            task_id(&ArgValue::from("123e4567-e89b-12d3-a456-426614174000")).is_err(),
+            check_task_id(&ArgValue::from("123e4567-e89b-12d3-a456-426614174000")).is_err(),
             "not version 4"
         );
     }

@@ -52,10 +52,11 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{any_object, ArgShape, ToolInput};
-use super::{integer_option, to_json, workspace_root};
+use super::args::{integer_in, non_blank_string, root_path_or_workspace};
+use super::input::{any_object, tool_input, Field, ToolInput};
+use super::{to_json, workspace_root};
 use crate::collation::locale_compare;
-use crate::context::{RunContext, ToolContext};
+use crate::context::RunContext;
 use crate::error::{ErrorClass, ErrorCode, ToolError};
 use crate::paths;
 use crate::sandbox::Confinement;
@@ -92,56 +93,61 @@ const DEFAULT_MAX_RESULTS: u32 = 100;
 const DEFAULT_TIMEOUT_MS: u32 = 5000;
 
 // ast_grep_search's input: `ast_grep_search(input)`, checked, with defaults applied.
+#[tool_input(
+    name = "ast_grep_search",
+    description = "Searches source files with ast-grep and returns raw structured matches.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = AstGrepSearchOutput,
+    handler = Worker(run),
+    spawns_processes,
+    shape = Object,
+    sandboxed = root_path,
+    object = plain
+)]
 #[derive(JsonSchema, Debug)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct AstGrepSearchInput {
     // Trimmed.
+    #[arg(check = |f| non_blank_string(f).map(|s: String| js_trim(&s).to_string()))]
     #[schemars(description = "ast-grep language name.")]
     pub language: String,
+    #[arg(check = rule_object)]
     #[schemars(schema_with = "any_object", description = "ast-grep rule object.")]
     #[cfg_attr(feature = "typegen", ts(type = "Record<string, unknown>"))]
     pub rule: serde_json::Value,
     // The workspace root when not given.
+    #[arg(check = root_path_or_workspace, default = ".")]
     #[schemars(
-        with = "Option<String>",
-        description = "Workspace-relative root directory (default: .). Accepts / or \\\\ and requires JSON escaping for backslashes.",
-        extend("default" = ".")
+        description = "Workspace-relative root directory (default: .). Accepts / or \\\\ and requires JSON escaping for backslashes."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
     pub root_path: String,
+    #[arg(check = slash_globs, optional)]
     #[schemars(
-        with = "Option<Vec<String>>",
         description = "Workspace-relative glob allowlist patterns within searchable paths."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
     pub include: Vec<String>,
+    #[arg(check = slash_globs, optional)]
     #[schemars(
-        with = "Option<Vec<String>>",
         description = "Workspace-relative glob denylist patterns (takes precedence over include)."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
     pub exclude: Vec<String>,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Maximum number of matches to return (default: 100).",
-        extend("default" = DEFAULT_MAX_RESULTS)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = integer_in(1.0..=500.0), default = DEFAULT_MAX_RESULTS, schema = f64)]
+    #[schemars(description = "Maximum number of matches to return (default: 100).")]
     pub max_results: usize,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Search timeout in milliseconds (default: 5000).",
-        extend("default" = DEFAULT_TIMEOUT_MS)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = integer_in(1.0..=30000.0), default = DEFAULT_TIMEOUT_MS, schema = f64)]
+    #[schemars(description = "Search timeout in milliseconds (default: 5000).")]
     pub timeout_ms: Duration,
 }
 
-impl ToolInput for AstGrepSearchInput {
-    const SHAPE: ArgShape = ArgShape::Object(Some("root_path"));
-
-    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
-        validate(ctx, args.first().unwrap_or(&ArgValue::Undefined))
+/// `rule`: a plain object that is JSON.
+fn rule_object(f: Field<serde_json::Value>) -> Result<serde_json::Value, ToolError> {
+    if !f.value.is_plain_object() {
+        return Err(f.must("be an object"));
+    }
+    match f.value.to_json() {
+        Ok(Some(json)) => Ok(json),
+        _ => Err(f.must("be JSON serializable")),
     }
 }
 
@@ -315,52 +321,10 @@ pub fn search(
 }
 
 /// Validation steps 1–8 of upstream, in its order.
-fn validate(ctx: &ToolContext, input: &ArgValue) -> Result<AstGrepSearchInput, ToolError> {
-    if !input.is_plain_object() {
-        return Err(ERROR_CLASS.invalid("input must be an object"));
-    }
-    let language = match input.get("language") {
-        ArgValue::String(s) if !js_trim(s).is_empty() => js_trim(s).to_string(),
-        _ => return Err(ERROR_CLASS.invalid("language must be a non-empty string")),
-    };
-    let rule_value = input.get("rule");
-    if !rule_value.is_plain_object() {
-        return Err(ERROR_CLASS.invalid("rule must be an object"));
-    }
-    let rule = match rule_value.to_json() {
-        Ok(Some(json)) => json,
-        _ => return Err(ERROR_CLASS.invalid("rule must be JSON serializable")),
-    };
-    let root_path = match input.get("root_path") {
-        v if v.is_nullish() => ctx.workspace_root.clone(),
-        ArgValue::String(s) => Some(s.clone()),
-        _ => None,
-    };
-    let root_path = match root_path {
-        Some(p) if !js_trim(&p).is_empty() => p,
-        _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
-    };
-    let include = glob_list(input.get("include"), "include")?;
-    let exclude = glob_list(input.get("exclude"), "exclude")?;
-    let max_results = integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=500.0)
-        .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
-    let timeout_ms = integer_option(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=30000.0)
-        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
-    Ok(AstGrepSearchInput {
-        language,
-        rule,
-        root_path,
-        include,
-        exclude,
-        max_results: max_results as usize,
-        timeout_ms: Duration::from_millis(timeout_ms as u64),
-    })
-}
-
 /// `include` / `exclude`: a string array (default `[]`, `null` refused) of plausible globs, with
 /// `\` turned into `/`.
-fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<String>, ToolError> {
-    let patterns = crate::tools::args::glob_patterns(value, key, ERROR_CLASS)?;
+fn slash_globs(f: Field<Vec<String>>) -> Result<Vec<String>, ToolError> {
+    let patterns = crate::tools::args::glob_patterns(f.value, f.key, ERROR_CLASS)?;
     Ok(patterns
         .into_iter()
         .map(|pattern| pattern.replace('\\', "/"))

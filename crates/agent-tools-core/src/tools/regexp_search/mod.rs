@@ -20,15 +20,16 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::input::{ArgShape, ToolInput};
-use super::{integer_option, to_json, workspace_root};
+use super::args::{integer_in, non_empty_string, root_path_or_workspace, string};
+use super::input::{tool_input, Field, ToolInput};
+use super::{to_json, workspace_root};
 use crate::collation::locale_compare;
-use crate::context::{RunContext, ToolContext};
+use crate::context::RunContext;
 use crate::error::{node_io_message, ErrorClass, ErrorCode, ToolError};
 use crate::glob::Glob;
 use crate::paths::workspace_relative;
 use crate::search_cache::{self, trigrams::Requirement};
-use crate::value::{js_trim, ArgValue};
+use crate::value::ArgValue;
 use matcher::JsRegex;
 pub use matcher::MatchText;
 use walk::{SearchError, SearchSpec};
@@ -41,72 +42,94 @@ const DEFAULT_MAX_RESULTS: u32 = 100;
 const DEFAULT_TIMEOUT_MS: u32 = 5000;
 
 // regexp_search's input: `regexp_search(input)`, checked, with defaults applied and the
-// pattern compiled.
+// pattern compiled (upstream's order of checks: the pattern and its flags, the root, the
+// bounds, the globs).
+#[tool_input(
+    name = "regexp_search",
+    description = "Searches workspace text files with a regular expression and returns deterministic match locations.",
+    effect = Read,
+    class = ERROR_CLASS,
+    output = RegexpSearchOutput,
+    handler = Worker(run),
+    shape = Object,
+    sandboxed = root_path,
+    object = plain
+)]
 #[derive(JsonSchema)]
 #[cfg_attr(feature = "typegen", derive(TS))]
 pub struct RegexpSearchInput {
+    #[arg(check = non_empty_string)]
     #[schemars(description = "Regular expression pattern source.")]
     pub pattern: String,
-    #[schemars(
-        with = "Option<String>",
-        description = "Regex flags from g/i/m/s/u only (default: empty).",
-        extend("default" = "")
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
+    #[arg(check = regex_flags, default = "")]
+    #[schemars(description = "Regex flags from g/i/m/s/u only (default: empty).")]
     pub flags: String,
     // Normalised as in validation step 10; the workspace root when not given.
+    #[arg(check = |f| root_path_or_workspace(f).map(|p| normalise_root(&p)), default = ".")]
     #[schemars(
-        with = "Option<String>",
-        description = "Workspace-relative root directory (default: .). Accepts / or \\\\ and requires JSON escaping for backslashes.",
-        extend("default" = ".")
+        description = "Workspace-relative root directory (default: .). Accepts / or \\\\ and requires JSON escaping for backslashes."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<String>", optional))]
     pub root_path: String,
+    #[arg(check = globs, optional, schema = Vec<String>)]
     #[schemars(
-        with = "Option<Vec<String>>",
         description = "Glob allowlist patterns within searchable paths. Does not override exclusions."
     )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
     pub include: Vec<Glob>,
-    #[schemars(
-        with = "Option<Vec<String>>",
-        description = "Glob denylist patterns (takes precedence over include)."
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<Vec<String>>", optional))]
+    #[arg(check = globs, optional, schema = Vec<String>)]
+    #[schemars(description = "Glob denylist patterns (takes precedence over include).")]
     pub exclude: Vec<Glob>,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Maximum number of matches to return (default: 100).",
-        extend("default" = DEFAULT_MAX_RESULTS)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = integer_in(1.0..=500.0), default = DEFAULT_MAX_RESULTS, schema = f64, after = root_path)]
+    #[schemars(description = "Maximum number of matches to return (default: 100).")]
     pub max_results: usize,
     // The only accepted value (`Some` after the checks).
+    #[arg(check = fixed_file_size, default = MAX_FILE_SIZE, schema = f64, ts = "1048576", after = timeout_ms)]
     #[schemars(
-        with = "Option<f64>",
         description = "Per-file size limit in bytes (fixed: 1048576).",
-        extend("default" = MAX_FILE_SIZE, "enum" = [MAX_FILE_SIZE])
+        extend("enum" = [MAX_FILE_SIZE])
     )]
-    #[cfg_attr(feature = "typegen", ts(optional, type = "1048576"))]
     pub max_file_size_bytes: Option<u64>,
-    #[schemars(
-        with = "Option<f64>",
-        description = "Search timeout in milliseconds (default: 5000).",
-        extend("default" = DEFAULT_TIMEOUT_MS)
-    )]
-    #[cfg_attr(feature = "typegen", ts(as = "Option<f64>", optional))]
+    #[arg(check = integer_in(1.0..=30000.0), default = DEFAULT_TIMEOUT_MS, schema = f64, after = max_results)]
+    #[schemars(description = "Search timeout in milliseconds (default: 5000).")]
     pub timeout_ms: Duration,
-    #[schemars(skip)]
-    #[cfg_attr(feature = "typegen", ts(skip))]
+    #[arg(from = compile_pattern(&pattern, &flags), after = flags)]
     regex: JsRegex,
 }
 
-impl ToolInput for RegexpSearchInput {
-    const SHAPE: ArgShape = ArgShape::Object(Some("root_path"));
-
-    fn from_args(args: &[ArgValue], ctx: &ToolContext) -> Result<Self, ToolError> {
-        validate(ctx, args.first().unwrap_or(&ArgValue::Undefined))
+/// `flags`: absent is none; otherwise each of g, i, m, s, u at most once.
+fn regex_flags(f: Field<String>) -> Result<String, ToolError> {
+    let flags = string(f.clone())?;
+    let mut seen = String::new();
+    for c in flags.chars() {
+        if !"gimsu".contains(c) {
+            return Err(f.must("contain only g, i, m, s, u"));
+        }
+        if seen.contains(c) {
+            return Err(f.must(&format!("not contain duplicate flag: {c}")));
+        }
+        seen.push(c);
     }
+    Ok(flags)
+}
+
+fn compile_pattern(pattern: &str, flags: &str) -> Result<JsRegex, ToolError> {
+    matcher::compile(pattern, flags)
+        .map_err(|m| ERROR_CLASS.invalid(m))?
+        .map_err(|m| ERROR_CLASS.coded(ErrorCode::InvalidRegex, m))
+}
+
+/// `max_file_size_bytes`: absent, or the one accepted value.
+fn fixed_file_size(f: Field<Option<u64>>) -> Result<Option<u64>, ToolError> {
+    match f.value {
+        v if v.is_nullish() => Ok(Some(MAX_FILE_SIZE)),
+        ArgValue::Number(n) if *n == MAX_FILE_SIZE as f64 => Ok(Some(MAX_FILE_SIZE)),
+        _ => Err(f.must("be 1048576")),
+    }
+}
+
+/// `include` / `exclude`: absent is none; otherwise an array of valid glob strings.
+fn globs(f: Field<Vec<Glob>>) -> Result<Vec<Glob>, ToolError> {
+    let patterns = crate::tools::args::glob_patterns(f.value, f.key, ERROR_CLASS)?;
+    Ok(patterns.into_iter().map(Glob::new).collect())
 }
 
 #[derive(Serialize, Debug)]
@@ -250,73 +273,6 @@ pub fn search_input(
 }
 
 /// Validation steps 1–10, in upstream's order.
-fn validate(ctx: &ToolContext, input: &ArgValue) -> Result<RegexpSearchInput, ToolError> {
-    if !input.is_plain_object() {
-        return Err(ERROR_CLASS.invalid("input must be an object"));
-    }
-    let pattern = match input.get("pattern") {
-        ArgValue::String(p) if !p.is_empty() => p.clone(),
-        _ => return Err(ERROR_CLASS.invalid("pattern must be a non-empty string")),
-    };
-    let flags = match input.get("flags") {
-        ArgValue::Undefined => String::new(),
-        ArgValue::String(f) => f.clone(),
-        _ => return Err(ERROR_CLASS.invalid("flags must be a string")),
-    };
-    let mut seen = String::new();
-    for c in flags.chars() {
-        if !"gimsu".contains(c) {
-            return Err(ERROR_CLASS.invalid("flags must contain only g, i, m, s, u"));
-        }
-        if seen.contains(c) {
-            return Err(ERROR_CLASS.invalid(format!("flags must not contain duplicate flag: {c}")));
-        }
-        seen.push(c);
-    }
-    let regex = matcher::compile(&pattern, &flags)
-        .map_err(|m| ERROR_CLASS.invalid(m))?
-        .map_err(|m| ERROR_CLASS.coded(ErrorCode::InvalidRegex, m))?;
-
-    // The handler substitutes the workspace root for a missing or null root_path.
-    let workspace = ArgValue::from(ctx.workspace_root.as_deref().unwrap_or_default());
-    let root_value = match input.get("root_path") {
-        v if v.is_nullish() && ctx.workspace_root.is_some() => &workspace,
-        v => v,
-    };
-    let root_path = match root_value {
-        ArgValue::String(p) if !js_trim(p).is_empty() => p.as_str(),
-        _ => return Err(ERROR_CLASS.invalid("root_path must be a non-empty string")),
-    };
-    let max_results = integer_option(input.get("max_results"), DEFAULT_MAX_RESULTS, 1.0..=500.0)
-        .ok_or_else(|| ERROR_CLASS.invalid("max_results must be an integer between 1 and 500"))?;
-    let timeout_ms = integer_option(input.get("timeout_ms"), DEFAULT_TIMEOUT_MS, 1.0..=30000.0)
-        .ok_or_else(|| ERROR_CLASS.invalid("timeout_ms must be an integer between 1 and 30000"))?;
-    match input.get("max_file_size_bytes") {
-        v if v.is_nullish() => {}
-        ArgValue::Number(n) if *n == MAX_FILE_SIZE as f64 => {}
-        _ => return Err(ERROR_CLASS.invalid("max_file_size_bytes must be 1048576")),
-    }
-    let include = glob_list(input.get("include"), "include")?;
-    let exclude = glob_list(input.get("exclude"), "exclude")?;
-    Ok(RegexpSearchInput {
-        pattern,
-        flags,
-        regex,
-        root_path: normalise_root(root_path),
-        include,
-        exclude,
-        max_results: max_results as usize,
-        max_file_size_bytes: Some(MAX_FILE_SIZE),
-        timeout_ms: Duration::from_millis(timeout_ms as u64),
-    })
-}
-
-/// `include` / `exclude`: absent → none; otherwise an array of valid glob strings.
-fn glob_list(value: &ArgValue, key: &str) -> Result<Vec<Glob>, ToolError> {
-    let patterns = crate::tools::args::glob_patterns(value, key, ERROR_CLASS)?;
-    Ok(patterns.into_iter().map(Glob::new).collect())
-}
-
 /// Validation step 10: `\` → `/`, runs of `/` collapsed, one trailing `/` removed, `""` → `"."`.
 fn normalise_root(path: &str) -> String {
     // Windows: without the verbatim prefix of a canonicalized root (`\\?\C:\ws`), which the
