@@ -156,6 +156,11 @@ export interface CatalogEntry {
   optIn: boolean
   /** An opt-in tool's definition (the shape of `TOOL_DEFINITIONS`' entries). */
   definition?: unknown
+  /**
+   * The JSON Schema generated from the tool's input type (schemars): what its definition's
+   * `parameters` must be.
+   */
+  parameters: unknown
 }
 
 /** The journal's settings (`createAgentToolkit`'s `checkpoints` option, checked there). */

@@ -26,6 +26,10 @@ pub struct CatalogEntry {
     /// An opt-in tool's definition (the shape of `TOOL_DEFINITIONS`' entries).
     #[napi(ts_type = "unknown")]
     pub definition: Option<serde_json::Value>,
+    /// The JSON Schema generated from the tool's input type (schemars): what its definition's
+    /// `parameters` must be.
+    #[napi(ts_type = "unknown")]
+    pub parameters: serde_json::Value,
 }
 
 /// Every tool of the native registry (the one list), in catalog order.
@@ -48,6 +52,7 @@ pub fn tool_catalog() -> Vec<CatalogEntry> {
             definition: t
                 .opt_in
                 .then(|| registry::opt_in_definition(t.name).unwrap_or_default()),
+            parameters: (t.input.schema)(),
         })
         .collect()
 }
