@@ -68,24 +68,6 @@ pub struct InputSpec {
 }
 
 /// The catalog entry of a tool, from its input type.
-#[cfg(feature = "typegen")]
-pub const fn spec<T: ToolInput + ts_rs::TS + 'static>() -> ToolSpec {
-    ToolSpec {
-        name: T::NAME,
-        effect: T::EFFECT,
-        review_fields: T::REVIEW,
-        spawns_processes: T::SPAWNS_PROCESSES,
-        description: T::DESCRIPTION,
-        error_class: T::ERROR_CLASS,
-        input: input::<T>(),
-        handler: T::HANDLER,
-        opt_in: T::OPT_IN,
-        ts_result: T::TS_RESULT,
-    }
-}
-
-/// The catalog entry of a tool, from its input type.
-#[cfg(not(feature = "typegen"))]
 pub const fn spec<T: ToolInput>() -> ToolSpec {
     ToolSpec {
         name: T::NAME,
@@ -97,24 +79,19 @@ pub const fn spec<T: ToolInput>() -> ToolSpec {
         input: input::<T>(),
         handler: T::HANDLER,
         opt_in: T::OPT_IN,
+        #[cfg(feature = "typegen")]
+        ts_result: T::TS_RESULT,
     }
 }
 
-#[cfg(feature = "typegen")]
-pub const fn input<T: ToolInput + ts_rs::TS + 'static>() -> InputSpec {
-    InputSpec {
-        shape: T::SHAPE,
-        schema: parameters_schema::<T>,
-        ts: ts::<T>(),
-        ts_options: T::TS_OPTIONS,
-    }
-}
-
-#[cfg(not(feature = "typegen"))]
 pub const fn input<T: ToolInput>() -> InputSpec {
     InputSpec {
         shape: T::SHAPE,
         schema: parameters_schema::<T>,
+        #[cfg(feature = "typegen")]
+        ts: ts::<T>(),
+        #[cfg(feature = "typegen")]
+        ts_options: T::TS_OPTIONS,
     }
 }
 

@@ -80,9 +80,20 @@ pub enum Handler {
     Session(TodoOp),
 }
 
+/// A type with a TypeScript declaration, in a build with the `typegen` feature (any type
+/// otherwise).
+#[cfg(feature = "typegen")]
+pub trait Declared: ts_rs::TS + 'static {}
+#[cfg(feature = "typegen")]
+impl<T: ts_rs::TS + 'static> Declared for T {}
+#[cfg(not(feature = "typegen"))]
+pub trait Declared {}
+#[cfg(not(feature = "typegen"))]
+impl<T> Declared for T {}
+
 /// The input of a tool and its catalog entry (see the module comment); `#[tool_input]` with
 /// the tool attributes implements it.
-pub trait ToolInput: InputFields + JsonSchema {
+pub trait ToolInput: InputFields + JsonSchema + Declared {
     const NAME: &'static str;
     /// `ToolCatalog[name].metadata.description` (may differ from the definition's,
     /// docs/compat.md, "apply_patch has two descriptions").
