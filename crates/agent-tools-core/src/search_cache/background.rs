@@ -202,11 +202,12 @@ fn read_if_unchanged(path: &Path, id: FileId) -> Option<Vec<u8>> {
     .open(path)
     .ok()?;
     let meta = file.metadata().ok()?;
-    if FileId::of(&meta) != id {
+    if FileId::of_open(&file, &meta) != id {
         return None;
     }
     let bytes = crate::file_read::read_sized(&mut file, meta.len()).ok()?;
-    (file.metadata().ok().map(|m| FileId::of(&m)) == Some(id)).then_some(bytes)
+    let after = file.metadata().ok()?;
+    (FileId::of_open(&file, &after) == id).then_some(bytes)
 }
 
 /// What an eviction may drop.

@@ -73,6 +73,7 @@ pub struct FileId {
 }
 
 impl FileId {
+    /// The identity `meta` (from `lstat` or `fstat`) gives.
     #[cfg(unix)]
     pub fn of(meta: &std::fs::Metadata) -> FileId {
         use std::os::unix::fs::MetadataExt;
@@ -85,21 +86,69 @@ impl FileId {
         }
     }
 
-    /// On Windows, which std gives neither a file id nor a change time without an open handle:
-    /// size and last write time, and the last write time again as the change time of the racy
-    /// check. A file put in place by rename with the same size and write time as the one it
-    /// replaces is not seen as changed (`GetFileInformationByHandleEx` with `FileIdInfo` and
-    /// `FileBasicInfo` is the later, exact identity; docs/windows-port.md).
+    /// The identity of the open `file`, whose metadata is `meta`. On Windows, where std's
+    /// metadata has neither the file index nor the change time, these come from the handle
+    /// (`crate::sys::handle_identity`).
+    pub fn of_open(file: &std::fs::File, meta: &std::fs::Metadata) -> FileId {
+        #[cfg(unix)]
+        {
+            let _ = file;
+            FileId::of(meta)
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::io::AsHandle;
+            FileId::of_handle(crate::sys::handle_identity(file.as_handle()), meta)
+        }
+    }
+
+    /// `lstat` of `path` (`stat` when `follow`) with the identity of what is there: on Windows
+    /// through a handle opened for its attributes (`crate::sys::stat_with_identity`).
+    pub fn stat(path: &Path, follow: bool) -> std::io::Result<(std::fs::Metadata, FileId)> {
+        #[cfg(unix)]
+        {
+            let meta = if follow {
+                std::fs::metadata(path)?
+            } else {
+                std::fs::symlink_metadata(path)?
+            };
+            let id = FileId::of(&meta);
+            Ok((meta, id))
+        }
+        #[cfg(windows)]
+        {
+            let (meta, identity) = crate::sys::stat_with_identity(path, follow)?;
+            let id = FileId::of_handle(Ok(identity), &meta);
+            Ok((meta, id))
+        }
+    }
+
+    /// On Windows: volume serial number, file index, size, last write time and change time. A
+    /// handle whose identity cannot be read gives a file changed just now: racily clean, so it
+    /// is not cached, and equal to no identity kept before.
     #[cfg(windows)]
-    pub fn of(meta: &std::fs::Metadata) -> FileId {
-        let (secs, nanos) = crate::sys::mtime(meta);
-        let mtime_ns = i128::from(secs) * 1_000_000_000 + i128::from(nanos);
-        FileId {
-            dev: 0,
-            ino: 0,
-            size: meta.len(),
-            mtime_ns,
-            ctime_ns: mtime_ns,
+    fn of_handle(
+        identity: std::io::Result<crate::sys::HandleIdentity>,
+        meta: &std::fs::Metadata,
+    ) -> FileId {
+        match identity {
+            Ok(identity) => FileId {
+                dev: identity.volume,
+                ino: identity.file_index,
+                size: meta.len(),
+                mtime_ns: identity.write_ns,
+                ctime_ns: identity.change_ns,
+            },
+            Err(_) => {
+                let (secs, nanos) = crate::sys::mtime(meta);
+                FileId {
+                    dev: 0,
+                    ino: 0,
+                    size: meta.len(),
+                    mtime_ns: i128::from(secs) * 1_000_000_000 + i128::from(nanos),
+                    ctime_ns: now_ns(),
+                }
+            }
         }
     }
 
@@ -412,15 +461,10 @@ impl WorkspaceCache {
             if !is_root && self.watch.is_trusted(dir, listing.id) {
                 return Ok(listing);
             }
-            let meta = if is_root {
-                std::fs::metadata(dir)?
-            } else {
-                std::fs::symlink_metadata(dir)?
-            };
+            let (meta, id) = FileId::stat(dir, is_root)?;
             if !meta.is_dir() {
                 return Ok(Arc::new(Listing::empty()));
             }
-            let id = FileId::of(&meta);
             if id == listing.id {
                 return Ok(listing);
             }
@@ -525,8 +569,8 @@ impl WorkspaceCache {
         if self.watch.is_trusted(path, entry.id) {
             return Ok(entry);
         }
-        match std::fs::symlink_metadata(path) {
-            Ok(meta) if meta.is_file() && FileId::of(&meta) == entry.id => Ok(entry),
+        match FileId::stat(path, false) {
+            Ok((meta, id)) if meta.is_file() && id == entry.id => Ok(entry),
             _ => Err(Lookup::Stale),
         }
     }
@@ -704,7 +748,7 @@ fn read_directory(dir: &Path, is_root: bool) -> std::io::Result<Option<Listing>>
         Err(e) => return Err(e.into()),
     };
     let file = std::fs::File::from(fd);
-    let id = FileId::of(&file.metadata()?);
+    let id = FileId::of_open(&file, &file.metadata()?);
     // `Dir::new` reads through this descriptor (`Dir::read_from` would open the directory again).
     let mut dir = crate::sys::fs::Dir::new(crate::sys::OwnedFd::from(file))?;
     let entries = crate::sandbox::read_entries(&mut dir, |_| true)?

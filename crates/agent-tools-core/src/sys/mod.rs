@@ -25,7 +25,10 @@ pub mod fs {
 mod windows;
 
 #[cfg(windows)]
-pub use windows::{final_path as windows_final_path, fs, AsFd, BorrowedFd, Errno, OwnedFd, Result};
+pub use windows::{
+    final_path as windows_final_path, fs, handle_identity, stat_with_identity, AsFd, BorrowedFd,
+    Errno, HandleIdentity, OwnedFd, Result,
+};
 
 /// The raw bytes of a name (`OsStrExt::as_bytes` on Unix; on Windows the UTF-8 of names, which
 /// is all [`crate::sandbox::read_entries`] produces there).

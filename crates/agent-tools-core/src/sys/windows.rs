@@ -141,6 +141,72 @@ pub(super) fn filetime_to_unix(ticks: u64) -> (i64, i64) {
     )
 }
 
+/// What identifies a file's content for the search cache (`crate::search_cache::FileId`), read
+/// from an open handle: the volume serial number and the file index (`GetFileInformationByHandle`),
+/// the last write time and the change time (`FileBasicInfo`), both in nanoseconds since the Unix
+/// epoch. The change time moves with every write and every change of the file's metadata, its
+/// last write time included; `SetFileTime` cannot set it (only
+/// `SetFileInformationByHandle(FileBasicInfo)` can, which writers do not use). A file system
+/// without change times (FAT) reports 0: the last write time stands in.
+pub struct HandleIdentity {
+    pub volume: u64,
+    pub file_index: u64,
+    pub write_ns: i128,
+    pub change_ns: i128,
+}
+
+/// The [`HandleIdentity`] of the file open as `handle` (any access, attributes-only included).
+pub fn handle_identity(handle: BorrowedFd<'_>) -> io::Result<HandleIdentity> {
+    let mut basic = winfs::FILE_BASIC_INFO::default();
+    let mut info = winfs::BY_HANDLE_FILE_INFORMATION::default();
+    // SAFETY: `handle` is a valid open handle for the call's duration; `basic` is the structure
+    // FileBasicInfo fills, with its size, and `info` the one GetFileInformationByHandle fills.
+    let done = unsafe {
+        winfs::GetFileInformationByHandleEx(
+            handle.as_raw_handle(),
+            winfs::FileBasicInfo,
+            (&mut basic as *mut winfs::FILE_BASIC_INFO).cast(),
+            std::mem::size_of::<winfs::FILE_BASIC_INFO>() as u32,
+        ) != 0
+            && winfs::GetFileInformationByHandle(handle.as_raw_handle(), &mut info) != 0
+    };
+    if !done {
+        return Err(io::Error::last_os_error());
+    }
+    let ns = |ticks: i64| {
+        let (secs, nanos) = filetime_to_unix(ticks as u64);
+        i128::from(secs) * 1_000_000_000 + i128::from(nanos)
+    };
+    let change = if basic.ChangeTime == 0 {
+        basic.LastWriteTime
+    } else {
+        basic.ChangeTime
+    };
+    Ok(HandleIdentity {
+        volume: u64::from(info.dwVolumeSerialNumber),
+        file_index: u64::from(info.nFileIndexHigh) << 32 | u64::from(info.nFileIndexLow),
+        write_ns: ns(basic.LastWriteTime),
+        change_ns: ns(change),
+    })
+}
+
+/// `lstat` of `path` (`stat` when `follow`) through a handle opened for its attributes only
+/// (full sharing, so a file another program holds without sharing still answers), with the
+/// file's [`HandleIdentity`].
+pub fn stat_with_identity(path: &Path, follow: bool) -> io::Result<(Metadata, HandleIdentity)> {
+    let mut flags = winfs::FILE_FLAG_BACKUP_SEMANTICS;
+    if !follow {
+        flags |= winfs::FILE_FLAG_OPEN_REPARSE_POINT;
+    }
+    let file = OpenOptions::new()
+        .access_mode(winfs::FILE_READ_ATTRIBUTES)
+        .share_mode(winfs::FILE_SHARE_READ | winfs::FILE_SHARE_WRITE | winfs::FILE_SHARE_DELETE)
+        .custom_flags(flags)
+        .open(path)?;
+    let meta = file.metadata()?;
+    Ok((meta, handle_identity(file.as_handle())?))
+}
+
 /// The path Windows holds for an open handle (`GetFinalPathNameByHandleW`, normalized, with its
 /// drive letter), without the `\\?\` prefix (`\\?\UNC\` becomes `\\`). Short (8.3) names are
 /// expanded and the casing is the one on disk.

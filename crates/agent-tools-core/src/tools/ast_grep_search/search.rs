@@ -366,7 +366,7 @@ impl Search {
             if let Ok(meta) = file.metadata() {
                 let read = FirstRead {
                     path: candidate.path.as_os_str().to_owned(),
-                    id: FileId::of(&meta),
+                    id: FileId::of_open(&file, &meta),
                     call_start_ns: self.call_start_ns,
                     encoding: Encoding {
                         has_nul: memchr::memchr(0, &bytes).is_some(),

@@ -635,7 +635,7 @@ impl Visitor<'_> {
         };
         let read = FirstRead {
             path: path.as_os_str().to_owned(),
-            id: FileId::of(&meta),
+            id: FileId::of_open(&file, &meta),
             call_start_ns: self.spec.call_start_ns,
             encoding,
         };
