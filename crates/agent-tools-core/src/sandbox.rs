@@ -1017,7 +1017,7 @@ mod windows_tests {
     }
 
     #[test]
-    #[ignore = "needs Windows 10 1709+ (POSIX-semantics rename): wine 8 refuses to replace a file that is open"]
+    #[ignore = "wine 8 has no POSIX-semantics rename (FileRenameInfoEx fails with ERROR_INVALID_PARAMETER) and its classic rename refuses a target that is open (access denied); Windows 10 1709+ on NTFS replaces it"]
     fn atomic_replace_works_while_another_reader_holds_the_file() {
         let f = fixture();
         let target = Path::new(&f.root).join("src").join("a.txt");

@@ -564,9 +564,16 @@ pub mod fs {
 
     /// Renames the file open as `fd` (with delete access, as [`create_temporary`] opens it) to
     /// `name` in `dir`, replacing a file there: the rename of the handle itself, so that nothing
-    /// happens to the file between its last write and its new name.
+    /// happens to the file between its last write and its new name. With POSIX semantics
+    /// (`FileRenameInfoEx`, Windows 10 1709 and later on NTFS), as `std::fs::rename` does, so a
+    /// target that another program holds open with delete sharing is replaced as on Unix (its
+    /// handles keep reading the old content); where they are not supported
+    /// (`ERROR_INVALID_PARAMETER` or `ERROR_NOT_SUPPORTED`: older systems, other file systems,
+    /// wine 8) the classic rename (`FileRenameInfo`), which refuses a target that is open.
     pub fn rename_open<Fd: AsFd, D: AsFd, P: AsRef<Path>>(fd: Fd, dir: D, name: P) -> Result<()> {
         use std::os::windows::ffi::OsStrExt;
+        const FILE_RENAME_FLAG_REPLACE_IF_EXISTS: u32 = 0x1;
+        const FILE_RENAME_FLAG_POSIX_SEMANTICS: u32 = 0x2;
         let target: Vec<u16> = below(dir, name)?.as_os_str().encode_wide().collect();
         let header = std::mem::offset_of!(winfs::FILE_RENAME_INFO, FileName);
         let size = header + (target.len() + 1) * std::mem::size_of::<u16>();
@@ -574,8 +581,7 @@ pub mod fs {
         let mut buffer = vec![0u64; size.div_ceil(8)];
         let info = buffer.as_mut_ptr().cast::<winfs::FILE_RENAME_INFO>();
         // SAFETY: `buffer` holds the header and the name with its terminating NUL (zeroed)
-        let done = unsafe {
-            (*info).Anonymous.ReplaceIfExists = true;
+        unsafe {
             (*info).RootDirectory = std::ptr::null_mut();
             (*info).FileNameLength = (target.len() * std::mem::size_of::<u16>()) as u32;
             std::ptr::copy_nonoverlapping(
@@ -583,17 +589,45 @@ pub mod fs {
                 std::ptr::addr_of_mut!((*info).FileName).cast::<u16>(),
                 target.len(),
             );
-            winfs::SetFileInformationByHandle(
-                fd.as_fd().as_raw_handle(),
-                winfs::FileRenameInfo,
-                info.cast(),
-                size as u32,
-            )
-        };
-        if done == 0 {
-            return Err(Errno::of(io::Error::last_os_error()));
         }
-        Ok(())
+        let rename = |posix: bool| {
+            // SAFETY: `info` points into `buffer`, alive and filled above; the union's first
+            // four bytes are the flags of FileRenameInfoEx or the ReplaceIfExists of
+            // FileRenameInfo (the rest zeroed), and `fd` is a live handle
+            let done = unsafe {
+                (*info).Anonymous.Flags = 0;
+                if posix {
+                    (*info).Anonymous.Flags =
+                        FILE_RENAME_FLAG_REPLACE_IF_EXISTS | FILE_RENAME_FLAG_POSIX_SEMANTICS;
+                } else {
+                    (*info).Anonymous.ReplaceIfExists = true;
+                }
+                winfs::SetFileInformationByHandle(
+                    fd.as_fd().as_raw_handle(),
+                    if posix {
+                        winfs::FileRenameInfoEx
+                    } else {
+                        winfs::FileRenameInfo
+                    },
+                    info.cast(),
+                    size as u32,
+                )
+            };
+            if done == 0 {
+                Err(io::Error::last_os_error())
+            } else {
+                Ok(())
+            }
+        };
+        match rename(true) {
+            Err(e)
+                if [win::ERROR_INVALID_PARAMETER, win::ERROR_NOT_SUPPORTED]
+                    .contains(&(e.raw_os_error().unwrap_or(0) as u32)) =>
+            {
+                rename(false).map_err(Errno::of)
+            }
+            done => done.map_err(Errno::of),
+        }
     }
 
     fn set_delete_pending(handle: &impl AsRawHandle, delete: bool) -> Result<()> {
