@@ -959,43 +959,219 @@ mod windows_tests {
         assert!(resolve_in_workspace("src/console.log", &f.root).is_ok());
     }
 
-    #[test]
-    #[ignore = "needs real Windows with the symlink privilege: wine 8 creates symlinks it cannot read back (not found)"]
-    fn a_directory_link_pointing_out_is_denied() {
-        let f = fixture();
+    /// A junction (a directory mount point) at `link` leading to the directory `target`, made
+    /// as `mklink /J` makes one: an empty directory given a mount-point reparse point
+    /// (`FSCTL_SET_REPARSE_POINT`) whose substitute name is the target's NT path
+    /// (`\??\C:\...`). Unlike a symlink it needs no privilege.
+    fn junction(target: &Path, link: &Path) -> io::Result<()> {
+        use std::os::windows::ffi::OsStrExt;
+        use std::os::windows::fs::OpenOptionsExt;
+        use std::os::windows::io::AsRawHandle;
+        use windows_sys::Win32::Storage::FileSystem as winfs;
+        const FSCTL_SET_REPARSE_POINT: u32 = 0x0009_00A4;
+        const IO_REPARSE_TAG_MOUNT_POINT: u32 = 0xA000_0003;
+        #[link(name = "kernel32")]
+        extern "system" {
+            fn DeviceIoControl(
+                device: windows_sys::Win32::Foundation::HANDLE,
+                code: u32,
+                input: *const std::ffi::c_void,
+                input_size: u32,
+                output: *mut std::ffi::c_void,
+                output_size: u32,
+                returned: *mut u32,
+                overlapped: *mut std::ffi::c_void,
+            ) -> i32;
+        }
+        let wide = |text: &OsStr| -> Vec<u16> { text.encode_wide().collect() };
+        let substitute = wide(OsStr::new(&format!("\\??\\{}", target.display())));
+        let print = wide(target.as_os_str());
+        // REPARSE_DATA_BUFFER for a mount point: tag, data length, reserved; then the offsets
+        // and lengths (bytes, without the NULs) of both names, and the names, each with its NUL
+        let mut data: Vec<u8> = Vec::new();
+        for field in [
+            0,
+            substitute.len() * 2,
+            (substitute.len() + 1) * 2,
+            print.len() * 2,
+        ] {
+            data.extend((field as u16).to_le_bytes());
+        }
+        for unit in substitute.iter().chain([&0]).chain(&print).chain([&0]) {
+            data.extend(unit.to_le_bytes());
+        }
+        let mut buffer = IO_REPARSE_TAG_MOUNT_POINT.to_le_bytes().to_vec();
+        buffer.extend((data.len() as u16).to_le_bytes());
+        buffer.extend(0u16.to_le_bytes());
+        buffer.extend(data);
+        fs::create_dir(link)?;
+        let set = fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(winfs::FILE_FLAG_BACKUP_SEMANTICS | winfs::FILE_FLAG_OPEN_REPARSE_POINT)
+            .open(link)
+            .and_then(|dir| {
+                let mut returned = 0;
+                // SAFETY: `dir` is an open handle for the call's duration, `buffer` holds
+                // `buffer.len()` readable bytes, and no output or overlapped structure is given.
+                let done = unsafe {
+                    DeviceIoControl(
+                        dir.as_raw_handle(),
+                        FSCTL_SET_REPARSE_POINT,
+                        buffer.as_ptr().cast(),
+                        buffer.len() as u32,
+                        std::ptr::null_mut(),
+                        0,
+                        &mut returned,
+                        std::ptr::null_mut(),
+                    )
+                };
+                if done == 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(())
+                }
+            });
+        if set.is_err() {
+            let _ = fs::remove_dir(link);
+        }
+        set
+    }
+
+    /// Every operation of the sandbox that takes a path refuses to go through `name`, a
+    /// directory link in the root leading to `f.outside`, and the handle re-check finds what
+    /// was opened through it outside.
+    fn assert_refused_through(f: &Fixture, name: &str) {
+        use crate::sys::fs::{Dir, FileType, Mode, OFlags};
+        use crate::sys::Errno;
         let r = Path::new(&f.root);
-        let Ok(()) = std::os::windows::fs::symlink_dir(&f.outside, r.join("out")) else {
-            // creating symlinks needs a privilege (or developer mode) on Windows
-            eprintln!("no symlink privilege: skipped");
-            return;
-        };
-        for bad in ["out", "out/secret.txt", "out/new/deep.txt"] {
+        let link = r.join(name);
+        // the OS itself goes through it
+        assert_eq!(
+            fs::read_to_string(link.join("secret.txt")).unwrap(),
+            "secret"
+        );
+        assert_eq!(
+            real_path(&link).unwrap(),
+            real_path(&f.outside).unwrap(),
+            "followed to its target"
+        );
+        // the path check
+        for bad in [
+            name.to_string(),
+            format!("{name}/secret.txt"),
+            format!("{name}\\secret.txt"),
+            format!("{name}/new/deep.txt"),
+            format!("src/../{name}/secret.txt"),
+        ] {
             assert!(
-                resolve_in_workspace(bad, &f.root).is_err(),
+                resolve_in_workspace(&bad, &f.root).is_err(),
                 "{bad} must be denied"
             );
         }
-        // the walk layer never passes it, and an opened handle behind it is outside
-        use crate::sys::fs::{Mode, OFlags};
-        let root =
-            crate::sys::fs::open(r, OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
-        assert_eq!(
-            open_dir_at(Some(root.as_fd()), OsStr::new("out")).unwrap_err(),
-            crate::sys::Errno::LOOP
-        );
+        // the handle re-check: a file opened through the link is outside
         let c = Confinement::new(&f.root).unwrap();
-        let behind = fs::File::open(r.join("out").join("secret.txt")).unwrap();
+        let behind = fs::File::open(link.join("secret.txt")).unwrap();
         assert!(!c.contains_fd(&behind));
-        let err = c.create_dir_all(&r.join("out").join("x")).unwrap_err();
-        assert_eq!(
-            err.raw_os_error(),
-            Some(crate::sys::Errno::XDEV.raw_os_error())
-        );
+        let class = crate::error::ErrorClass("ReadFileError");
+        let e = c.confine(&behind, "x", class).unwrap_err();
+        assert_eq!(e.reason, Some(crate::error::Reason::Sandbox));
+        assert!(!c.contains_fd(fs::File::open(&link).unwrap()));
+        // directory creation below it
+        for target in [link.join("x"), link.join("x").join("y")] {
+            let mut created = Vec::new();
+            let err = c
+                .create_dir_all_recording(&target, &mut created)
+                .unwrap_err();
+            assert_eq!(err.raw_os_error(), Some(Errno::XDEV.raw_os_error()));
+            assert!(created.is_empty());
+            let err = c.create_dir_all(&target).unwrap_err();
+            assert_eq!(err.raw_os_error(), Some(Errno::XDEV.raw_os_error()));
+        }
         assert_eq!(
             fs::read_dir(&f.outside).unwrap().count(),
             1,
-            "nothing created"
+            "nothing created outside"
         );
+        // the walk layer: never opened as a directory, never passed, listed as a link
+        let root =
+            crate::sys::fs::open(r, OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
+        assert_eq!(
+            open_dir_at(Some(root.as_fd()), OsStr::new(name)).unwrap_err(),
+            Errno::LOOP
+        );
+        assert_eq!(
+            open_dir_at(None, link.as_os_str()).unwrap_err(),
+            Errno::LOOP
+        );
+        let beneath = |rel: &str| lstat_beneath(root.as_fd(), Path::new(rel));
+        assert_eq!(
+            beneath(&format!("{name}/secret.txt")).unwrap_err(),
+            Errno::LOOP
+        );
+        assert_eq!(
+            FileType::from_raw_mode(beneath(name).unwrap().st_mode),
+            FileType::Symlink
+        );
+        for (rel, flags) in [
+            (format!("{name}/secret.txt"), OFlags::RDONLY),
+            (name.to_string(), OFlags::RDONLY),
+            (name.to_string(), OFlags::RDONLY | OFlags::DIRECTORY),
+        ] {
+            assert!(
+                open_beneath(root.as_fd(), Path::new(&rel), flags)
+                    .unwrap()
+                    .is_none(),
+                "{rel}"
+            );
+        }
+        let listed_root = open_dir_at(None, r.as_os_str()).unwrap();
+        let entries = read_entries(&mut Dir::new(listed_root).unwrap(), |_| true).unwrap();
+        assert!(
+            entries.contains(&(name.as_bytes().to_vec(), FileType::Symlink)),
+            "{entries:?}"
+        );
+        // a root reached through the link is the target itself
+        let c = Confinement::new(&link.to_string_lossy()).unwrap();
+        assert!(c.contains_fd(&behind));
+        assert!(resolve_in_workspace("secret.txt", &link.to_string_lossy()).is_ok());
+    }
+
+    #[test]
+    #[ignore = "wine 8's CreateSymbolicLinkW is a stub (reports success, creates nothing); on Windows it needs the symlink privilege or developer mode"]
+    fn a_directory_symlink_pointing_out_is_refused_by_every_operation() {
+        let f = fixture();
+        let link = Path::new(&f.root).join("out");
+        if let Err(e) = std::os::windows::fs::symlink_dir(&f.outside, &link) {
+            panic!(
+                "no directory symlink could be created (without the symlink privilege or \
+                 developer mode Windows refuses: ERROR_PRIVILEGE_NOT_HELD): {e}"
+            );
+        }
+        assert!(
+            fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()),
+            "symlink_dir reported success, but there is no symlink at {}",
+            link.display()
+        );
+        assert_refused_through(&f, "out");
+    }
+
+    #[test]
+    #[ignore = "wine 8 cannot create junctions: FSCTL_SET_REPARSE_POINT fails with ERROR_NOT_SUPPORTED (and `mklink /J` creates nothing); Windows needs no privilege for them"]
+    fn a_junction_pointing_out_is_refused_by_every_operation() {
+        use std::os::windows::fs::MetadataExt;
+        let f = fixture();
+        let link = Path::new(&f.root).join("junction");
+        if let Err(e) = junction(&f.outside, &link) {
+            panic!("no junction could be created at {}: {e}", link.display());
+        }
+        let meta = fs::symlink_metadata(&link).unwrap();
+        assert!(
+            meta.file_attributes()
+                & windows_sys::Win32::Storage::FileSystem::FILE_ATTRIBUTE_REPARSE_POINT
+                != 0,
+            "a reparse point"
+        );
+        assert_refused_through(&f, "junction");
     }
 
     #[test]
