@@ -816,9 +816,22 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The workspace root of `ctx`: an absolute path of the host (`/ws`; on Windows `C:\ws`,
+    /// which the win32 rules take as absolute).
+    const WS: &str = if cfg!(windows) { "C:\\ws" } else { "/ws" };
+
+    /// `rel` (written with `/`) below [`WS`], with the host's separator.
+    fn in_ws(rel: &str) -> String {
+        if cfg!(windows) {
+            format!("{WS}\\{}", rel.replace('/', "\\"))
+        } else {
+            format!("{WS}/{rel}")
+        }
+    }
+
     fn ctx(default_policy: &str) -> ToolContext {
         ToolContext::from_value(&ArgValue::from(&json!({
-            "workspaceRoot": "/ws", "writeScope": "workspace-write",
+            "workspaceRoot": WS, "writeScope": "workspace-write",
             "policy": {"tools": {}, "defaultPolicy": default_policy},
             "env": {"platform": "linux", "osRelease": "6"}
         })))
@@ -926,10 +939,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "expects POSIX paths (/ws); a Windows host resolves them with the win32 rules (paths::win32)"
-    )]
     fn invoke_maps_arguments() {
         let c = ctx("allow");
         let out = prepared(
@@ -939,7 +948,7 @@ mod tests {
             args(json!({"path": "src/main.ts", "x": 1})),
         )
         .unwrap();
-        assert_eq!(out[0], ArgValue::from("/ws/src/main.ts"));
+        assert_eq!(out[0], ArgValue::from(in_ws("src/main.ts").as_str()));
         assert_eq!(
             out[1],
             ArgValue::Object(vec![
@@ -958,7 +967,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             out[0],
-            args(json!({"pattern": "TODO", "root_path": "/ws/src", "cwd": "../.."}))
+            args(json!({"pattern": "TODO", "root_path": in_ws("src"), "cwd": "../.."}))
         );
         let out = prepared(&c, Door::Invoke, "task_list", args(json!({"cwd": "../.."}))).unwrap();
         assert_eq!(out[0], args(json!({"cwd": "../.."})));
@@ -987,10 +996,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "expects POSIX paths (/ws); a Windows host resolves them with the win32 rules (paths::win32)"
-    )]
     fn secure_wrapper_order_and_classification() {
         let deny = ctx("deny");
         let list = |items: Vec<ArgValue>| ArgValue::Array(items);
@@ -1079,7 +1084,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             out[0],
-            args(json!({"cwd": "/ws", "command": ["ls"], "root_path": ".."}))
+            args(json!({"cwd": WS, "command": ["ls"], "root_path": ".."}))
         );
         let out = prepared(
             &allow,
@@ -1092,7 +1097,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             out[0],
-            args(json!({"pattern": "x", "cwd": "../..", "root_path": "/ws/src"}))
+            args(json!({"pattern": "x", "cwd": "../..", "root_path": in_ws("src")}))
         );
         assert_eq!(
             prepared(
@@ -1127,7 +1132,10 @@ mod tests {
             list(vec![args(json!({"cwd": "src", "command": ["ls"]}))]),
         )
         .unwrap();
-        assert_eq!(out[0], args(json!({"cwd": "/ws/src", "command": ["ls"]})));
+        assert_eq!(
+            out[0],
+            args(json!({"cwd": in_ws("src"), "command": ["ls"]}))
+        );
     }
 
     #[test]

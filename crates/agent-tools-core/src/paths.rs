@@ -225,45 +225,61 @@ pub fn workspace_relative(root: &str, abs: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A path written POSIX-style (`/ws/src`, `a/b`) as the host's `path` module prints it: on
+    /// Windows with `\`, an absolute one on drive `C:` (`C:\ws\src`).
+    fn host(posix: &str) -> String {
+        if cfg!(windows) {
+            let native = posix.replace('/', "\\");
+            if posix.starts_with('/') {
+                format!("C:{native}")
+            } else {
+                native
+            }
+        } else {
+            posix.to_string()
+        }
+    }
+
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "POSIX paths; a Windows host uses the win32 rules (win32_* tests)"
-    )]
     fn resolve_matches_node() {
-        assert_eq!(resolve("/ws", "src/main.ts"), "/ws/src/main.ts");
-        assert_eq!(resolve("/ws", "./src//a/../main.ts"), "/ws/src/main.ts");
-        assert_eq!(resolve("/ws", ""), "/ws");
-        assert_eq!(resolve("/ws", "."), "/ws");
-        assert_eq!(resolve("/ws", "/ws/"), "/ws");
-        assert_eq!(resolve("/ws", "newdir/"), "/ws/newdir");
-        assert_eq!(resolve("/ws", "/etc/shadow"), "/etc/shadow");
-        assert_eq!(resolve("/ws", "../../.."), "/");
-        assert_eq!(resolve("/ws/", "C:/work"), "/ws/C:/work");
+        let ws = host("/ws");
+        assert_eq!(resolve(&ws, "src/main.ts"), host("/ws/src/main.ts"));
+        assert_eq!(resolve(&ws, "./src//a/../main.ts"), host("/ws/src/main.ts"));
+        assert_eq!(resolve(&ws, ""), ws);
+        assert_eq!(resolve(&ws, "."), ws);
+        assert_eq!(resolve(&ws, &host("/ws/")), ws);
+        assert_eq!(resolve(&ws, "newdir/"), host("/ws/newdir"));
+        // a rooted path replaces the base (on Windows it stays on the base's drive)
+        assert_eq!(resolve(&ws, "/etc/shadow"), host("/etc/shadow"));
+        assert_eq!(resolve(&ws, "../../.."), host("/"));
+        // a name on POSIX, a drive path on Windows
+        let drive_path = if cfg!(windows) {
+            "C:\\work".to_string()
+        } else {
+            "/ws/C:/work".to_string()
+        };
+        assert_eq!(resolve(&host("/ws/"), "C:/work"), drive_path);
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "POSIX paths; a Windows host uses the win32 rules (win32_* tests)"
-    )]
     fn relative_matches_node() {
-        assert_eq!(relative("/ws", "/ws"), "");
-        assert_eq!(relative("/ws", "/ws/a/b"), "a/b");
-        assert_eq!(relative("/ws", "/x"), "../x");
-        assert_eq!(relative("/ws/a", "/ws/b/c"), "../b/c");
-        assert_eq!(relative("/", "/a"), "a");
-        assert_eq!(relative("/ws", "/ws/..foo"), "..foo");
+        let ws = host("/ws");
+        assert_eq!(relative(&ws, &ws), "");
+        assert_eq!(relative(&ws, &host("/ws/a/b")), host("a/b"));
+        assert_eq!(relative(&ws, &host("/x")), host("../x"));
+        assert_eq!(relative(&host("/ws/a"), &host("/ws/b/c")), host("../b/c"));
+        assert_eq!(relative(&host("/"), &host("/a")), "a");
+        assert_eq!(relative(&ws, &host("/ws/..foo")), "..foo");
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "POSIX paths; a Windows host uses the win32 rules (win32_* tests)"
-    )]
     fn workspace_relative_uses_dot_for_root() {
-        assert_eq!(workspace_relative("/ws", "/ws"), ".");
-        assert_eq!(workspace_relative("/ws/", "/ws/src/a.ts"), "src/a.ts");
+        assert_eq!(workspace_relative(&host("/ws"), &host("/ws")), ".");
+        // `/` whatever the host's separator
+        assert_eq!(
+            workspace_relative(&host("/ws/"), &host("/ws/src/a.ts")),
+            "src/a.ts"
+        );
     }
 
     #[test]
@@ -305,13 +321,9 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(
-        windows,
-        ignore = "POSIX paths; a Windows host uses the win32 rules (win32_* tests)"
-    )]
     fn relative_root_resolves_against_cwd() {
         let cwd = std::env::current_dir().unwrap();
-        let expected = format!("{}/x", cwd.to_string_lossy());
+        let expected = cwd.join("x").to_string_lossy().into_owned();
         assert_eq!(resolve("", "x"), expected);
     }
 }
