@@ -420,7 +420,7 @@ mod tests {
     #[test]
     #[cfg_attr(
         windows,
-        ignore = "wine 8 creates symlinks it cannot read back (not found): needs real Windows with the symlink privilege"
+        ignore = "wine 8's CreateSymbolicLinkW is a stub (reports success, creates nothing): needs real Windows with the symlink privilege"
     )]
     fn file_checks() {
         let w = ws();
