@@ -694,19 +694,20 @@ pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolEr
     let mut changes: Vec<Change> = Vec::new();
     let mut files = Vec::new();
     let mut touched: Vec<String> = Vec::new();
-    let mut claim = |abs: &str, path: &str| -> Result<(), ToolError> {
-        if touched.iter().any(|t| t == abs) {
+    // A path of the patch: resolved, claimed once, and read (its place and its content).
+    let mut open = |path: &str| -> Result<(String, Existing), ToolError> {
+        let abs = resolve(rc, path)?;
+        if touched.iter().any(|t| *t == abs) {
             return Err(failed(format!("the patch changes {path} twice")));
         }
-        touched.push(abs.to_string());
-        Ok(())
+        touched.push(abs.clone());
+        let existing = read_existing(rc, &abs, path)?;
+        Ok((abs, existing))
     };
     for op in &ops {
         match op {
             FileOp::Add { path, content } => {
-                let abs = resolve(rc, path)?;
-                claim(&abs, path)?;
-                let (place, existing) = read_existing(rc, &abs, path)?;
+                let (abs, (place, existing)) = open(path)?;
                 if existing.is_some() {
                     return Err(failed(format!("{path} already exists")));
                 }
@@ -724,9 +725,7 @@ pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolEr
                 });
             }
             FileOp::Delete { path } => {
-                let abs = resolve(rc, path)?;
-                claim(&abs, path)?;
-                let (place, existing) = read_existing(rc, &abs, path)?;
+                let (abs, (place, existing)) = open(path)?;
                 let (old, mode) =
                     existing.ok_or_else(|| failed(format!("{path} does not exist")))?;
                 changes.push(Change {
@@ -752,9 +751,7 @@ pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolEr
                         "nothing to apply to {path} (no hunk; binary and mode-only changes are not supported)"
                     )));
                 }
-                let abs = resolve(rc, path)?;
-                claim(&abs, path)?;
-                let (place, existing) = read_existing(rc, &abs, path)?;
+                let (abs, (place, existing)) = open(path)?;
                 let (old, mode) =
                     existing.ok_or_else(|| failed(format!("{path} does not exist")))?;
                 let text = std::str::from_utf8(&old)
@@ -762,9 +759,7 @@ pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolEr
                 let new = apply_hunks(text, hunks, path)?.into_bytes();
                 match move_to {
                     Some(to) => {
-                        let to_abs = resolve(rc, to)?;
-                        claim(&to_abs, to)?;
-                        let (to_place, existing) = read_existing(rc, &to_abs, to)?;
+                        let (to_abs, (to_place, existing)) = open(to)?;
                         if existing.is_some() {
                             return Err(failed(format!("{to} already exists")));
                         }
