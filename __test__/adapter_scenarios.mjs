@@ -10,7 +10,7 @@
 // `{ id, name, text, isError }` (`isError` undefined when the framework has no such flag); a step
 // returns `{ calls: [{ id, name, args }] }` or `{ text }`. `drive` resolves `{ text, requests }`:
 // the run's final text and every request's `seen`.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 // agent-tools-native/ai: the toolkit as an AI SDK ToolSet, driven by the AI SDK's own
 // generateText loop with its mock model (MockLanguageModelV4 from ai/test). The scenarios are
 // __test__/adapter_scenarios.mjs.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import assert from "node:assert/strict";

@@ -2,7 +2,7 @@
 // loop (a chat model with bound tools; each AIMessage tool call invoked on its tool, the
 // ToolMessages sent back) over a scripted chat model built on @langchain/core's BaseChatModel. The
 // scenarios are __test__/adapter_scenarios.mjs.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";

@@ -1,7 +1,7 @@
 // agent-tools-native/mastra: the toolkit as Mastra tools, driven by a Mastra Agent's own
 // generate loop over the AI SDK's mock model (MockLanguageModelV4 from ai/test; Mastra takes AI
 // SDK models). The scenarios are __test__/adapter_scenarios.mjs.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import assert from "node:assert/strict";

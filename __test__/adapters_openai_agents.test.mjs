@@ -2,7 +2,7 @@
 // SDK's own Runner (an Agent run of several turns) over a scripted Model (the SDK's Model
 // interface: each getResponse answers from the script). The scenarios are
 // __test__/adapter_scenarios.mjs.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { Agent, Runner, setTracingDisabled } from "@openai/agents";
 import fs from "node:fs";

@@ -1,6 +1,6 @@
 // The frameworks stay optional: loading the package's main entry (CommonJS or ESM) loads none of
 // them, and an adapter whose framework is not installed says which package to install.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";

@@ -3,7 +3,7 @@
 // applies the patch in-process"): the patch really is
 // applied to filePath, like `git apply --whitespace=fix --include <path>` at the workspace root,
 // in process (no git needed), atomically.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

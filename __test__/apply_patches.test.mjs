@@ -1,6 +1,6 @@
 // apply_patches (docs/tools/apply_patches.md), an opt-in tool: both formats through invoke and
 // the secure wrapper, all or nothing, the sandbox on every path, the policy and the write scope.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -2,7 +2,7 @@
 // module is listed, and each imports at run time only modules of the rows above its own
 // (type-only imports are erased and may point anywhere). And no module of ts/ decides anything by
 // an error's message text: errors carry codes and recorded facts.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 // ast_grep_search (docs/tools/ast_grep_search.md: upstream's verified examples, validation, error
 // codes, and its entries in docs/compat.md) through invoke, the secure wrapper and the raw
 // handler, with real matching.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";

@@ -1,7 +1,7 @@
 // The checkpoint tools (docs/tools/checkpoint.md): checkpoint_list and checkpoint_restore, the
 // undo journal offered to the model — enabled with extraTools, through invoke, toolkit.tools and
 // the tool loop; conflicts, force, the write scope, the review hook, and no journal.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -2,7 +2,7 @@
 // syntax check after edits (`syntaxCheck`): each change undone byte- and mode-exact, conflicts,
 // another process, a process killed while writing the journal, pruning, a tampered journal, and
 // report / reject.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";

@@ -3,7 +3,7 @@
 // restore` command (README, "Use it from an MCP client"). The bin runs under this test's runtime
 // (process.execPath). Every journal lives in a temporary directory beside the workspace, never in
 // the user's state directory (XDG_STATE_HOME points at a temporary one too, in case).
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

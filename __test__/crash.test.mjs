@@ -1,7 +1,7 @@
 // Crash safety: a process killed (SIGKILL) in the middle of write_file, apply_patch, or the
 // opt-in edit_file and apply_patches, on large files leaves each target with the old or the new
 // content, never a mix, and the next run of the tool leaves no temporary file behind.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 // The documentation stands on its own: the generated parts of docs/tools/*.md are fresh, every
 // tool has a page, no file cites a document outside the repository, and every docs/… path and
 // docs/compat.md heading that a file names exists.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

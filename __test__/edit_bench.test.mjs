@@ -1,7 +1,7 @@
 // The edit-robustness benchmark (bench/edit_robustness.mjs) on a small corpus: edit_file must
 // never edit a wrong place (results compared byte for byte), must refuse every ambiguous
 // request (overlapping places too), and must land at least what an exact-match-only matcher lands. The numbers of the full run are in bench/README.md.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { corpus, run, PERTURBATIONS } from "../bench/edit_robustness.mjs";
 

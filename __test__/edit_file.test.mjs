@@ -1,7 +1,7 @@
 // edit_file (docs/tools/edit_file.md), an opt-in tool: the opt-in itself (nothing changes
 // without it), its checks through invoke and the secure wrapper, the matching stages, what the
 // write keeps, and the stale-read guard.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

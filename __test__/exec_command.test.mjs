@@ -1,6 +1,6 @@
 // exec_command (docs/tools/exec_command.md, and its entries in docs/compat.md) through invoke,
 // the secure wrapper and the raw handler.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -3,7 +3,7 @@
 // children (also with SIGTERM ignored), aborts while running and before the start — leave no
 // living process of those process groups, no zombie child and no open descriptor behind.
 // The same workload with other counts: `npm run exec-hygiene -- <calls>`.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { workspace, onlyOn, NEEDS } from "./helpers.mjs";

@@ -5,7 +5,7 @@
 // network can be denied, reading works everywhere and the timeout still kills the whole group.
 // A kernel without Landlock is simulated in a child process (exec_sandbox_child.mjs), because
 // the test hook only works in a process started with AGENT_TOOLS_NATIVE_TEST_HOOKS=1.
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";

@@ -3,7 +3,7 @@
 // with the test hook `debugInjectPanic(tool)`, which works only in a process started with
 // AGENT_TOOLS_NATIVE_TEST_HOOKS=1: the work runs in such a child process (same runtime as the
 // test: process.execPath), see ffi_panic_child.mjs.
-import { test, describe, before } from "node:test";
+import { test, describe, before } from "./harness.mjs";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { execFile } from "node:child_process";

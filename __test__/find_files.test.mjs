@@ -1,6 +1,6 @@
 // find_files (docs/tools/find_files.md), an opt-in tool: through invoke and the secure wrapper,
 // its order (newest first), .gitignore, the sandbox on root_path and the policy.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

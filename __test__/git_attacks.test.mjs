@@ -3,7 +3,7 @@
 // layer macOS, Windows and old kernels lack for git), with the real git and with a shell-script
 // git on PATH (as Nix, asdf and mise install it). The attacks run in a child process
 // (git_attack_child.mjs) because hiding Landlock is a test hook of the whole process.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,6 +1,6 @@
 // git_status_summary (docs/tools/git_status_summary.md, and its entries in docs/compat.md)
 // through invoke, the secure wrapper and the raw handler, on real git repositories.
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";

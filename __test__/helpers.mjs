@@ -108,24 +108,17 @@ export async function waitUntil(check, what, { ms = 30_000, every = 20 } = {}) {
   }
 }
 
-const reportedSkips = new Set();
-
 /**
  * Platform guards. `onlyOn(platforms, reason)` gives the options of a `test` or `describe` call
  * that runs only where `process.platform` is one of `platforms` ("unix" stands for every
  * platform but win32) and is otherwise skipped with `reason`, which says what the test needs:
  * `test("…", onlyOn(["linux"], "reads /proc"), fn)`, or merged with other options:
- * `{ ...onlyOn(["unix"], NEEDS.sh), timeout: 60_000 }`. Node prints the reason with the
- * skip; Bun does not, so it is written to stderr there, once per reason.
+ * `{ ...onlyOn(["unix"], NEEDS.sh), timeout: 60_000 }`. harness.mjs reports each skipped test
+ * with the reason (a skipped describe's tests one by one).
  */
 export function onlyOn(platforms, reason) {
   if (runsOn(platforms)) return {};
-  const skip = `${reason} (runs on ${platforms.join(", ")}; this is ${process.platform})`;
-  if (process.versions.bun && !reportedSkips.has(skip)) {
-    reportedSkips.add(skip);
-    process.stderr.write(`skipped: ${skip}\n`);
-  }
-  return { skip };
+  return { skip: `${reason} (runs on ${platforms.join(", ")}; this is ${process.platform})` };
 }
 
 /** Whether this host is one of `platforms` (as for `onlyOn`). */
@@ -161,12 +154,7 @@ export function notUnderWine(reason, { runtime } = {}) {
   if (!underWine) return {};
   // `runtime: "node"` or `"bun"`: the limit is that runtime's under wine only
   if (runtime && runtime !== (process.versions.bun ? "bun" : "node")) return {};
-  const skip = `${reason} (does not hold under wine; runs on Windows)`;
-  if (process.versions.bun && !reportedSkips.has(skip)) {
-    reportedSkips.add(skip);
-    process.stderr.write(`skipped: ${skip}\n`);
-  }
-  return { skip };
+  return { skip: `${reason} (does not hold under wine; runs on Windows)` };
 }
 
 /**

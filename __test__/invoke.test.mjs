@@ -1,4 +1,4 @@
-import { test, describe, afterEach } from "node:test";
+import { test, describe, afterEach } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

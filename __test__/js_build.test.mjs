@@ -7,7 +7,7 @@
 //   this comparison can find generated files committed stale. It needs a git checkout (the
 //   published package carries no tests): outside one the test fails and says so.
 // - the one in the working tree: what the other tests load.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

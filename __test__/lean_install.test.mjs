@@ -4,7 +4,7 @@
 // any parent directory) stands for `npm install agent-tools-native` on a clean machine: the
 // library, `tools` and `call` work there, and `mcp` fails with the one command that fetches the
 // SDK too. scripts/test-install.mjs checks the same through a registry.
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

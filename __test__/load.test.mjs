@@ -1,7 +1,7 @@
 // Load (issue #9 item 5): 1 000 concurrent invoke calls mixing every read tool complete, each
 // with the right result, without an unhandled rejection; a short sequential run keeps RSS flat.
 // The long run (100 000 sequential invokes, RSS sampled every 10 000): `npm run load`.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

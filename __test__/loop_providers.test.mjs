@@ -1,6 +1,6 @@
 // The tool loop end to end through each provider adapter, with the official SDK clients talking to
 // a local stand-in server: calls are run, results go back in the provider's format.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";

@@ -1,7 +1,7 @@
 // The MCP server and the CLI (bin `agent-tools-native`, js/cli.cjs; README "Use it from an MCP
 // client"), driven by real clients: the official SDK's Client over stdio spawning the bin (with
 // node, and once with bun), a raw JSON-RPC exchange over the pipes, and the MCP Inspector's CLI.
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -865,7 +865,7 @@ describe("CLI", () => {
     }
   });
 
-  test("--exec-env: commands get the host's environment, a clean one, or a clean one with named variables", onlyOn(["unix"], NEEDS.sh), { timeout: 120_000 }, () => {
+  test("--exec-env: commands get the host's environment, a clean one, or a clean one with named variables", { ...onlyOn(["unix"], NEEDS.sh), timeout: 120_000 }, () => {
     const script = 'echo "${ATN_SECRET-none}|${ATN_KEPT-none}|${PATH:+path}"';
     const env = { ...process.env, ATN_SECRET: "s3cret", ATN_KEPT: "kept" };
     const run = (...flags) => spawnSync(NODE, [BIN, "call", "exec_command", JSON.stringify({ cwd: ".", command: ["sh", "-c", script] }), ...flags], { cwd: fx.root, encoding: "utf8", env });

@@ -3,7 +3,7 @@
 // annotations of their effect class and an output schema generated from their output types
 // (js/output_schemas.json), called over MCP by the SDK's client and by `call`, refused by the
 // policy, the write scope and the sandbox as the built-ins are.
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

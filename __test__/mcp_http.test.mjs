@@ -1,7 +1,7 @@
 // The MCP server over Streamable HTTP (`agent-tools-native mcp --http`, js/mcp_http.cjs; README
 // "Over HTTP"), driven by the official SDK's Streamable HTTP client, raw HTTP requests and the MCP
 // Inspector's CLI. Every server listens on port 0 (a free port it reports on stderr).
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";

@@ -1,4 +1,4 @@
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { applyOutputCache, createAgentToolkit, createToolContext, doneTool, OutputCache, outputCacheTools } from "agent-tools-native";
 import { rejection } from "./helpers.mjs";

@@ -1,6 +1,6 @@
 // The published shape: one package per target with the right os/cpu/libc, one version everywhere,
 // the root's optional dependencies, and the error a machine without a binary gets.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";

@@ -1,6 +1,6 @@
 // callTool's packed request (a number: door, flags, registry index) answers exactly as the
 // CallRequest object with the same facts, and a malformed number is a thrown error.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { createRequire } from "node:module";

@@ -1,7 +1,7 @@
 // Permission rules on a call's arguments (docs/permissions.md): the same rule decides the same
 // call on every surface — invoke, toolkit.tools, the tool loop's review, the CLI and MCP — before
 // any file or process is touched.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

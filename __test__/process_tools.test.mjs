@@ -1,6 +1,6 @@
 // The process tools (docs/tools/process.md): processes that outlive a call, in the sandbox, and
 // never outlive their context, their MCP session or their host.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";

@@ -1,7 +1,7 @@
 // The Anthropic adapter driven through the official `@anthropic-ai/sdk` against a local stand-in
 // server: requests built from our common types, messages (plain and streamed, parallel tool_use
 // blocks included) parsed into QueryResults, calls run with `invoke`, results sent back.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import Anthropic from "@anthropic-ai/sdk";
 import { checkToolHistory, createAnthropicStream, fromAnthropicResponse, toAnthropicRequest, toAnthropicToolChoice } from "agent-tools-native";

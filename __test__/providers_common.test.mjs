@@ -1,7 +1,7 @@
 // The provider adapters' common surface: type guards, the history check, provider-safe ids,
 // errors and warnings, `getAllowedTools()` feeding every mapping, and histories replayed across
 // providers.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import * as api from "agent-tools-native";

@@ -2,7 +2,7 @@
 // stand-in server: requests built from our common types (as the SDK puts them on the wire),
 // responses (plain and streamed, parallel functionCall parts included) parsed into QueryResults,
 // calls run with `invoke`, function responses sent back with their thought signatures.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { GoogleGenAI } from "@google/genai";
 import { checkToolHistory, createGeminiStream, fromGeminiResponse, toGeminiRequest, toGeminiToolChoice, toGeminiTools } from "agent-tools-native";

@@ -1,7 +1,7 @@
 // The Ollama adapter driven through the official `ollama` client against a local stand-in
 // `/api/chat`: requests built from our common types, responses (plain and NDJSON-streamed,
 // parallel calls included) parsed into QueryResults, calls run with `invoke`, results sent back.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { Ollama } from "ollama";
 import { checkToolHistory, createOllamaStream, fromOllamaResponse, toOllamaRequest } from "agent-tools-native";

@@ -1,7 +1,7 @@
 // The OpenAI adapters (Chat Completions and Responses) driven through the official `openai` SDK
 // against a local stand-in server: requests built from our common types, responses (plain and
 // streamed, parallel calls included) parsed into QueryResults, calls run with `invoke`.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import {

@@ -2,7 +2,7 @@
 // with `tsc --strict` (module nodenext) and run against each framework's test model. They are
 // written next to this file (inside the package, so `agent-tools-native` resolves to it) and
 // removed afterwards.
-import { test, describe, before, after } from "node:test";
+import { test, describe, before, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

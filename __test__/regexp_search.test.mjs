@@ -1,7 +1,7 @@
 // regexp_search (docs/tools/regexp_search.md, and the sandbox, glob and search behaviours of
 // docs/compat.md) through invoke, the secure wrapper and the raw handler, plus a differential
 // check against the runtime's own RegExp running upstream's algorithm.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

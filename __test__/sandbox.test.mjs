@@ -17,7 +17,7 @@
 // bytes" message), so a NUL path that stays inside lexically is `refused`, one that leaves
 // lexically is `denied`; the path never reaches the OS. A path the sandbox cannot resolve (a
 // component longer than NAME_MAX, a symlink loop) is denied: the sandbox fails closed.
-import { test, describe, after } from "node:test";
+import { test, describe, after } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

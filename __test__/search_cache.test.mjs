@@ -21,7 +21,7 @@
 // SEARCH_CACHE_STEPS=N sets the edit steps per seed, SEARCH_CACHE_VERBOSE=1 prints the edits. A
 // failure names the seed, the step, the query and both outputs, and lists every edit made so far
 // (rerun with the same seed to replay it).
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

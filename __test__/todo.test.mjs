@@ -1,4 +1,4 @@
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { createAgentToolkit, createToolContext, runToolLoop, ToolCatalog } from "agent-tools-native";

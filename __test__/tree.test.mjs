@@ -1,6 +1,6 @@
 // tree (docs/tools/tree.md: upstream's verified fixture, limits, excludes, validation) through
 // invoke, the secure wrapper and the raw handler.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

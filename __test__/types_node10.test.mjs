@@ -2,7 +2,7 @@
 // `moduleResolution: "node"`, which reads no `exports`: package.json's typesVersions maps them.
 // A consumer directory links this package in as its dependency and type-checks
 // tests/consumer/typed-node10.ts.
-import { test } from "node:test";
+import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -1,7 +1,7 @@
 // How toolkit.tools.* treats arguments a tool does not take: an explicit `undefined` anywhere is
 // an omitted argument, and object keys a tool does not take are neither checked nor passed on
 // (docs/compat.md).
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { workspace, onlyOn, NEEDS } from "./helpers.mjs";
 

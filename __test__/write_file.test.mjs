@@ -1,5 +1,5 @@
 // write_file (docs/tools/write_file.md) through invoke, the secure wrapper and the raw handler.
-import { test, describe } from "node:test";
+import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

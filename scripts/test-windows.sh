@@ -12,9 +12,9 @@
 #   scripts/test-windows.sh [rust] [node] [bun]     (all three by default)
 #
 # ATN_UNDER_WINE=1 is set for the suites: __test__/helpers.mjs's `notUnderWine(reason)` then skips
-# the tests that cannot hold under wine, by name and with the reason (Node prints it with the
-# skip; the summary below lists every skipped test of both runtimes). On Windows itself nothing
-# sets it, and those tests run.
+# the tests that cannot hold under wine, by name and with the reason. On Windows itself nothing
+# sets it, and those tests run. The summary below counts and lists every skipped test of both
+# runtimes with its reason, a skipped describe's tests one by one (scripts/skip-summary.sh).
 #
 # A test that fails on Windows and waits for a fix in the code it tests is listed by name in
 # scripts/windows/known-failures.txt (Rust tests as cargo prints them): it still runs, its failure
@@ -150,19 +150,21 @@ run_js() {
       [ -z "$unexpected" ] || sed 's/^/      unexpected failure: /' <<<"$unexpected"
     fi
   done
-  # Node (TAP): "ok N - name # SKIP reason"; Bun: "(skip) name" (its reason on stderr, "skipped: …").
   local pass fail skip
   if [ "$runtime" = node ]; then
     pass="$(cat "$logs"/node-*.out | awk '/^# pass / { n += $3 } END { print n + 0 }')"
     fail="$(cat "$logs"/node-*.out | awk '/^# fail / { n += $3 } END { print n + 0 }')"
-    skip="$(cat "$logs"/node-*.out | awk '/^# skipped / { n += $3 } END { print n + 0 }')"
-    grep -h -E '^ *ok [0-9]+ - .* # SKIP' "$logs"/node-*.out | sed -E 's/^ *ok [0-9]+ - /  node skip: /' >"$logs/node-skips.txt" || true
   else
     pass="$(cat "$logs"/bun-*.out | awk '/^ *[0-9]+ pass$/ { n += $1 } END { print n + 0 }')"
     fail="$(cat "$logs"/bun-*.out | awk '/^ *[0-9]+ fail$/ { n += $1 } END { print n + 0 }')"
-    skip="$(cat "$logs"/bun-*.out | awk '/^ *[0-9]+ skip$/ { n += $1 } END { print n + 0 }')"
-    grep -h -E '^\(skip\) ' "$logs"/bun-*.out | sed -E 's/^\(skip\) /  bun skip: /' >"$logs/bun-skips.txt" || true
   fi
+  # Every skipped test with its reason (a skipped describe's tests one by one, __test__/harness.mjs);
+  # the run fails when the runner's total and the tests listed with a reason differ.
+  if ! bash scripts/skip-summary.sh "$runtime" "$logs/$runtime"-*.out >"$logs/$runtime-skips.txt"; then
+    notes+=("$(tail -n 1 "$logs/$runtime-skips.txt")")
+    status=1
+  fi
+  skip="$(sed -n -E "1s/^$runtime: ([0-9]+) skipped$/\1/p" "$logs/$runtime-skips.txt")"
   local verdict=passed
   if [ ${#failed[@]} -gt 0 ]; then
     verdict="FAILED (${failed[*]})"
@@ -187,9 +189,6 @@ echo "== Windows tests under wine (logs: $logs)"
 for s in "${summary[@]}"; do echo "$s"; done
 for n in "${notes[@]}"; do echo "$n"; done
 for r in node bun; do
-  if [ -s "$logs/$r-skips.txt" ]; then
-    echo "skipped on $r.exe:"
-    cat "$logs/$r-skips.txt"
-  fi
+  [ ! -s "$logs/$r-skips.txt" ] || sed "1s/^$r: /$r.exe (wine): /" "$logs/$r-skips.txt"
 done
 exit $status

@@ -15,13 +15,23 @@ echo "== napi build"
 bash scripts/ensure.sh --rebuild
 echo "== build:ts (ts/ → js/, index.d.ts)"
 npm run -s build:ts
+# Each runtime's output is kept for the count of skipped tests at the end (scripts/skip-summary.sh).
+logs="$(mktemp -d "${TMPDIR:-/tmp}/atn-tests.XXXXXX")"
+trap 'rm -rf "$logs"' EXIT
 echo "== bun test"
 # Bun gives each test 5 s unless told otherwise, a figure for an idle machine; Node gives no limit.
 # 60 s leaves a test that takes 1 s on an idle machine room for a busy one; the heavy tests set
 # their own, larger timeouts, proportional to their fixed amount of work.
-node_modules/.bin/bun test --timeout 60000 __test__/
+node_modules/.bin/bun test --timeout 60000 __test__/ 2>&1 | tee "$logs/bun.out"
 echo "== node --test"
-node --test __test__/
+# Node's usual report on the terminal (spec there, TAP otherwise), and TAP in a file.
+reporter=tap
+[ -t 1 ] && reporter=spec
+node --test --test-reporter="$reporter" --test-reporter-destination=stdout \
+  --test-reporter=tap --test-reporter-destination="$logs/node.tap" __test__/
+echo "== skipped tests, with their reasons"
+bash scripts/skip-summary.sh bun "$logs/bun.out"
+bash scripts/skip-summary.sh node "$logs/node.tap"
 echo "== tsc (typing contract; the framework adapters from a consumer)"
 node_modules/.bin/tsc -p tsconfig.json
 node_modules/.bin/tsc -p __test__/types-adapters/tsconfig.json
