@@ -5,8 +5,10 @@ import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { ToolCatalog } from "agent-tools-native";
-import { workspace, rejection, onlyOn, NEEDS } from "./helpers.mjs";
+import { workspace, rejection, onlyOn, NEEDS, CHILD_RUNTIME_ARGS } from "./helpers.mjs";
 
 /** Upstream's verified fixture holds symlinks. */
 const UPSTREAM_FIXTURE = onlyOn(["unix"], NEEDS.symlinks);
@@ -385,14 +387,21 @@ describe("regexp_search: upstream's pinned cases", () => {
     })().finally(ws.cleanup);
   });
 
-  test("a timeout rejects with TIMEOUT and no partial results", () => {
-    const ws = workspace();
-    return (async () => {
-      for (let d = 0; d < 40; d++) {
-        for (let f = 0; f < 60; f++) put(ws.root, `t${d}/f${f}.txt`, "TODO\n".repeat(20));
-      }
-      await assertSearchError(ws, { pattern: "TODO", timeout_ms: 1, max_results: 500 }, "TIMEOUT", "TIMEOUT: search timed out");
-    })().finally(ws.cleanup);
+  test("a timeout rejects with TIMEOUT and no partial results", { timeout: 120_000 }, async () => {
+    // In a child process with a test hook: each search sleeps 200 ms as it starts, its timeout
+    // counting, so 20 ms cannot be enough on any machine and 30 s is (regexp_search_timeout_child.mjs).
+    const env = { ...process.env, AGENT_TOOLS_NATIVE_TEST_HOOKS: "1", AGENT_TOOLS_NATIVE_SEARCH_PAUSE_MS: "200" };
+    const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "regexp_search_timeout_child.mjs");
+    const { stdout } = await new Promise((resolve, reject) =>
+      execFile(process.execPath, [...CHILD_RUNTIME_ARGS, child, "20", "30000"], { env, timeout: 110_000 }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}\n${err}`)) : resolve({ stdout: out }),
+      ),
+    );
+    const report = JSON.parse(stdout.trim().split("\n").at(-1));
+    const message = "TIMEOUT: search timed out";
+    assert.deepStrictEqual(report.invoke, { rejected: { isError: true, name: "RegexpSearchError", code: "TIMEOUT", message } });
+    assert.deepStrictEqual(report.wrapper, { resolved: failure(message) });
+    assert.deepStrictEqual(report.control, { resolved: ["src/a.txt"] }, "with time to spare, the paused search succeeds");
   });
 
   test("a non-u pattern can match half of a surrogate pair (lone surrogate in the output)", () => {
