@@ -303,7 +303,7 @@ describe("exec_command: timeout", () => {
       let took;
       for (const timeout_ms of [200, 800, 3_200]) {
         const started = Date.now();
-        out = await viaInvoke(ws, { cwd: ".", command: ["sh", "-c", "echo $$; sleep 30 & sleep 30"], timeout_ms });
+        out = await viaInvoke(ws, { cwd: ".", command: ["sh", "-c", "echo $$; sleep 300 & sleep 300"], timeout_ms });
         took = Date.now() - started;
         if (out.stdout !== "") break;
       }
@@ -314,12 +314,12 @@ describe("exec_command: timeout", () => {
       assert.ok(pgid > 1);
       // Zombies are dead processes an init that does not reap may keep listed, so `kill -0`
       // cannot tell; /proc's state can. A killed process still has to be scheduled to die: on
-      // a loaded machine that takes a moment after the call returned.
+      // a loaded machine that takes a moment after the call returned (the sleeps would live 300 s).
       let living = livingGroupMembers(pgid);
-      for (let i = 0; i < 500 && living.length > 0; i++) {
+      for (const end = Date.now() + 60_000; living.length > 0 && Date.now() < end; living = livingGroupMembers(pgid)) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        living = livingGroupMembers(pgid);
       }
+      for (const pid of living) process.kill(pid, "SIGKILL");
       assert.deepEqual(living, [], "no process of the group survives");
     });
   });

@@ -33,8 +33,7 @@ test(`${CALLS} exec_command calls leave no process, zombie or descriptor behind`
     const { tally, pgids, silent, failures } = await runWorkload(ws.toolkit, { count: CALLS, marker });
     assert.deepEqual(failures, [], "every call has the right result");
     assert.deepEqual(tally, { normal: 400, sharedSignal: 100, timeout: 200, timeoutIgnoringTerm: 50, abort: 200, abortBeforeStart: 50 });
-    assert.equal(pgids.size + silent, 250, "every timed-out shell reported its process group, or was killed before it printed");
-    assert.ok(pgids.size >= 125, `only ${pgids.size} of 250 timed-out shells got to start their children`);
+    assert.equal(pgids.size, 250, `every timed-out call killed a group with children (${silent} made again with a longer timeout)`);
 
     const { survivors, zombies } = await leftovers({ pgids, marker });
     assert.deepEqual(survivors, [], "no process of those groups survives");

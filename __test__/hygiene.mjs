@@ -40,14 +40,21 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
   const exec = asTools(toolkit).find((t) => t.name === "exec_command");
   const groupScript = `echo $$; sleep ${marker} & sleep ${marker}`;
   const tally = { normal: 0, sharedSignal: 0, timeout: 0, timeoutIgnoringTerm: 0, abort: 0, abortBeforeStart: 0 };
-  // Timed-out shells killed before they printed their pid (on a loaded machine): they had not
-  // started their children either. The timeouts (500 ms, 250 ms) leave a loaded machine time to
-  // start most shells, so most timeouts do kill a group with children.
+  // A timed-out shell killed before it printed its pid (on a loaded machine) had not started its
+  // children either: the call is made again with a longer timeout (up to 40 times the first, still
+  // short of the marker's 30 s sleeps), until one kills a group with children (`silent` counts
+  // the calls made again).
   let silent = 0;
+  /** Whether the shell printed its group (which is then kept). */
   const groupOf = (stdout) => {
-    if (stdout === "") silent++;
-    else pgids.add(Number(stdout.trim()));
+    if (stdout === "") {
+      silent++;
+      return false;
+    }
+    pgids.add(Number(stdout.trim()));
+    return true;
   };
+  const longer = (ms) => [ms, ms * 4, ms * 16, ms * 40];
   // One signal for many calls that is never aborted, as a tool loop passes its own.
   const shared = new AbortController();
   const pgids = new Set();
@@ -65,15 +72,19 @@ export async function runWorkload(toolkit, { count, concurrency = 32, marker }) 
       check(result.type === "json" && result.value.stdout === `shared ${i}\n`, `shared signal ${i}: ${JSON.stringify(result)}`);
     },
     async timeout(i) {
-      const result = await toolkit.tools.exec_command({ cwd: ".", command: ["sh", "-c", groupScript], timeout_ms: 500 });
-      const out = result.data;
-      check(result.status === "success" && out.timed_out && out.exit_code === 124, `timeout ${i}: ${JSON.stringify(result)}`);
-      if (out) groupOf(out.stdout);
+      for (const timeout_ms of longer(500)) {
+        const result = await toolkit.tools.exec_command({ cwd: ".", command: ["sh", "-c", groupScript], timeout_ms });
+        const out = result.data;
+        check(result.status === "success" && out.timed_out && out.exit_code === 124, `timeout ${i}: ${JSON.stringify(result)}`);
+        if (!out || groupOf(out.stdout)) return;
+      }
     },
     async timeoutIgnoringTerm(i) {
-      const { content } = await toolkit.invoke("exec_command", { cwd: ".", command: ["sh", "-c", `trap "" TERM; ${groupScript}`], timeout_ms: 250 });
-      check(content.timed_out && content.exit_code === 124, `timeout ignoring TERM ${i}: ${JSON.stringify(content)}`);
-      groupOf(content.stdout);
+      for (const timeout_ms of longer(250)) {
+        const { content } = await toolkit.invoke("exec_command", { cwd: ".", command: ["sh", "-c", `trap "" TERM; ${groupScript}`], timeout_ms });
+        check(content.timed_out && content.exit_code === 124, `timeout ignoring TERM ${i}: ${JSON.stringify(content)}`);
+        if (groupOf(content.stdout)) return;
+      }
     },
     async abort(i) {
       const controller = new AbortController();

@@ -166,8 +166,8 @@ describe("MCP server over stdio (SDK client)", () => {
     assert.equal(okOf(await mcp.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).path, "a.txt");
   });
 
-  test("a progressToken gets progress notifications while a call runs", { ...onlyOn(["unix"], NEEDS.sh), timeout: 60_000 }, async () => {
-    await progressIsNotified(mcp.client);
+  test("a progressToken gets progress notifications while a call runs", { ...onlyOn(["unix"], NEEDS.sh), timeout: 240_000 }, async () => {
+    await progressIsNotified(mcp.client, fx.root);
   });
 });
 
@@ -228,7 +228,7 @@ describe("MCP server: options", () => {
     }
   });
 
-  test("without --root the workspace is the client's first MCP root; without either a call fails cleanly", async () => {
+  test("without --root the workspace is the client's first MCP root; without either a call fails cleanly", { timeout: 120_000 }, async () => {
     const other = tempDir("atn-mcp-other-");
     const mcp = await connect([], { roots: [fx.root, other.dir], cwd: other.dir });
     try {
@@ -252,11 +252,10 @@ describe("MCP server: options", () => {
       fs.writeFileSync(path.join(fx.base, "outside", "a.txt"), "moved\n");
       answer = () => [path.join(fx.base, "outside")];
       await moving.client.sendRootsListChanged();
+      // The server asks for the roots again and moves when the answer comes: calls read the old
+      // root until then.
       let content;
-      for (let i = 0; i < 40 && content !== "moved\n"; i++) {
-        content = okOf(await moving.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).content;
-        if (content !== "moved\n") await new Promise((r) => setTimeout(r, 25));
-      }
+      await until(async () => (content = okOf(await moving.client.callTool({ name: "read_file", arguments: { path: "a.txt" } })).content) === "moved\n", 30_000, "the workspace to move");
       assert.equal(content, "moved\n");
     } finally {
       await moving.close();
@@ -862,14 +861,31 @@ describe("CLI", () => {
   });
 
   test("mcp over stdio: started through a launcher that is then killed (as npx is by SIGTERM), the server stops too", { ...onlyOn(["unix"], NEEDS.sh), timeout: 120_000 }, async () => {
-    // sh plays npx: it starts the server and waits; the server's stdin stays open (the client's pipe).
-    const launcher = spawn("sh", ["-c", `"${NODE}" "${BIN}" mcp --root "${fx.root}" & echo $!; wait`], { stdio: ["pipe", "pipe", "pipe"] });
-    const pid = await new Promise((resolve) => launcher.stdout.once("data", (d) => resolve(Number(String(d).trim()))));
-    await until(() => alive(pid), 20_000, "the server to run");
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    launcher.kill("SIGKILL");
-    await until(() => !alive(pid), 20_000, "the server to stop after its launcher");
-    launcher.stdin.end();
+    // sh plays npx: it starts the server and waits. The server reads a FIFO this test holds open,
+    // the client's pipe, which outlives the launcher (the launcher's own stdin would be closed
+    // with it, here by Node, and ends the server on its own).
+    const fifo = path.join(fx.base, "client.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const client = fs.openSync(fifo, "r+"); // O_RDWR does not wait for the other end
+    try {
+      const launcher = spawn("sh", ["-c", `"${NODE}" "${BIN}" mcp --root "${fx.root}" < "${fifo}" & echo $!; wait`], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      launcher.stderr.on("data", (d) => {
+        stderr += d;
+      });
+      const stderrClosed = new Promise((resolve) => launcher.stderr.once("close", resolve));
+      const pid = await new Promise((resolve) => launcher.stdout.once("data", (d) => resolve(Number(String(d).trim()))));
+      // Serving: the server watches its parent from before it says so.
+      await until(() => /MCP server on stdio/.test(stderr), 30_000, "the server to run");
+      assert.ok(alive(pid));
+      launcher.kill("SIGKILL");
+      await until(() => !alive(pid), 20_000, "the server to stop after its launcher");
+      await stderrClosed;
+      assert.match(stderr, /the process that started the server is gone; stopping/);
+    } finally {
+      fs.closeSync(client);
+      fs.rmSync(fifo);
+    }
   });
 
   test("call: result JSON and exit 0; tool error exit 1; bad usage exit 2", { timeout: 120_000 }, () => {

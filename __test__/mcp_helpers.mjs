@@ -105,13 +105,28 @@ export async function callEveryBuiltIn(call, root) {
   assert.deepEqual(await call("task_validate_completion", {}), { ok: false, remaining: [t2] });
 }
 
-/** A 2 s exec_command called with a progress token through `client` gets progress notifications. */
-export async function progressIsNotified(client) {
+/**
+ * An exec_command called with a progress token through `client` gets progress notifications
+ * while it runs: the command (in the workspace `root`) waits until the second has come, however
+ * long that takes (at most its 120 s timeout, which fails the check).
+ */
+export async function progressIsNotified(client, root) {
   const seen = [];
-  const result = await client.callTool({ name: "exec_command", arguments: { cwd: ".", command: ["sleep", "2"] } }, undefined, {
-    onprogress: (p) => seen.push(p),
-  });
-  assert.equal(okOf(result).exit_code, 0);
+  const release = path.join(root, "progress-seen");
+  fs.rmSync(release, { force: true });
+  try {
+    const command = ["sh", "-c", "while [ ! -e progress-seen ]; do sleep 0.05; done"];
+    const result = await client.callTool({ name: "exec_command", arguments: { cwd: ".", command, timeout_ms: 120_000 } }, undefined, {
+      timeout: 150_000,
+      onprogress: (p) => {
+        seen.push(p);
+        if (seen.length === 2) fs.writeFileSync(release, "");
+      },
+    });
+    assert.deepEqual([okOf(result).exit_code, okOf(result).timed_out], [0, false], "the command ended when the second notification came");
+  } finally {
+    fs.rmSync(release, { force: true });
+  }
   assert.ok(seen.length >= 2, `progress notifications: ${JSON.stringify(seen)}`);
   assert.ok(seen[1].progress > seen[0].progress);
   assert.match(seen[0].message, /exec_command: running/);
@@ -126,7 +141,7 @@ export async function cancelKillsTheProcessGroup(client, root) {
   const pidFile = path.join(root, "pids.txt");
   const controller = new AbortController();
   const call = client.callTool(
-    { name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 60 & echo $$ $! > pids.txt.tmp; mv pids.txt.tmp pids.txt; wait"], timeout_ms: 120_000 } },
+    { name: "exec_command", arguments: { cwd: ".", command: ["sh", "-c", "sleep 300 & echo $$ $! > pids.txt.tmp; mv pids.txt.tmp pids.txt; wait"], timeout_ms: 120_000 } },
     undefined,
     { signal: controller.signal },
   );
@@ -136,7 +151,12 @@ export async function cancelKillsTheProcessGroup(client, root) {
   assert.ok(pids.every(alive), "the shell and its background sleep run");
   controller.abort();
   await assert.rejects(call);
-  await until(() => !pids.some(alive), 20_000, "the process group to be killed");
+  // the sleep would live 300 s: a killed group is gone long before
+  try {
+    await until(() => !pids.some(alive), 60_000, "the process group to be killed");
+  } finally {
+    for (const pid of pids.filter(alive)) process.kill(pid, "SIGKILL");
+  }
   fs.rmSync(pidFile);
 }
 

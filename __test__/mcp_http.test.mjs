@@ -248,9 +248,9 @@ describeFetching("MCP over Streamable HTTP (SDK client)", () => {
     }
   });
 
-  test("cancellation kills the exec_command's whole process group; progress is notified", { ...onlyOn(["linux"], NEEDS.processGroup), timeout: 120_000 }, async () => {
+  test("cancellation kills the exec_command's whole process group; progress is notified", { ...onlyOn(["linux"], NEEDS.processGroup), timeout: 240_000 }, async () => {
     await cancelKillsTheProcessGroup(mcp.client, fx.root);
-    await progressIsNotified(mcp.client);
+    await progressIsNotified(mcp.client, fx.root);
   });
 
   test("a request without the token or with a wrong one gets 401", { timeout: 60_000 }, async () => {

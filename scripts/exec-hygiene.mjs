@@ -20,7 +20,7 @@ try {
   const { survivors, zombies } = await leftovers({ pgids, marker });
   const fdsAfter = openFds();
   console.log(`exec hygiene (${runtime}): ${count} calls in ${seconds.toFixed(1)} s — ${JSON.stringify(tally)}`);
-  console.log(`  process groups checked: ${pgids.size} (+${silent} shells killed before they started children); surviving processes: ${survivors.length}; zombie children: ${zombies.length}`);
+  console.log(`  process groups checked: ${pgids.size} (+${silent} timed-out calls made again: their shells were killed before they started children); surviving processes: ${survivors.length}; zombie children: ${zombies.length}`);
   console.log(`  open fds: ${fdsBefore} before, ${fdsAfter} after (${fdsAfter - fdsBefore >= 0 ? "+" : ""}${fdsAfter - fdsBefore})`);
   for (const f of failures) console.log(`  wrong result: ${f}`);
   for (const p of [...survivors, ...zombies]) console.log(`  leftover: ${JSON.stringify(p)}`);
