@@ -146,8 +146,8 @@ pub(super) fn filetime_to_unix(ticks: u64) -> (i64, i64) {
 /// the last write time and the change time (`FileBasicInfo`), both in nanoseconds since the Unix
 /// epoch. The change time moves with every write and every change of the file's metadata, its
 /// last write time included; `SetFileTime` cannot set it (only
-/// `SetFileInformationByHandle(FileBasicInfo)` can, which writers do not use). A file system
-/// without change times (FAT) reports 0: the last write time stands in.
+/// `SetFileInformationByHandle(FileBasicInfo)` can, which writers do not use). A change time of
+/// 0 (a file system that keeps none) gives the last write time instead.
 pub struct HandleIdentity {
     pub volume: u64,
     pub file_index: u64,
