@@ -2,6 +2,7 @@ import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import { createToolContext, createAgentToolkit, ToolCatalog } from "agent-tools-native";
 
 const allowAll = () => createAgentToolkit(createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } }));
@@ -31,6 +32,24 @@ describe("tool definitions", () => {
         },
       },
     });
+  });
+
+  test("every definition's parameters are the schema generated from the tool's input type (an opt-in tool's with its key order)", () => {
+    const generated = new Map(createRequire(import.meta.url)("../binding.js").toolCatalog().map((t) => [t.name, t.parameters]));
+    const published = JSON.parse(fs.readFileSync(new URL("../crates/agent-tools-core/src/opt_in_definitions.json", import.meta.url), "utf8"));
+    const context = createToolContext({ workspaceRoot: "/ws", policy: { tools: {}, defaultPolicy: "allow" } });
+    const served = createAgentToolkit(context, { extraTools: published.map((d) => d.function.name) }).getAllowedTools();
+    assert.equal(served.length, generated.size);
+    for (const definition of served) {
+      const name = definition.function.name;
+      assert.ok(generated.has(name), name);
+      // the 13 built-ins keep agent-tools-ts's text, whose keywords stand in another order
+      if (published.some((d) => d.function.name === name)) {
+        assert.equal(JSON.stringify(definition.function.parameters), JSON.stringify(generated.get(name)), name);
+      } else {
+        assert.deepEqual(definition.function.parameters, generated.get(name), name);
+      }
+    }
   });
 
   test("the opt-in tools' definitions, after the 13, are the published ones as JSON text (key order included)", () => {
