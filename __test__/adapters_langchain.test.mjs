@@ -1,7 +1,7 @@
-// agent-tools-native/langchain: the toolkit as LangChain tools, driven by LangChain's tool-calling
-// loop (a chat model with bound tools; each AIMessage tool call invoked on its tool, the
-// ToolMessages sent back) over a scripted chat model built on @langchain/core's BaseChatModel. The
-// scenarios are __test__/adapter_scenarios.mjs.
+// agent-tools-native/langchain: the toolkit as LangChain tools, driven by LangChain's own agent
+// (langchain's createAgent: it binds the tools, invokes each AIMessage tool call on its tool and
+// sends the ToolMessages back) over a scripted chat model built on @langchain/core's
+// BaseChatModel. The scenarios are __test__/adapter_scenarios.mjs.
 import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
@@ -24,6 +24,7 @@ function seenIn(messages) {
 }
 
 async function drive({ tools, steps, signal }) {
+  const { createAgent } = await import("langchain");
   const requests = [];
   const model = new ScriptedChatModel((messages) => {
     const seen = seenIn(messages);
@@ -32,17 +33,11 @@ async function drive({ tools, steps, signal }) {
     if (step.calls) return new AIMessage({ content: "", tool_calls: step.calls.map((c) => ({ id: c.id, name: c.name, args: c.args, type: "tool_call" })) });
     return new AIMessage(step.text);
   });
-  const bound = model.bindTools(tools);
+  // LangChain's own agent loop: it binds the tools, runs each turn's calls and sends the results back.
+  const agent = createAgent({ model, tools });
+  const result = await agent.invoke({ messages: [new HumanMessage("Do the task.")] }, { signal, recursionLimit: 25 });
   assert.deepEqual(model.boundTools, tools.map((t) => t.name));
-  const toolsByName = new Map(tools.map((t) => [t.name, t]));
-  const messages = [new HumanMessage("Do the task.")];
-  for (let turn = 0; turn < 10; turn++) {
-    const reply = await bound.invoke(messages, { signal });
-    messages.push(reply);
-    if (!reply.tool_calls?.length) return { text: reply.content, requests };
-    messages.push(...(await Promise.all(reply.tool_calls.map((call) => toolsByName.get(call.name).invoke(call, { signal })))));
-  }
-  throw new Error("the model did not finish in 10 turns");
+  return { text: result.messages.at(-1).content, requests };
 }
 
 adapterScenarios("LangChain", toLangChainTools, drive);
