@@ -697,7 +697,7 @@ pub fn apply(rc: &RunContext, input: ApplyPatchesInput) -> Result<String, ToolEr
     // A path of the patch: resolved, claimed once, and read (its place and its content).
     let mut open = |path: &str| -> Result<(String, Existing), ToolError> {
         let abs = resolve(rc, path)?;
-        if touched.iter().any(|t| *t == abs) {
+        if touched.contains(&abs) {
             return Err(failed(format!("the patch changes {path} twice")));
         }
         touched.push(abs.clone());
