@@ -474,7 +474,9 @@ mod tool_input_tests {
 
     const ERROR_CLASS: ErrorClass = ErrorClass("SampleError");
 
+    // only the TypeScript declaration names it
     #[cfg_attr(feature = "typegen", derive(TS))]
+    #[cfg_attr(not(feature = "typegen"), allow(dead_code))]
     pub struct SampleOutput {}
 
     fn run(_: &RunContext, _: &[ArgValue]) -> Result<String, ToolError> {
