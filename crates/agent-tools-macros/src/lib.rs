@@ -5,8 +5,8 @@
 //! them. The traits and the checks it calls live in agent-tools-core's `tools::input` and
 //! `tools::args`; docs/adding-a-tool.md shows a tool written with it.
 //!
-//! Struct attributes (all but `shape`, `object`, `bare`, `before` and `then` only on a tool's
-//! input; a struct without `name` is a flattened options struct):
+//! Struct attributes, all of a tool's input (`#[tool_input]` without any is a flattened options
+//! struct, which only gets `InputFields`):
 //! - `name = "…"`, `description = "…"`, `effect = Read|Write|Exec|State`, `class = ERROR_CLASS`,
 //!   `output = Type`, `handler = Worker(run)|Bounded(run)|Session(op)`, `opt_in`,
 //!   `spawns_processes`: the catalog entry;
@@ -20,6 +20,8 @@
 //! - `check = f`: `f(Field<T>) -> Result<T, ToolError>` reads the field's value (`Option<T>`
 //!   fields are optional in the schema and the TypeScript type);
 //! - `default = EXPR`: optional, with this default (in the schema too; `Field::default`);
+//!   `optional`: optional without one; `schema = T`: the argument's type in the schema and in
+//!   TypeScript when it is not the field's; `ts = "…"`: a literal TypeScript type;
 //! - `from = EXPR`: not an argument but computed (`Result<T, ToolError>`) from the fields before it;
 //! - `flatten`: the fields of an options struct (`InputFields`), `object = plain` when anything
 //!   but an object is refused as `<key> must be an object`;
@@ -209,6 +211,25 @@ fn expand(item: &mut ItemStruct, args: StructArgs) -> syn::Result<Tokens> {
     };
 
     let Some(tool_name) = &args.name else {
+        let any_tool_attribute = args.description.is_some()
+            || args.effect.is_some()
+            || args.class.is_some()
+            || args.output.is_some()
+            || args.handler.is_some()
+            || args.shape.is_some()
+            || args.sandboxed.is_some()
+            || args.object.is_some()
+            || args.before.is_some()
+            || args.then.is_some()
+            || args.opt_in
+            || args.spawns_processes
+            || args.bare;
+        if any_tool_attribute {
+            return Err(syn::Error::new(
+                Span::call_site(),
+                "tool_input: a tool's attributes need its `name` (an options struct takes none)",
+            ));
+        }
         return Ok(fields_impl);
     };
     let required = |v: &Option<_>, what: &str| -> syn::Result<()> {
