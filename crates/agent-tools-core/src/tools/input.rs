@@ -177,12 +177,6 @@ impl<T> Field<'_, T> {
     pub fn error(&self, rest: &str) -> ToolError {
         self.errors.invalid(format!("{} {rest}", self.key))
     }
-
-    /// The default, for an absent (`undefined` or `null`) value.
-    pub fn default_value(self) -> T {
-        self.default
-            .expect("a field read as optional has a default (#[arg(default = ...)])")
-    }
 }
 
 /// A default as written in `#[arg(default = ...)]` (the definition's value) turned into the
