@@ -2,7 +2,7 @@
 # Installs what building for every target in package.json's `napi.targets` needs, each piece from
 # a package registry or rustup: the Rust standard library of each target (rustup), zig as the C
 # compiler and linker (`ziglang` from PyPI; it links against glibc 2.17 and macOS without an SDK)
-# and cargo-zigbuild (crates.io), which drives cargo through zig. Idempotent: installs only what
+# and cargo-zigbuild (PyPI's build, else crates.io), which drives cargo through zig. Idempotent: installs only what
 # is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,8 +32,19 @@ if ! python3 -m ziglang version >/dev/null 2>&1; then
 fi
 
 if ! cargo-zigbuild --version >/dev/null 2>&1; then
-  echo "== cargo install cargo-zigbuild@$CARGO_ZIGBUILD_VERSION"
-  cargo install --quiet --locked cargo-zigbuild --version "$CARGO_ZIGBUILD_VERSION"
+  # PyPI has it built (seconds); compiling it from crates.io takes minutes, so only where no
+  # wheel fits this machine
+  echo "== pip install cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"
+  cargo_bin="${CARGO_HOME:-$HOME/.cargo}/bin"
+  if PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"; then
+    # beside cargo, which is on PATH (pip's scripts directory may not be)
+    scripts="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
+    [ -x "$scripts/cargo-zigbuild" ] && ln -sf "$scripts/cargo-zigbuild" "$cargo_bin/cargo-zigbuild"
+  fi
+  if ! cargo-zigbuild --version >/dev/null 2>&1; then
+    echo "== cargo install cargo-zigbuild@$CARGO_ZIGBUILD_VERSION"
+    cargo install --quiet --locked cargo-zigbuild --version "$CARGO_ZIGBUILD_VERSION"
+  fi
 fi
 
 if $windows; then

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The repository's tests for Windows x64, run here under wine (scripts/windows-toolchain.sh):
 #   rust  `cargo test --workspace --target x86_64-pc-windows-gnu`: the Windows test binaries, run
-#         by cargo's target runner (scripts/windows/wine-runner.sh, .cargo/config.toml);
+#         by cargo's target runner (scripts/windows/wine-runner.sh, .cargo/config.toml); the
+#         pseudo console (ConPTY) tests, whose names hold `conpty`, apart on a terminal (below);
 #   node  every __test__/*.test.mjs on the official node.exe, one process per file;
-#   bun   every __test__/*.test.mjs on the official bun.exe (`bun test`), one process per file.
+#   bun   every __test__/*.test.mjs on the official bun.exe (`bun test`), one process per file;
+#         the node and bun suites run side by side, each printing a line per file as it ends.
 # The JavaScript suites load the Windows addon from the work tree, where binding.js looks for it:
 # ./agent-tools-native.win32-x64-msvc.node. That is $ATN_WIN_DLL when set, else the release DLL
 # `npm run pack:all` left in npm/win32-x64-msvc/, else a debug build made here (napi build for
@@ -56,7 +58,7 @@ if wants rust; then
   echo "== cargo test --workspace --target x86_64-pc-windows-gnu (under wine)"
   t0=$SECONDS
   rc=0
-  cargo test --locked --no-fail-fast --workspace --target x86_64-pc-windows-gnu 2>&1 | tee "$logs/rust.out" || rc=$?
+  cargo test --locked --no-fail-fast --workspace --target x86_64-pc-windows-gnu -- --skip conpty 2>&1 | tee "$logs/rust.out" || rc=$?
   sed -n -E 's/^test (.*) \.\.\. FAILED$/\1/p' "$logs/rust.out" | sort -u >"$logs/rust.failed"
   awk -F '\t' '!/^#/ && NF >= 3 && $1 == "cargo" && $2 == "rust" { print $3 }' scripts/windows/known-failures.txt | sort -u >"$logs/rust.known"
   unexpected="$(comm -23 "$logs/rust.failed" "$logs/rust.known")"
@@ -73,6 +75,28 @@ if wants rust; then
   fi
   counts="$(awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "%d passed, %d failed, %d ignored", p, f, i }' "$logs/rust.out")"
   summary+=("rust (wine): $verdict, $counts (failing: $(wc -l <"$logs/rust.failed")), $((SECONDS - t0)) s")
+
+  # The pseudo console (ConPTY) tests: under wine 8 a pseudo console reaches its program only when
+  # the process that made it runs on wine's console, so their test binaries run on a terminal,
+  # `script`'s (docs/windows-port.md, "Pseudo-consoles (ConPTY) under wine"); run without one, they
+  # fail and say so. The terminal is wide, so that wine's console does not wrap libtest's lines;
+  # the escape sequences and carriage returns it draws them with are stripped for the summary.
+  echo "== cargo test --workspace --lib --target x86_64-pc-windows-gnu conpty (under wine, on a terminal: script)"
+  t0=$SECONDS
+  rc=0
+  command -v script >/dev/null || { echo "script (util-linux) is missing: the ConPTY tests need it" >&2; exit 1; }
+  CARGO_TERM_PROGRESS_WHEN=never script -qec "stty cols 1000 2>/dev/null; cargo test --locked --no-fail-fast --workspace --lib --target x86_64-pc-windows-gnu -- --color never conpty" /dev/null </dev/null >"$logs/rust-conpty.raw" 2>&1 || rc=$?
+  tr -d '\r' <"$logs/rust-conpty.raw" |
+    sed -E 's/\x1b\[[0-9]*C/ /g; s/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1b[()][0-9A-Za-z]//g; s/\x1b\][^\x07]*\x07//g' >"$logs/rust-conpty.out"
+  cat "$logs/rust-conpty.out"
+  counts="$(awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "%d passed, %d failed, %d ignored", p, f, i }' "$logs/rust-conpty.out")"
+  verdict=passed
+  # a run that found no test (a filter gone wrong, no terminal) fails too
+  if [ "$rc" -ne 0 ] || ! grep -qE '^test result: ok\. [1-9][0-9]* passed' "$logs/rust-conpty.out"; then
+    verdict=FAILED
+    status=1
+  fi
+  summary+=("rust ConPTY tests (wine, on script's terminal): $verdict, $counts, $((SECONDS - t0)) s")
 fi
 
 if wants node || wants bun; then
@@ -118,10 +142,18 @@ known_failures() { # <runtime> <file name>
 # A file passes when it exits 0, or when every test that failed is listed for it in
 # scripts/windows/known-failures.txt (tests that fail on Windows and wait for a fix in the code they
 # test; each listed failure is printed). A listed test that passes is reported, to be removed.
+# It prints a line per file as it ends; its summary line, its notes, its failing files' outputs and
+# its status go to $logs/<runtime>.{summary,notes,report,status}, read once both runtimes are done.
 run_js() {
   local runtime="$1"
   shift
   local t0=$SECONDS failed=() known=0 f file name out rc unexpected
+  local notes="$logs/$runtime.notes" report="$logs/$runtime.report"
+  : >"$notes"
+  : >"$report"
+  echo 0 >"$logs/$runtime.status"
+  # written at the end only: a run that stops early leaves none, not an earlier run's
+  rm -f "$logs/$runtime.summary"
   for f in __test__/*.test.mjs; do
     file="$(basename "$f")"
     name="${file%.test.mjs}"
@@ -131,7 +163,7 @@ run_js() {
     failed_tests "$runtime" "$out" | sort -u >"$out.failed"
     known_failures "$runtime" "$file" | sort -u >"$out.known"
     while IFS= read -r t; do
-      [ -n "$t" ] && ! grep -qxF -- "$t" "$out.failed" && notes+=("$runtime $file: listed as a known failure but passed: $t")
+      [ -n "$t" ] && ! grep -qxF -- "$t" "$out.failed" && echo "$runtime $file: listed as a known failure but passed: $t" >>"$notes"
     done <"$out.known"
     if [ "$rc" -eq 0 ]; then
       echo "--- $runtime $f: passed"
@@ -145,9 +177,12 @@ run_js() {
       known=$((known + $(wc -l <"$out.failed")))
     else
       failed+=("$name")
-      echo "--- $runtime $f: exit $rc; its output ($out):"
-      cat "$out"
-      [ -z "$unexpected" ] || sed 's/^/      unexpected failure: /' <<<"$unexpected"
+      echo "--- $runtime $f: FAILED, exit $rc (its output follows the run)"
+      {
+        echo "--- $runtime $f: exit $rc; its output ($out):"
+        cat "$out"
+        [ -z "$unexpected" ] || sed 's/^/      unexpected failure: /' <<<"$unexpected"
+      } >>"$report"
     fi
   done
   local pass fail skip
@@ -161,28 +196,40 @@ run_js() {
   # Every skipped test with its reason (a skipped describe's tests one by one, __test__/harness.mjs);
   # the run fails when the runner's total and the tests listed with a reason differ.
   if ! bash scripts/skip-summary.sh "$runtime" "$logs/$runtime"-*.out >"$logs/$runtime-skips.txt"; then
-    notes+=("$(tail -n 1 "$logs/$runtime-skips.txt")")
-    status=1
+    tail -n 1 "$logs/$runtime-skips.txt" >>"$notes"
+    echo 1 >"$logs/$runtime.status"
   fi
   skip="$(sed -n -E "1s/^$runtime: ([0-9]+) skipped$/\1/p" "$logs/$runtime-skips.txt")"
   local verdict=passed
   if [ ${#failed[@]} -gt 0 ]; then
     verdict="FAILED (${failed[*]})"
-    status=1
+    echo 1 >"$logs/$runtime.status"
   fi
-  summary+=("$runtime (wine): $verdict, $pass passed, $fail failed ($known of them known failures), $skip skipped, $((SECONDS - t0)) s")
+  echo "$runtime (wine): $verdict, $pass passed, $fail failed ($known of them known failures), $skip skipped, $((SECONDS - t0)) s" >"$logs/$runtime.summary"
 }
 
+# The two runtimes' suites run side by side: under wine a suite spends most of its time waiting
+# (on wineserver, on the processes its tests start), so two share the machine's cores well.
+runtimes=()
 if wants node; then
   echo "== node.exe $("$ATN_WINE" "$ATN_WIN_NODE" -p process.version 2>/dev/null >"$logs/node-version.txt"; cat "$logs/node-version.txt") (wine): __test__/*.test.mjs"
-  run_js node "$ATN_WINE" "$ATN_WIN_NODE" --test-reporter=tap
+  run_js node "$ATN_WINE" "$ATN_WIN_NODE" --test-reporter=tap &
+  runtimes+=(node)
 fi
 if wants bun; then
   echo "== bun.exe (wine): bun test __test__/*.test.mjs"
   # __test__/wine-bun-preload.mjs: recursive removal, which bun.exe cannot do under wine
   # 300 s per test (npm test gives 60 s): the same fixed work runs several times slower under wine
-  run_js bun "$ATN_WINE" "$ATN_WIN_BUN" test --timeout 300000 --preload ./__test__/wine-bun-preload.mjs
+  run_js bun "$ATN_WINE" "$ATN_WIN_BUN" test --timeout 300000 --preload ./__test__/wine-bun-preload.mjs &
+  runtimes+=(bun)
 fi
+wait
+for r in "${runtimes[@]}"; do
+  cat "$logs/$r.report"
+  summary+=("$(cat "$logs/$r.summary" 2>/dev/null || echo "$r (wine): FAILED, the run of its suites ended early")")
+  while IFS= read -r n; do notes+=("$n"); done <"$logs/$r.notes"
+  [ "$(cat "$logs/$r.status" 2>/dev/null)" = 0 ] && [ -s "$logs/$r.summary" ] || status=1
+done
 
 echo
 echo "== Windows tests under wine (logs: $logs)"
