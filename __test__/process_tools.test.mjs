@@ -8,8 +8,8 @@ import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
-import { ALLOW_ALL, NEEDS, onlyOn, rejection, tempDir } from "./helpers.mjs";
-import { NODE } from "./mcp_helpers.mjs";
+import { ALLOW_ALL, NEEDS, WINE, notUnderWine, onlyOn, rejection, tempDir, underWine } from "./helpers.mjs";
+import { connectStdio, NODE } from "./mcp_helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PROCESS_TOOLS = ["process_start", "process_read", "process_write", "process_list", "process_kill"];
@@ -161,10 +161,32 @@ describe("process tools: pipes, on every platform (the runtime itself as the pro
     });
   });
 
-  test("tty on Windows: TTY_UNSUPPORTED (pipes work)", onlyOn(["win32"], "Windows has no terminal for the process tools yet"), async () => {
+  // Windows 10 1809+ has pseudo consoles (ConPTY); under wine 8 one reaches its program only when
+  // the host runs on wine's console, and scripts/test-windows.sh gives the runtimes files, not a
+  // terminal (the Rust tests of crates/agent-tools-core/src/conpty.rs run on one).
+  test("tty on Windows: cmd.exe in a pseudo console: its output as text, input turn by turn, the exit code", { ...onlyOn(["win32"], "starts cmd.exe in a Windows pseudo console"), ...notUnderWine(WINE.console) }, async () => {
+    await withProcesses(async ({ root, call }) => {
+      const echo = await call("process_start", { cwd: root, command: ["cmd.exe", "/d", "/c", "echo hello"], shell_mode: "direct", tty: true, wait_ms: 30000 });
+      assert.deepEqual([echo.status, echo.exit_code], ["exited", 0], JSON.stringify(echo));
+      assert.match(echo.output, /(^|\n)hello\n/);
+      assert.doesNotMatch(echo.output, /[\u001b\r]/, "escape sequences and carriage returns are stripped");
+      const shell = await call("process_start", { cwd: root, command: ["cmd.exe", "/d"], shell_mode: "direct", env: { ATN_ANSWER: "42" }, tty: true, wait_for: ">", wait_ms: 30000 });
+      assert.equal(shell.status, "running", JSON.stringify(shell));
+      // "\n" ends the line (the console's Enter); the console echoes it, then cmd.exe runs it.
+      const answer = await call("process_write", { process_id: shell.process_id, input: "echo the answer is %ATN_ANSWER%\n", wait_for: "answer is 42", wait_ms: 30000 });
+      assert.match(answer.output, /the answer is 42/);
+      const ended = await call("process_write", { process_id: shell.process_id, input: "exit 6\n", wait_ms: 30000 });
+      assert.deepEqual([ended.status, ended.exit_code], ["exited", 6], JSON.stringify(ended));
+    });
+  });
+
+  test("tty under wine off wine's console: TTY_UNSUPPORTED saying why (pipes work)", underWine ? {} : { skip: "checks wine's refusal of tty when the host is not on wine's console (runs under wine only)" }, async () => {
     await withProcesses(async ({ root, call }) => {
       const refused = await rejection(call("process_start", { cwd: root, command: [RUNTIME, "-e", "1"], shell_mode: "direct", tty: true }));
       assert.equal(refused.code, "TTY_UNSUPPORTED");
+      assert.match(refused.message, /under wine a pseudo console reaches the program only when this process runs on wine's console/);
+      const piped = await call("process_start", { cwd: root, command: [RUNTIME, "-e", "console.log('piped')"], shell_mode: "direct", wait_ms: 30000 });
+      assert.deepEqual([piped.exit_code, piped.output.trim()], [0, "piped"]);
     });
   });
 
@@ -205,7 +227,9 @@ describe("process tools: terminals", UNIX, () => {
       assert.match(answer.output, /^print\(6 \* 7\)\n(>>> print\(6 \* 7\)\n)?42\n>>> $/);
       await call("process_kill", { process_id: py.process_id });
       const sh = await call("process_start", { cwd: root, command: ["sh", "-i"], env: { PS1: "$ " }, tty: true, wait_for: "\\$ $" });
-      await call("process_write", { process_id: sh.process_id, input: "sleep 300\n", wait_ms: 200 });
+      // Ctrl-C once the job runs in the foreground (it says so itself): sent earlier, while the
+      // shell still reads the line or starts the job, it would reach the shell instead
+      await call("process_write", { process_id: sh.process_id, input: "sh -c 'echo sleeping; exec sleep 300'\n", wait_for: "(?m)^sleeping\r?$" });
       const interrupted = await call("process_write", { process_id: sh.process_id, input: "\u0003", wait_for: "\\$ $" });
       assert.match(interrupted.output, /\^C/);
       const status = await call("process_write", { process_id: sh.process_id, input: "echo status $?\n", wait_for: "status \\d+" });
@@ -351,11 +375,7 @@ describe("process tools over MCP and the CLI: they end with the session, the cal
   const BIN = path.join(here, "..", "js", "cli.cjs");
 
   async function stdioClient(root, extra = []) {
-    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const transport = new StdioClientTransport({ command: NODE, args: [BIN, "mcp", "--root", root, "--extra-tools", PROCESS_TOOLS.join(","), ...extra], stderr: "pipe" });
-    const client = new Client({ name: "atn-proc-test", version: "1.0.0" });
-    await client.connect(transport);
+    const { client } = await connectStdio(["--root", root, "--extra-tools", PROCESS_TOOLS.join(","), ...extra]);
     return client;
   }
 

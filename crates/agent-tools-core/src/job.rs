@@ -3,7 +3,9 @@
 //! and so does closing its last handle (the host's death included).
 
 use std::io;
-use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle, RawHandle};
+use std::os::windows::io::{
+    AsHandle, AsRawHandle, BorrowedHandle, FromRawHandle, OwnedHandle, RawHandle,
+};
 
 use windows_sys::Win32::Foundation::{HANDLE, INVALID_HANDLE_VALUE};
 use windows_sys::Win32::System::Diagnostics::ToolHelp::{
@@ -54,8 +56,13 @@ impl Job {
     }
 
     pub(crate) fn assign(&self, child: &std::process::Child) -> io::Result<()> {
+        self.assign_process(child.as_handle())
+    }
+
+    /// Puts the process `process` (a handle to it) in the job.
+    pub(crate) fn assign_process(&self, process: BorrowedHandle<'_>) -> io::Result<()> {
         // SAFETY: both handles are open for the call.
-        match unsafe { AssignProcessToJobObject(self.raw(), child.as_raw_handle() as HANDLE) } {
+        match unsafe { AssignProcessToJobObject(self.raw(), process.as_raw_handle() as HANDLE) } {
             0 => Err(io::Error::last_os_error()),
             _ => Ok(()),
         }
@@ -66,6 +73,15 @@ impl Job {
         // SAFETY: the job handle is open.
         unsafe { TerminateJobObject(self.raw(), KILLED_EXIT_CODE) };
     }
+}
+
+/// Resumes the suspended thread `thread` (a handle with `THREAD_SUSPEND_RESUME`).
+pub(crate) fn resume_thread(thread: BorrowedHandle<'_>) -> io::Result<()> {
+    // SAFETY: the thread handle is open for the call.
+    if unsafe { ResumeThread(thread.as_raw_handle() as HANDLE) } == u32::MAX {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Resumes the only thread of a process created suspended. std does not hand out the thread's
@@ -93,11 +109,7 @@ pub(crate) fn resume_main_thread(pid: u32) -> io::Result<()> {
             }
             // SAFETY: a fresh handle that nothing else owns.
             let thread = unsafe { OwnedHandle::from_raw_handle(thread as RawHandle) };
-            // SAFETY: the thread handle is open and has THREAD_SUSPEND_RESUME.
-            if unsafe { ResumeThread(thread.as_raw_handle() as HANDLE) } == u32::MAX {
-                return Err(io::Error::last_os_error());
-            }
-            return Ok(());
+            return resume_thread(thread.as_handle());
         }
         // SAFETY: as above.
         more = unsafe { Thread32Next(snap, &mut entry) } != 0;

@@ -141,6 +141,29 @@ impl Exit {
     }
 }
 
+/// Every signal back to its default disposition, the ignored ones too, as Node's and Bun's
+/// spawn leave a child: a host started in the background by a shell ignores SIGINT and SIGQUIT,
+/// and a command inheriting that could not be interrupted with Ctrl-C in its terminal.
+///
+/// # Safety
+/// Only between fork and exec (`sigaction` is async-signal-safe; nothing is allocated).
+pub unsafe fn default_signal_dispositions() {
+    #[cfg(target_os = "linux")]
+    let last_signal = libc::SIGRTMAX();
+    // macOS numbers its signals 1 to 31 (SIGUSR2) and has no real-time ones.
+    #[cfg(not(target_os = "linux"))]
+    let last_signal = libc::SIGUSR2;
+    for signal in 1..=last_signal {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(signal, std::ptr::null(), &mut action) == 0
+            && action.sa_sigaction != libc::SIG_DFL
+        {
+            action.sa_sigaction = libc::SIG_DFL;
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
 #[cfg(linux_native)]
 pub use linux::{read_full, spawn, Restrict, Streams, Supervised, SupervisorProcess};
 
@@ -580,16 +603,7 @@ mod linux {
     ) -> io::Error {
         // The host's signal handlers must not run here (this process shares the host's memory,
         // and a handler could act for the host): back to the defaults first.
-        for signal in 1..libc::SIGRTMAX() {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(signal, std::ptr::null(), &mut action) == 0
-                && action.sa_sigaction != libc::SIG_DFL
-                && action.sa_sigaction != libc::SIG_IGN
-            {
-                action.sa_sigaction = libc::SIG_DFL;
-                libc::sigaction(signal, &action, std::ptr::null_mut());
-            }
-        }
+        super::default_signal_dispositions();
         if libc::setpgid(0, 0) != 0 {
             return last_error();
         }

@@ -199,6 +199,11 @@ impl ProcessTable {
         lock(&self.state).processes.retain(|p| p.id != process.id);
     }
 
+    /// Whether a process of the table is running.
+    pub fn any_running(&self) -> bool {
+        lock(&self.state).processes.iter().any(|p| p.is_running())
+    }
+
     /// Every process, oldest first; exited ones are then forgotten (their exit is reported).
     pub fn list(&self) -> Vec<Listed> {
         let mut state = lock(&self.state);
@@ -436,6 +441,15 @@ impl Process {
         let Some(pipe) = stdin.as_mut() else {
             return Err(ProcessError::StdinClosed(self.id.clone()));
         };
+        // A Windows console ends a line at "\r" only ("\n" is Ctrl+Enter there).
+        #[cfg(windows)]
+        let keys = if self.terminal {
+            crate::conpty::enter_as_return(input)
+        } else {
+            None
+        };
+        #[cfg(windows)]
+        let input = keys.as_deref().unwrap_or(input);
         if !input.is_empty() {
             if let Err(error) = pipe.write_all(input) {
                 *stdin = None;
@@ -450,7 +464,7 @@ impl Process {
             if self.terminal {
                 // End of file at the start of a line: the terminal stays (closing it would hang
                 // up the whole session).
-                let _ = pipe.write_all(b"\x04");
+                let _ = pipe.write_all(TERMINAL_EOF);
             } else {
                 *stdin = None;
             }
@@ -475,6 +489,13 @@ impl Process {
         self.wait_until(limit.map(|l| Instant::now() + l), |shared| shared.finished)
     }
 }
+
+/// End of input typed at the start of a line: Ctrl-D on Unix; Ctrl-Z, then Enter, in a Windows
+/// console.
+#[cfg(unix)]
+const TERMINAL_EOF: &[u8] = b"\x04";
+#[cfg(windows)]
+const TERMINAL_EOF: &[u8] = b"\x1a\r";
 
 /// The command as std starts it (where no supervisor does): the program, its arguments,
 /// directory and whole environment, and its standard streams.
@@ -814,10 +835,11 @@ mod platform {
             Stdio::from(stderr_write),
         );
         let restriction = spec.restriction.clone();
-        // SAFETY: `setsid` is async-signal-safe, and the restriction allocates nothing (see
-        // `Restrict`); nothing else runs between fork and exec.
+        // SAFETY: `sigaction` and `setsid` are async-signal-safe, and the restriction allocates
+        // nothing (see `Restrict`); nothing else runs between fork and exec.
         unsafe {
             command.pre_exec(move || {
+                crate::supervisor::default_signal_dispositions();
                 // A session and group of its own, so no controlling terminal.
                 if libc::setsid() < 0 {
                     return Err(std::io::Error::last_os_error());
@@ -899,7 +921,7 @@ mod platform {
     use std::io::Read;
     use std::os::windows::io::{AsHandle, AsRawHandle, OwnedHandle};
     use std::os::windows::process::CommandExt;
-    use std::process::{Child, Stdio};
+    use std::process::Stdio;
     use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
@@ -910,31 +932,38 @@ mod platform {
     };
 
     use super::{lock, Pipe, Process, ProcessError, StartSpec, Started, Status};
-    use crate::job::{resume_main_thread, Job, KILLED_EXIT_CODE};
+    use crate::conpty::PseudoConsole;
+    use crate::job::{resume_main_thread, resume_thread, Job, KILLED_EXIT_CODE};
+
+    /// How long a pseudo console's output has to end by itself once the console is closed.
+    const OUTPUT_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
     /// The Job Object holding the process and everything it starts (none can break away; the
     /// job kills them all when it is terminated or its last handle closes, the host's death
-    /// included), and the child until reaped. Windows has no signals: any signal ends the tree.
+    /// included), the process's handle until reaped, and with `tty` its pseudo console, closed
+    /// when the tree ends. Windows has no signals: any signal ends the tree.
     pub struct Tree {
         job: Job,
-        child: Mutex<Option<Child>>,
+        process: Mutex<Option<OwnedHandle>>,
+        console: Mutex<Option<PseudoConsole>>,
     }
 
     impl Tree {
         pub fn signal(&self, _: i32) {
-            self.job.terminate();
+            self.end();
         }
 
         pub fn end(&self) {
             self.job.terminate();
+            // Ends its conhost and whatever is still attached; the output then breaks.
+            let console = lock(&self.console).take();
+            drop(console);
         }
     }
 
     pub fn start(spec: &StartSpec) -> Result<Started, ProcessError> {
-        if spec.terminal.is_some() {
-            return Err(ProcessError::Unsupported(
-                "a pseudo-terminal is not available on Windows yet".into(),
-            ));
+        if let Some(size) = spec.terminal {
+            return start_in_console(spec, size);
         }
         // stdout and stderr: one pipe, so the output keeps the order it was written in.
         let (output, output_write) = std::io::pipe().map_err(ProcessError::Spawn)?;
@@ -970,18 +999,59 @@ mod platform {
             outputs: vec![OwnedHandle::from(output)],
             tree: Tree {
                 job,
-                child: Mutex::new(Some(child)),
+                process: Mutex::new(Some(OwnedHandle::from(child))),
+                console: Mutex::new(None),
+            },
+        })
+    }
+
+    /// `tty`: the process in a pseudo console of its own (`crate::conpty`), created suspended
+    /// and put in the job before it runs, as with pipes. Its input is the console's input, its
+    /// output the console's (stdout and stderr are the same screen).
+    fn start_in_console(spec: &StartSpec, size: (u16, u16)) -> Result<Started, ProcessError> {
+        if let Some(reason) = crate::conpty::unavailable() {
+            return Err(ProcessError::Unsupported(reason.to_string()));
+        }
+        let job = Job::new().map_err(ProcessError::Spawn)?;
+        let spawned = crate::conpty::spawn_suspended(&spec.argv, &spec.cwd, &spec.env, size)
+            .map_err(ProcessError::Spawn)?;
+        if let Err(error) = job
+            .assign_process(spawned.process.as_handle())
+            .and_then(|()| resume_thread(spawned.thread.as_handle()))
+        {
+            spawned.abandon();
+            return Err(ProcessError::Spawn(error));
+        }
+        Ok(Started {
+            pid: spawned.pid,
+            stdin: std::fs::File::from(spawned.input),
+            outputs: vec![spawned.output],
+            tree: Tree {
+                job,
+                process: Mutex::new(Some(spawned.process)),
+                console: Mutex::new(Some(spawned.console)),
             },
         })
     }
 
     /// The reader thread: output into the ring until the pipe closes. A second thread waits for
-    /// the exit (ending the job then, which closes the pipe of anything the process left running)
-    /// and for the maximum lifetime.
+    /// the exit (ending the job then, which closes the pipe of anything the process left running,
+    /// and the pseudo console, whose output ends with it) and for the maximum lifetime.
     pub fn read_until_gone(process: &Arc<Process>, outputs: Vec<Pipe>, deadline: Option<Instant>) {
-        let handle = lock(&process.tree.child)
+        let handle = lock(&process.tree.process)
             .as_ref()
-            .and_then(|c| c.as_handle().try_clone_to_owned().ok());
+            .and_then(|p| p.try_clone().ok());
+        // A pseudo console's output may stay open after the console is closed (under wine):
+        // then this thread's read is cancelled (`crate::conpty::OutputReader`).
+        let reader = process
+            .terminal
+            .then(|| {
+                crate::conpty::OutputReader::this_thread()
+                    .ok()
+                    .map(Arc::new)
+            })
+            .flatten();
+        let stopper = reader.clone();
         let watcher = Arc::clone(process);
         let exit_watch = handle.and_then(|handle| {
             std::thread::Builder::new()
@@ -1008,6 +1078,9 @@ mod platform {
                         signal: None,
                     });
                     watcher.tree.end();
+                    if let Some(reader) = stopper {
+                        reader.stop_after(OUTPUT_GRACE);
+                    }
                 })
                 .ok()
         });
@@ -1019,10 +1092,14 @@ mod platform {
                     Ok(0) => break,
                     Ok(n) => process.append(&buf[..n]),
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    // ERROR_BROKEN_PIPE: every writer closed its end.
+                    // ERROR_BROKEN_PIPE: every writer closed its end (or the read was
+                    // cancelled: ERROR_OPERATION_ABORTED).
                     Err(_) => break,
                 }
             }
+        }
+        if let Some(reader) = &reader {
+            reader.finished();
         }
         match exit_watch {
             Some(watch) => {
@@ -1030,8 +1107,10 @@ mod platform {
             }
             None => process.tree.end(),
         }
-        if let Some(mut child) = lock(&process.tree.child).take() {
-            let _ = child.wait();
+        if let Some(handle) = lock(&process.tree.process).take() {
+            // Reaped: the process is gone once its handle closes.
+            // SAFETY: the handle is open until dropped below.
+            unsafe { WaitForSingleObject(handle.as_raw_handle() as HANDLE, INFINITE) };
         }
         process.set_finished();
     }

@@ -248,17 +248,31 @@ fn a_terminal_is_the_controlling_terminal_of_its_size() {
 
 #[test]
 fn ctrl_c_interrupts_the_foreground_job_and_the_shell_survives() {
+    // as in a host a shell started in the background: SIGINT ignored, which the command must
+    // not inherit (restored when the test ends)
+    struct Restore(libc::sighandler_t);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            // SAFETY: puts back the disposition read below
+            unsafe { libc::signal(libc::SIGINT, self.0) };
+        }
+    }
+    // SAFETY: the test process's own SIGINT disposition; nothing here handles SIGINT
+    let _restore = Restore(unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) });
     let (dir, t) = table(Limits::default());
     let mut s = spec("", dir.path());
     s.argv = vec!["/bin/sh".into(), "-i".into()];
     s.env.push(("PS1".into(), "$ ".into()));
     let p = t.start(in_terminal(s)).unwrap();
     read_until(&p, "\\$ ");
-    p.write(b"sleep 300\n", false).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    // Ctrl-C once the job runs in the foreground (it says so itself): sent earlier, while the
+    // shell still reads the line or starts the job, it would reach the shell instead
+    p.write(b"sh -c 'echo sleeping; exec sleep 300'\n", false)
+        .unwrap();
+    read_until(&p, "(?m)^sleeping\r?$");
     p.write(b"\x03", false).unwrap();
     // The foreground job got SIGINT; the shell prompts again.
-    let out = read_until(&p, "\\^C\r?\n\\$ ");
+    let out = read_until(&p, "\\$ $");
     assert!(out.text.contains("^C"), "{out:?}");
     p.write(b"echo status $?\n", false).unwrap();
     let out = read_until(&p, "status \\d+");

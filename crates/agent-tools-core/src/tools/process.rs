@@ -374,7 +374,7 @@ fn process_error(error: ProcessError) -> ToolError {
             ERROR_CLASS.coded(ErrorCode::StdinClosed, e.to_string())
         }
         ProcessError::Spawn(e) => ERROR_CLASS.coded(ErrorCode::Internal, e.to_string()),
-        ProcessError::Unsupported(m) => ERROR_CLASS.coded(ErrorCode::Internal, m),
+        ProcessError::Unsupported(reason) => tty_unsupported(&reason),
     }
 }
 
@@ -447,15 +447,28 @@ fn max_bytes(max_chars: Option<f64>) -> usize {
     max_chars.map_or(DEFAULT_MAX_CHARS as usize, |n| n as usize)
 }
 
+/// Why `tty` cannot be had here (`None`: it can): on Windows where there is no ConPTY, or under
+/// wine when the host is not on wine's console (`crate::conpty`).
+fn terminal_unavailable() -> Option<&'static str> {
+    #[cfg(windows)]
+    return crate::conpty::unavailable();
+    #[cfg(unix)]
+    None
+}
+
+fn tty_unsupported(reason: &str) -> ToolError {
+    ERROR_CLASS.coded(
+        ErrorCode::TtyUnsupported,
+        format!("a pseudo-terminal is not available: {reason}: run without tty (pipes)"),
+    )
+}
+
 /// process_start.
 pub fn start(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     let input = ProcessStartInput::from_args(args, rc.ctx)?;
     let table = table(rc)?;
-    if input.tty == Some(true) && cfg!(windows) {
-        return Err(ERROR_CLASS.coded(
-            ErrorCode::TtyUnsupported,
-            "a pseudo-terminal is not available on Windows yet: run without tty (pipes)",
-        ));
+    if let Some(reason) = terminal_unavailable().filter(|_| input.tty == Some(true)) {
+        return Err(tty_unsupported(reason));
     }
     let terminal = (input.tty == Some(true)).then(|| {
         let size = |v: Option<f64>, default: u16| v.map_or(default, |n| n as u16);
@@ -627,3 +640,10 @@ pub fn kill(rc: &RunContext, args: &[ArgValue]) -> Result<String, ToolError> {
     table.forget(&process);
     to_json(&answered, ERROR_CLASS)
 }
+
+// Windows: `tty` through the tools (cmd.exe and the test binary in a helper role); the
+// pseudo console tests, whose names hold `conpty`, run under `script` there.
+#[cfg(all(windows, test))]
+mod conpty_tests;
+#[cfg(all(windows, test))]
+mod windows_tests;

@@ -10,11 +10,14 @@
 //! 0xC0000005 (an access violation's code); `sleep` prints its pid and sleeps 30 s; `tree` starts
 //! a `sleep` child (sharing its output), prints its own pid and sleeps 30 s; `detach` starts a
 //! `sleep` child that does not get its output handles, prints the child's pid and exits;
-//! `git` plays git for git_status_summary; `endless` writes `y\n` for ever.
+//! `git` plays git for git_status_summary; `endless` writes `y\n` for ever; `line` reads a line,
+//! prints `got <line>` and exits with code 4; `size` prints its console window's size
+//! (`<columns>x<rows>`), then again after each line it reads, until the end of its input.
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 const ROLE_VAR: &str = "ATN_PROCESS_HELPER";
@@ -130,6 +133,21 @@ extern "C" fn run_as_helper() {
                 2
             }
         }
+        "line" => {
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+            let _ = writeln!(out, "got {}", line.trim_end());
+            4
+        }
+        "size" => {
+            let _ = writeln!(out, "{}", console_size());
+            let _ = out.flush();
+            for _ in std::io::stdin().lines().map_while(Result::ok) {
+                let _ = writeln!(out, "{}", console_size());
+                let _ = out.flush();
+            }
+            0
+        }
         "endless" => loop {
             if out.write_all(&b"y\n".repeat(4096)).is_err() {
                 break 0;
@@ -140,6 +158,26 @@ extern "C" fn run_as_helper() {
     let _ = out.flush();
     drop(out);
     std::process::exit(code);
+}
+
+/// `<columns>x<rows>` of the console window stdout is on, or `no console`.
+fn console_size() -> String {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::System::Console::{
+        GetConsoleScreenBufferInfo, CONSOLE_SCREEN_BUFFER_INFO,
+    };
+    // SAFETY: all zeros is a valid value of this plain C struct.
+    let mut info: CONSOLE_SCREEN_BUFFER_INFO = unsafe { std::mem::zeroed() };
+    // SAFETY: this process's stdout handle, open; `info` is a valid out pointer.
+    if unsafe { GetConsoleScreenBufferInfo(std::io::stdout().as_raw_handle(), &mut info) } == 0 {
+        return "no console".into();
+    }
+    let window = info.srWindow;
+    format!(
+        "{}x{}",
+        window.Right - window.Left + 1,
+        window.Bottom - window.Top + 1
+    )
 }
 
 /// This test binary.
@@ -184,4 +222,53 @@ pub fn process_ends_soon(pid: u32) -> bool {
     // SAFETY: as above.
     unsafe { CloseHandle(process) };
     ended
+}
+
+/// The pseudo console tests, one at a time (see `console`).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// A pseudo console can be had for the test (or the test fails, saying why not); one test at
+/// a time, so that the consoles a test sees are its own.
+pub fn console() -> MutexGuard<'static, ()> {
+    if let Some(reason) = crate::conpty::unavailable() {
+        panic!(
+            "no pseudo console for this test: {reason}. Under wine, run the test binary on \
+             wine's console: script -qec \"cargo test --target x86_64-pc-windows-gnu \
+             conpty\" /dev/null (scripts/test-windows.sh does)"
+        );
+    }
+    ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The pids of the conhost processes this process started (a pseudo console's).
+pub fn consoles() -> Vec<u32> {
+    use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
+    use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, Process32FirstW, Process32NextW, PROCESSENTRY32W,
+        TH32CS_SNAPPROCESS,
+    };
+    // SAFETY: plain arguments; the handle is owned below.
+    let raw = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) };
+    assert_ne!(raw, windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE);
+    // SAFETY: a fresh handle that nothing else owns.
+    let snapshot = unsafe { OwnedHandle::from_raw_handle(raw) };
+    // SAFETY: all zeros is a valid value; the size is set as required.
+    let mut entry: PROCESSENTRY32W = unsafe { std::mem::zeroed() };
+    entry.dwSize = std::mem::size_of::<PROCESSENTRY32W>() as u32;
+    let mut found = Vec::new();
+    let snap = snapshot.as_raw_handle();
+    // SAFETY: `entry` is valid with its size set, alive for each call.
+    let mut more = unsafe { Process32FirstW(snap, &mut entry) } != 0;
+    while more {
+        let len = entry.szExeFile.iter().position(|&c| c == 0).unwrap_or(0);
+        let name = String::from_utf16_lossy(&entry.szExeFile[..len]).to_ascii_lowercase();
+        if entry.th32ParentProcessID == std::process::id()
+            && (name.ends_with("conhost.exe") || name.ends_with("openconsole.exe"))
+        {
+            found.push(entry.th32ProcessID);
+        }
+        // SAFETY: as above.
+        more = unsafe { Process32NextW(snap, &mut entry) } != 0;
+    }
+    found
 }
