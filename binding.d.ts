@@ -176,10 +176,11 @@ export interface CheckpointOptions {
 /**
  * One operation of the journal of `context`'s workspace, off the JavaScript thread: `list`
  * (JSON of the checkpoints, oldest first), `diff` (the unified diff restoring `id` would
- * make, as a JSON string) or `restore` (JSON of what it did). Errors are the journal's own
- * (`CheckpointError`, with its code).
+ * make, as a JSON string), `restore` (JSON of what it did) or `settle` (`null`: only what
+ * background processes changed since the last call recorded, as every operation does first).
+ * Errors are the journal's own (`CheckpointError`, with its code).
  */
-export declare function checkpointsCall(edits: ExternalObject<'EditHooks'>, context: ExternalObject<'ToolContext'>, op: 'list' | 'diff' | 'restore', id?: string, force?: boolean): Promise<string | Outcome>
+export declare function checkpointsCall(edits: ExternalObject<'EditHooks'>, context: ExternalObject<'ToolContext'>, op: 'list' | 'diff' | 'restore' | 'settle', id?: string, force?: boolean): Promise<string | Outcome>
 
 /** `checkToolHistory` (js/providers.cjs); input: `{ messages, provider }`. */
 export declare function checkToolHistory(input: string): ProviderMapped

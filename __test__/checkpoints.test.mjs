@@ -22,7 +22,7 @@ async function withJournal(fn, options = {}) {
   fs.mkdirSync(root);
   const context = createToolContext({ workspaceRoot: root, policy: ALLOW_ALL });
   const toolkit = createAgentToolkit(context, {
-    extraTools: ["edit_file", "apply_patches", "process_start", "process_kill"],
+    extraTools: ["edit_file", "apply_patches", "process_start", "process_list", "process_kill"],
     checkpoints: { dir: journal, ...options.checkpoints },
     ...(options.syntaxCheck ? { syntaxCheck: options.syntaxCheck } : {}),
   });
@@ -426,6 +426,28 @@ const script = (root, code) => ({
   shell_mode: "direct",
 });
 
+/**
+ * A background process that waits for go.txt, then writes late.txt (by a rename, so that it
+ * appears whole: a runtime's writeFileSync may touch the file twice) and runs on. `go()` writes
+ * go.txt through the toolkit and waits until late.txt is there.
+ */
+async function startLateWriter(toolkit, root) {
+  const started = await toolkit.invoke("process_start", {
+    ...script(root, "console.log('ready'); const t = setInterval(() => { if (fs.existsSync(p('go.txt'))) { fs.writeFileSync(p('late.tmp'), 'late'); fs.renameSync(p('late.tmp'), p('late.txt')); clearInterval(t); setInterval(() => {}, 1000); } }, 20)"),
+    wait_for: "ready",
+    wait_ms: 30000,
+  });
+  assert.match(started.content.output, /ready/);
+  const late = path.join(root, "late.txt");
+  const go = async () => {
+    await toolkit.invoke("write_file", { path: "go.txt", content: "go" });
+    const deadline = Date.now() + 60_000;
+    while (!fs.existsSync(late) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(fs.readFileSync(late, "utf8"), "late");
+  };
+  return { ...started.content, go };
+}
+
 describe("commands", () => {
   test("outside git: a command's creations are undone; a modification is named but not restorable", async () => {
     await withJournal(async ({ root, toolkit, file }) => {
@@ -494,6 +516,90 @@ describe("commands", () => {
       assert.deepEqual(fs.readFileSync(path.join(root, ".git", "index")), index);
       assert.equal(git("rev-parse", "HEAD").toString(), head);
       assert.equal(git("status", "--porcelain").toString(), "?? draft.txt\n");
+    });
+  });
+
+  test("in a git work tree: permission bits a command changed, and a deleted file's, come back exactly", onlyOn(["unix"], "POSIX permission bits"), async () => {
+    await withJournal(async ({ root, toolkit, file }) => {
+      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+      git("init", "-q", "-b", "main");
+      for (const [name, mode] of [["plain.txt", 0o644], ["secret.txt", 0o600], ["tool.sh", 0o755], ["group.txt", 0o640]]) {
+        fs.writeFileSync(file(name), name);
+        fs.chmodSync(file(name), mode);
+      }
+      git("add", "-A");
+      const modes = () => Object.fromEntries(["plain.txt", "secret.txt", "tool.sh", "group.txt"].map((n) => [n, fs.existsSync(file(n)) ? modeOf(file(n)) : null]));
+      const before = modes();
+      // a command that changes nothing first: the next one starts from the bits it read
+      await toolkit.invoke("exec_command", script(root, "fs.readFileSync(p('plain.txt'))"));
+      // bits git does not see (600 -> 604, 644 -> 600), the executable bit, and a removed 0640 file
+      const out = await toolkit.invoke(
+        "exec_command",
+        script(root, "fs.chmodSync(p('secret.txt'), 0o604); fs.chmodSync(p('plain.txt'), 0o600); fs.chmodSync(p('tool.sh'), 0o644); fs.rmSync(p('group.txt'))"),
+      );
+      assert.equal(out.content.exit_code, 0, out.content.stderr);
+      const [cp] = await toolkit.checkpoints.list();
+      assert.deepEqual(
+        cp.files.map((f) => `${f.change} ${f.path}`).sort(),
+        ["deleted group.txt", "modified plain.txt", "modified secret.txt", "modified tool.sh"],
+      );
+      await toolkit.checkpoints.restore(cp.id);
+      assert.deepEqual(modes(), before);
+      assert.equal(fs.readFileSync(file("group.txt"), "utf8"), "group.txt");
+    });
+  });
+
+  for (const where of ["outside git", "in a git work tree"]) {
+    test(`${where}: what a background process changes between calls is a checkpoint of its own, the toolkit's own writes not counted twice`, where === "outside git" ? {} : notUnderWine(WINE.git), async () => {
+      await withJournal(async ({ root, toolkit, file }) => {
+        if (where !== "outside git") execFileSync("git", ["init", "-q", "-b", "main"], { cwd: root });
+        const writer = await startLateWriter(toolkit, root);
+        try {
+          await writer.go();
+          const list = await toolkit.checkpoints.list();
+          assert.deepEqual(
+            list.map((c) => [c.tool, c.files, c.restorable]),
+            [
+              ["write_file", [{ path: "go.txt", change: "created" }], true],
+              ["background_processes", [{ path: "late.txt", change: "created" }], true],
+            ],
+          );
+          // nothing changed since: no new checkpoint
+          await toolkit.invoke("process_list", {});
+          assert.deepEqual((await toolkit.checkpoints.list()).slice(2).map((c) => [c.tool, c.files]), []);
+          await toolkit.invoke("process_kill", { process_id: writer.process_id });
+          // undoing the write undoes what the process did after it
+          await toolkit.checkpoints.restore(list[0].id);
+          assert.equal(fs.existsSync(file("go.txt")), false);
+          assert.equal(fs.existsSync(file("late.txt")), false);
+        } finally {
+          await toolkit.close();
+        }
+      });
+    });
+  }
+
+  test("toolkit.close(): what a process changed after the last call is recorded once the process is gone", async () => {
+    await withJournal(async ({ root, toolkit, file }) => {
+      const writer = await startLateWriter(toolkit, root);
+      try {
+        await writer.go();
+      } finally {
+        // no call looked since the process wrote: the close does
+        await toolkit.close();
+      }
+      assert.throws(() => process.kill(writer.pid, 0), "the process is gone");
+      const list = await toolkit.checkpoints.list();
+      assert.deepEqual(
+        list.map((c) => [c.tool, c.files]),
+        [
+          ["write_file", [{ path: "go.txt", change: "created" }]],
+          ["background_processes", [{ path: "late.txt", change: "created" }]],
+        ],
+      );
+      await toolkit.checkpoints.restore(list[0].id);
+      assert.equal(fs.existsSync(file("go.txt")), false);
+      assert.equal(fs.existsSync(file("late.txt")), false);
     });
   });
 

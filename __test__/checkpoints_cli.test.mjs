@@ -9,11 +9,10 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { parseArgs } from "../js/cli.cjs";
 import { notUnderWine, tempDir, WINE } from "./helpers.mjs";
-import { BIN, errorOf, okOf, startHttpServer } from "./mcp_helpers.mjs";
+import { BIN, connectStdio, errorOf, okOf, startHttpServer } from "./mcp_helpers.mjs";
 
 const RUNTIME = process.execPath;
 const TIMEOUT = { timeout: 120_000 };
@@ -203,9 +202,7 @@ describe("checkpoints over MCP", () => {
     await withWorkspace(async ({ root, journal, env, cli, file }) => {
       fs.writeFileSync(file("ok.ts"), "export const x = 1;\n");
       const connect = async (...flags) => {
-        const transport = new StdioClientTransport({ command: RUNTIME, args: [BIN, "mcp", "--root", root, "--checkpoints-dir", journal, ...flags], env, stderr: "pipe" });
-        const client = new Client({ name: "atn-checkpoints-test", version: "1.0.0" });
-        await client.connect(transport);
+        const { client } = await connectStdio(["--root", root, "--checkpoints-dir", journal, ...flags], { runtime: RUNTIME, env });
         // the output schemas (which the client checks structured content against) are known
         await client.listTools();
         return client;

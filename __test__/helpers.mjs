@@ -170,4 +170,5 @@ export const WINE = {
   pwsh: "runs PowerShell 7 (pwsh.exe, the default shell mode on Windows), which wine's prefix does not have",
   npm: "runs npm, which wine's prefix does not have",
   nodeFetch: "calls a local HTTP server with fetch, which node.exe cannot under wine 8 (connect UNKNOWN; http.get works)",
+  console: "needs a pseudo console (ConPTY), which under wine 8 reaches its program only when the host runs on wine's console, and the suites run with files as their output",
 };

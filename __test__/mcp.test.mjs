@@ -7,8 +7,6 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { failureOf, parseArgs } from "../js/cli.cjs";
@@ -18,7 +16,7 @@ import { builtInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool, ToolCatalog } from "agent-tools-native";
 import { z } from "zod";
 import { tempDir, PROMPTLY_MS, onlyOn, NEEDS, underWine } from "./helpers.mjs";
-import { alive, BIN, BUN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, errorOf, mcpFixture, NODE, okOf, progressIsNotified, repo, until } from "./mcp_helpers.mjs";
+import { alive, BIN, BUN, CACHE_TOOLS, callEveryBuiltIn, cancelKillsTheProcessGroup, connectStdio, errorOf, mcpFixture, NODE, okOf, progressIsNotified, repo, until } from "./mcp_helpers.mjs";
 
 const USER_TOOLS = path.join(repo, "__test__", "mcp_user_tools.mjs");
 
@@ -26,21 +24,16 @@ function fixture() {
   return mcpFixture("atn-mcp-", { "a.txt": "hello\nworld\n", "src/main.js": 'console.log("hi");\nconst x = 1;\n' });
 }
 
-/** An SDK Client connected to the bin over stdio. */
-async function connect(args, { runtime = NODE, roots, cwd = repo } = {}) {
-  const transport = new StdioClientTransport({ command: runtime, args: [BIN, "mcp", ...args], cwd, stderr: "pipe" });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk) => {
-    stderr += chunk;
+/** An SDK Client connected to the bin over stdio; `roots`: the directories, or a function giving them (it may throw) on each roots/list. */
+function connect(args, { runtime = NODE, roots, cwd = repo } = {}) {
+  if (!roots) return connectStdio(args, { runtime, cwd });
+  const list = () => (typeof roots === "function" ? roots() : roots);
+  return connectStdio(args, {
+    runtime,
+    cwd,
+    clientOptions: { capabilities: { roots: { listChanged: true } } },
+    setup: (client) => client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: list().map((r) => ({ uri: pathToFileURL(r).href })) })),
   });
-  const client = new Client({ name: "atn-test", version: "1.0.0" }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
-  if (roots) {
-    // `roots`: the directories, or a function giving them (it may throw) on each roots/list.
-    const list = () => (typeof roots === "function" ? roots() : roots);
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: list().map((r) => ({ uri: pathToFileURL(r).href })) }));
-  }
-  await client.connect(transport);
-  return { client, transport, stderr: () => stderr, close: () => client.close() };
 }
 
 describe("MCP server over stdio (SDK client)", () => {

@@ -9,14 +9,12 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { mcpTools, parseArgs } from "../js/cli.cjs";
 import { nativeCatalog, optInCatalog } from "../js/native.cjs";
 import { createAgentToolkit, createToolContext, defineTool } from "agent-tools-native";
 import { z } from "zod";
-import { BIN, CACHE_TOOLS, errorOf, mcpFixture, NODE, okOf, repo } from "./mcp_helpers.mjs";
+import { BIN, CACHE_TOOLS, connectStdio, errorOf, mcpFixture, NODE, okOf, repo } from "./mcp_helpers.mjs";
 
 const OPT_IN = ["edit_file", "find_files", "apply_patches"];
 
@@ -24,12 +22,7 @@ function fixture() {
   return mcpFixture("atn-mcp-extra-", { "a.txt": "hello\nworld\n", "src/config.ts": "export const retries = 3;\n" });
 }
 
-async function connect(args) {
-  const transport = new StdioClientTransport({ command: NODE, args: [BIN, "mcp", ...args], cwd: repo, stderr: "pipe" });
-  const client = new Client({ name: "atn-test", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, close: () => client.close() };
-}
+const connect = (args) => connectStdio(args);
 
 const ANNOTATIONS = {
   read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,11 +1,13 @@
-// What the MCP suites (mcp, mcp_extra_tools, mcp_http) share: the bin, the node that runs it,
+// What the MCP suites share: the bin, the node that runs it, a client connected to it over stdio,
 // and the workspace they attack.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runsOn, tempDir } from "./helpers.mjs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { runsOn, tempDir, underWine } from "./helpers.mjs";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const BIN = path.join(repo, "js", "cli.cjs");
@@ -17,6 +19,32 @@ export const NODE = !process.versions.bun ? process.execPath : runsOn(["unix"]) 
  */
 export const BUN = process.env.ATN_TEST_BUN || path.join(repo, "node_modules", "bun", "bin", "bun.exe");
 export const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
+
+/**
+ * An SDK client connected over stdio to `runtime BIN mcp ...args`: `{ client, transport, stderr(),
+ * close() }`. `setup(client)` runs before the connection (request handlers, say); `clientOptions`
+ * are the Client's (its capabilities). Under wine, node.exe's CreateProcess now and then fails
+ * with an error libuv does not know ("spawn UNKNOWN") before the program runs at all; that start
+ * is tried again, up to three times. Any other failure is the test's.
+ */
+export async function connectStdio(args, { runtime = NODE, cwd = repo, env, clientOptions = {}, setup } = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const transport = new StdioClientTransport({ command: runtime, args: [BIN, "mcp", ...args], cwd, env, stderr: "pipe" });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const client = new Client({ name: "atn-test", version: "1.0.0" }, clientOptions);
+    setup?.(client);
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      if (underWine && error?.code === "UNKNOWN" && error?.syscall?.startsWith("spawn") && attempt < 3) continue;
+      throw error;
+    }
+    return { client, transport, stderr: () => stderr, close: () => client.close() };
+  }
+}
 
 /**
  * A workspace `<base>/ws` holding `files` (relative path → text), with a sibling `<base>/ws_evil`

@@ -6,12 +6,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createAgentToolkit, createToolContext, runToolLoop } from "agent-tools-native";
 import { failureOf } from "../js/cli.cjs";
 import { tempDir, ALLOW_ALL, onlyOn, NEEDS } from "./helpers.mjs";
-import { BIN, NODE } from "./mcp_helpers.mjs";
+import { BIN, connectStdio, NODE } from "./mcp_helpers.mjs";
 
 const RULES = {
   exec_command: { "git status*": "allow", "rm *": "deny", "touch *": "ask" },
@@ -169,9 +167,7 @@ describe("permission rules", () => {
       assert.match(bad.stderr, /--permissions .*must be "allow", "ask" or "deny"/);
       fs.writeFileSync(rules, JSON.stringify(RULES));
 
-      const transport = new StdioClientTransport({ command: NODE, args: [BIN, "mcp", "--root", dir, "--permissions", rules], stderr: "pipe" });
-      const client = new Client({ name: "atn-perm-test", version: "1.0.0" });
-      await client.connect(transport);
+      const { client } = await connectStdio(["--root", dir, "--permissions", rules]);
       try {
         const result = await client.callTool({ name: "read_file", arguments: { path: "src/../secrets/key" } });
         assert.equal(result.isError, true);

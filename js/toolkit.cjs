@@ -226,11 +226,18 @@ function checkpointsOf(context) {
         restore: async (id, options) => JSON.parse(await call("restore", id, options?.force === true)),
     };
 }
-/** Ends every process the context's calls started (whole trees) and resolves once they are gone. */
+/**
+ * Ends every process the context's calls started (whole trees) and resolves once they are gone;
+ * then what they changed since the last call is recorded in the journal, when there is one.
+ */
 async function closeProcesses(context) {
     const table = context_cjs_1.processTables.get(context);
-    if (table !== undefined)
-        await native.closeProcessTable(table);
+    if (table === undefined)
+        return;
+    await native.closeProcessTable(table);
+    const hooks = context_cjs_1.editHooks.get(context);
+    if (hooks !== undefined)
+        (0, native_call_cjs_1.resultJson)(await native.checkpointsCall(hooks, (0, context_cjs_1.contextHandle)(context), "settle", undefined, false));
 }
 /** An opt-in tool has no replaceable handler: its calls always run the native one. */
 const noHandler = async () => {

@@ -257,10 +257,16 @@ function checkpointsOf(context: ToolContext): CheckpointsApi {
   };
 }
 
-/** Ends every process the context's calls started (whole trees) and resolves once they are gone. */
+/**
+ * Ends every process the context's calls started (whole trees) and resolves once they are gone;
+ * then what they changed since the last call is recorded in the journal, when there is one.
+ */
 async function closeProcesses(context: ToolContext): Promise<void> {
   const table = processTables.get(context);
-  if (table !== undefined) await native.closeProcessTable(table);
+  if (table === undefined) return;
+  await native.closeProcessTable(table);
+  const hooks = editHooks.get(context);
+  if (hooks !== undefined) resultJson(await native.checkpointsCall(hooks, contextHandle(context), "settle", undefined, false));
 }
 
 /** An opt-in tool has no replaceable handler: its calls always run the native one. */

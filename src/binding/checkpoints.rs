@@ -59,11 +59,12 @@ pub fn new_edit_hooks(
 
 /// One operation of the journal of `context`'s workspace, off the JavaScript thread: `list`
 /// (JSON of the checkpoints, oldest first), `diff` (the unified diff restoring `id` would
-/// make, as a JSON string) or `restore` (JSON of what it did). Errors are the journal's own
-/// (`CheckpointError`, with its code).
+/// make, as a JSON string), `restore` (JSON of what it did) or `settle` (`null`: only what
+/// background processes changed since the last call recorded, as every operation does first).
+/// Errors are the journal's own (`CheckpointError`, with its code).
 #[napi(
     catch_unwind,
-    ts_args_type = "edits: ExternalObject<'EditHooks'>, context: ExternalObject<'ToolContext'>, op: 'list' | 'diff' | 'restore', id?: string, force?: boolean",
+    ts_args_type = "edits: ExternalObject<'EditHooks'>, context: ExternalObject<'ToolContext'>, op: 'list' | 'diff' | 'restore' | 'settle', id?: string, force?: boolean",
     ts_return_type = "Promise<string | Outcome>"
 )]
 pub fn checkpoints_call<'env>(
@@ -77,7 +78,13 @@ pub fn checkpoints_call<'env>(
     let edits = Arc::clone(edits);
     let ctx = ToolContext::clone(context);
     super::on_blocking_pool(env, move || {
-        let outcome = match edits.journal_op(&ctx, &op, id.as_deref(), force.unwrap_or(false)) {
+        let outcome = match agent_tools_core::command_journal::operate(
+            &edits,
+            &ctx,
+            &op,
+            id.as_deref(),
+            force.unwrap_or(false),
+        ) {
             Ok(json) => invoke::Outcome::Ok { json, change: None },
             Err(e) => invoke::Outcome::ToolError(e),
         };

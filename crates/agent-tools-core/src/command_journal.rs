@@ -14,7 +14,12 @@
 //! encoding conversions are turned off for these runs (an `info/attributes` of the private
 //! directory), so the snapshot holds the bytes on disk; where the repository may convert (a
 //! `.gitattributes` file, `core.autocrlf`, `core.eol`), the index is not copied and every file is
-//! hashed afresh.
+//! hashed afresh. git keeps only the executable bit of a mode, so each snapshot also keeps the
+//! permission bits of every file it holds (a change of the bits alone is a modification).
+//!
+//! While processes of the context run in the background, [`Background`] keeps the state from
+//! after the last call, and the next call that looks records what changed since as a
+//! checkpoint of its own.
 //!
 //! Outside a git work tree, the workspace is scanned (paths, sizes, modification times, modes;
 //! `.gitignore` rules apply) before and after: the checkpoint names the changed files, and only
@@ -58,11 +63,199 @@ pub struct GitSnapshot {
     /// The private snapshot directory (its index, objects and checked-out contents).
     work: PathBuf,
     tree: String,
+    /// Each snapshotted file's permission bits (work-tree-relative paths), which git records
+    /// only as "executable or not".
+    modes: Modes,
+}
+
+/// Each file's permission bits, with the index's stat data of the file when they were read.
+type Modes = HashMap<String, (u32, [u32; 7])>;
+
+/// The tool of a checkpoint of what background processes changed between calls.
+pub const BACKGROUND_TOOL: &str = "background_processes";
+
+/// The workspace as the journal last saw it while processes of the context ran in the
+/// background (process_start): what changed since was made by them. A journalled call first
+/// records those changes as a checkpoint of their own ([`BACKGROUND_TOOL`]); a call that changes
+/// files then takes its own changes into the state, so that they are not counted twice.
+#[derive(Default)]
+pub struct Background {
+    pending: std::sync::Mutex<Option<Pending>>,
+    /// The permission bits the last snapshot read (its work tree's), for the next one to reuse
+    /// where a file's stat data did not change.
+    modes: std::sync::Mutex<Option<(PathBuf, Modes)>>,
+}
+
+struct Pending {
+    root: PathBuf,
+    state: Before,
+}
+
+impl std::fmt::Debug for Background {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Background")
+    }
+}
+
+/// One operation of the journal of `ctx`'s workspace, as JSON text: `list` (the checkpoints,
+/// oldest first), `diff` (the unified diff restoring `id` would make, a JSON string),
+/// `restore` (what it did) or `settle` (`null`: nothing else, for when the context's processes
+/// have been ended). What background processes changed since the last call is recorded first.
+pub fn operate(
+    edits: &crate::context::EditHooks,
+    ctx: &crate::context::ToolContext,
+    op: &str,
+    id: Option<&str>,
+    force: bool,
+) -> Result<String, ToolError> {
+    use crate::checkpoints::ERROR_CLASS;
+    if op == "settle" && edits.journal.is_none() {
+        return Ok("null".into());
+    }
+    let store = edits.journal_store(ctx)?;
+    let id = || id.ok_or_else(|| ERROR_CLASS.invalid("id must be a checkpoint id"));
+    let rc = RunContext {
+        ctx,
+        confinement: None,
+    };
+    let watch = match edits.journal.as_ref().and_then(background) {
+        Some(background) => Some(background.watch(&rc, &store)?),
+        None => None,
+    };
+    let json = match op {
+        "list" => serde_json::to_string(&store.list()?),
+        "diff" => serde_json::to_string(&store.diff(id()?)?),
+        "settle" => Ok("null".into()),
+        "restore" => {
+            let outcome = store.restore(id()?, force);
+            if let Some(watch) = watch {
+                watch.finish(&rc);
+            }
+            serde_json::to_string(&outcome?)
+        }
+        other => return Err(ERROR_CLASS.invalid(format!("unknown journal operation: {other}"))),
+    };
+    json.map_err(|e| ERROR_CLASS.internal(e.to_string()))
+}
+
+/// The background state of `journal`'s context.
+pub fn background(journal: &crate::checkpoints::Journal) -> Option<&Background> {
+    journal
+        .background
+        .get_or_init(|| Box::new(Background::default()))
+        .downcast_ref()
+}
+
+/// Whether processes of the context run in the background.
+fn background_running(rc: &RunContext) -> bool {
+    rc.ctx.processes.as_ref().is_some_and(|t| t.any_running())
+}
+
+impl Background {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Pending>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The workspace's state before a command (no background state kept).
+    pub fn before(&self, rc: &RunContext, root: &Path) -> Before {
+        let known = self.modes.lock().unwrap_or_else(|e| e.into_inner()).take();
+        before(rc, root, known)
+    }
+
+    /// Before a command: what background processes changed since the last call, recorded; the
+    /// workspace's state now when one was taken (the command's state from before).
+    pub fn catch_up(&self, rc: &RunContext, store: &Store) -> Result<Option<Before>, ToolError> {
+        record_pending(rc, store, &mut self.lock())
+    }
+
+    /// After a command: its state from after is where the next look for background changes
+    /// starts, while processes run.
+    pub fn keep(&self, rc: &RunContext, store: &Store, now: Before) {
+        let mut pending = self.lock();
+        // the command's own changes are in `now` already (a call holding a watch has taken its
+        // own out before the lock is free)
+        store.take_recorded();
+        self.settle(&mut pending, rc, store, now);
+    }
+
+    /// `now`, the workspace's state just taken: kept in `pending` while processes run, and its
+    /// permission bits for the next snapshot (taken out of it unless it is kept itself).
+    fn settle(
+        &self,
+        pending: &mut Option<Pending>,
+        rc: &RunContext,
+        store: &Store,
+        mut now: Before,
+    ) {
+        let running = background_running(rc);
+        if let Before::Git(snapshot) = &mut now {
+            let modes = if running {
+                snapshot.modes.clone()
+            } else {
+                std::mem::take(&mut snapshot.modes)
+            };
+            let work_tree = snapshot.git.repository.work_tree.clone();
+            *self.modes.lock().unwrap_or_else(|e| e.into_inner()) = Some((work_tree, modes));
+        }
+        if running {
+            *pending = Some(Pending {
+                root: store.root().to_path_buf(),
+                state: now,
+            });
+        }
+    }
+
+    /// Before a call that changes files or reads processes or the journal: what background
+    /// processes changed since the last call, recorded. A call that changes files holds the
+    /// returned watch until it ends ([`Watch::finish`]).
+    pub fn watch<'a>(&'a self, rc: &RunContext, store: &Store) -> Result<Watch<'a>, ToolError> {
+        let mut pending = self.lock();
+        if let Some(now) = record_pending(rc, store, &mut pending)? {
+            self.settle(&mut pending, rc, store, now);
+        }
+        store.take_recorded();
+        Ok(Watch {
+            pending,
+            store: store.clone(),
+        })
+    }
+}
+
+/// The state of a context's background changes, held by a call that changes files.
+pub struct Watch<'a> {
+    pending: std::sync::MutexGuard<'a, Option<Pending>>,
+    store: Store,
+}
+
+impl Watch<'_> {
+    /// After the call: the changes it recorded taken into the state.
+    pub fn finish(mut self, rc: &RunContext) {
+        let recorded = self.store.take_recorded();
+        if let Some(pending) = self.pending.as_mut() {
+            refresh(rc, &pending.root, &mut pending.state, &recorded);
+        }
+    }
+}
+
+/// The checkpoint of what changed since `pending` (taken out); the workspace's state now.
+fn record_pending(
+    rc: &RunContext,
+    store: &Store,
+    pending: &mut Option<Pending>,
+) -> Result<Option<Before>, ToolError> {
+    let Some(Pending { root, state }) = pending.take() else {
+        return Ok(None);
+    };
+    if root != store.root() {
+        return Ok(None);
+    }
+    let (_, now) = after(rc, store, BACKGROUND_TOOL, state)?;
+    Ok(Some(now))
 }
 
 /// The workspace's state before a command of the call `rc`.
-pub fn before(rc: &RunContext, root: &Path) -> Before {
-    if let Some(snapshot) = GitSnapshot::take(rc, root) {
+fn before(rc: &RunContext, root: &Path, known: Option<(PathBuf, Modes)>) -> Before {
+    if let Some(snapshot) = GitSnapshot::take(rc, root, known) {
         return Before::Git(Box::new(snapshot));
     }
     match scan(root) {
@@ -71,34 +264,61 @@ pub fn before(rc: &RunContext, root: &Path) -> Before {
     }
 }
 
-/// After the command: the checkpoint of what it changed, written to `store` as `tool`'s.
+/// After the command: the checkpoint of what it changed, written to `store` as `tool`'s, and
+/// the workspace's state now (what a later look for changes starts from).
 pub fn after(
     rc: &RunContext,
     store: &Store,
     tool: &str,
     before: Before,
-) -> Result<Option<String>, ToolError> {
+) -> Result<(Option<String>, Before), ToolError> {
     let root = store.root().to_path_buf();
-    let captured = match before {
-        Before::Nothing => return Ok(None),
-        Before::Git(snapshot) => match snapshot.changes(rc, &root) {
-            Some(captured) => captured,
-            None => return Ok(None),
+    let (captured, now) = match before {
+        Before::Nothing => return Ok((None, Before::Nothing)),
+        Before::Git(mut snapshot) => match snapshot.advance(rc, &root) {
+            Some(captured) => (captured, Before::Git(snapshot)),
+            None => return Ok((None, Before::Nothing)),
         },
         Before::Scan(old) => {
             let Some(new) = scan(&root) else {
-                return Ok(None);
+                return Ok((None, Before::Nothing));
             };
-            scanned_changes(&root, &old, &new)
+            (scanned_changes(&root, &old, &new), Before::Scan(new))
         }
     };
-    commit_captured(store, tool, &root, captured, None, false)
+    let id = commit_captured(store, tool, &root, captured, None, false)?;
+    Ok((id, now))
+}
+
+/// Takes the changes the journal recorded itself (`paths`, workspace-relative: a file tool's or
+/// a restore's) into `state`, so that a later look for changes made by others does not count
+/// them again.
+pub fn refresh(rc: &RunContext, root: &Path, state: &mut Before, paths: &[String]) {
+    if paths.is_empty() {
+        return;
+    }
+    match state {
+        Before::Nothing => {}
+        Before::Git(snapshot) => {
+            if !snapshot.refresh(rc, root, paths) {
+                *state = Before::Nothing;
+            }
+        }
+        Before::Scan(seen) => {
+            for rel in paths {
+                match seen_now(&root.join(rel)) {
+                    Some(now) => seen.insert(rel.clone(), now),
+                    None => seen.remove(rel),
+                };
+            }
+        }
+    }
 }
 
 impl GitSnapshot {
     /// The snapshot of the work tree holding the workspace root; `None` when there is none
     /// (not a repository, git missing, a repository reaching outside) or git failed.
-    fn take(rc: &RunContext, root: &Path) -> Option<GitSnapshot> {
+    fn take(rc: &RunContext, root: &Path, known: Option<(PathBuf, Modes)>) -> Option<GitSnapshot> {
         let git = HardenedGit::prepare(rc.ctx, root).ok()?;
         let work = git.private_dir().join("snapshot");
         std::fs::create_dir_all(work.join("objects")).ok()?;
@@ -119,8 +339,11 @@ impl GitSnapshot {
             git,
             work,
             tree: String::new(),
+            modes: HashMap::new(),
         };
         snapshot.tree = snapshot.write_tree(rc)?;
+        let known = known.filter(|(work_tree, _)| *work_tree == snapshot.git.repository.work_tree);
+        snapshot.modes = snapshot.file_modes(rc, known.as_ref().map(|(_, modes)| modes))?;
         Some(snapshot)
     }
 
@@ -155,6 +378,11 @@ impl GitSnapshot {
             "core.safecrlf=false",
             "-c",
             "core.quotePath=false",
+            // a change of the permission bits alone is seen (`file_modes`)
+            "-c",
+            "core.trustctime=true",
+            "-c",
+            "core.checkStat=default",
         ];
         all_args.extend_from_slice(args);
         let writable = [self.git.private_dir().to_path_buf()];
@@ -172,20 +400,127 @@ impl GitSnapshot {
         tree.bytes().all(|b| b.is_ascii_hexdigit()).then_some(tree)
     }
 
-    /// What changed since the snapshot, each file with its state and content from before.
-    fn changes(self, rc: &RunContext, root: &Path) -> Option<Vec<Captured>> {
-        let tree = self.write_tree(rc)?;
-        if tree == self.tree {
-            return Some(Vec::new());
+    /// The permission bits of every file in the snapshot's index, as they are now. Read from
+    /// the disk for each file whose stat data in the index differs from `known`'s (all of them
+    /// without): a change of the bits alone changes a file's ctime, which `git add` takes into
+    /// the index (the snapshot's runs trust ctime).
+    fn file_modes(&self, rc: &RunContext, known: Option<&Modes>) -> Option<Modes> {
+        let work_tree = &self.git.repository.work_tree;
+        let index = std::fs::read(self.work.join("index")).ok()?;
+        let entries = match crate::git::index_file::read_entries(&index) {
+            Some(entries) => entries,
+            None => {
+                // an index this reader does not take: the paths from git, every file read
+                let mut run = long();
+                run.max_output_units = 64 << 20;
+                let listed = self.run(rc, &["ls-files", "-z"], run)?;
+                listed
+                    .split('\0')
+                    .filter(|path| !path.is_empty())
+                    .map(|path| crate::git::index_file::Entry {
+                        path: path.to_string(),
+                        stat: [u32::MAX; 7],
+                    })
+                    .collect()
+            }
+        };
+        let unknown = |e: &crate::git::index_file::Entry| {
+            e.stat == [u32::MAX; 7]
+                || known
+                    .and_then(|k| k.get(&e.path))
+                    .is_none_or(|(_, stat)| *stat != e.stat)
+        };
+        let read = |e: &crate::git::index_file::Entry| {
+            let meta = std::fs::symlink_metadata(work_tree.join(&e.path)).ok()?;
+            meta.is_file()
+                .then(|| (e.path.clone(), (crate::sys::permission_bits(&meta), e.stat)))
+        };
+        let (to_read, kept): (Vec<_>, Vec<_>) = entries.iter().partition(|e| unknown(e));
+        let mut modes: Modes = kept
+            .into_iter()
+            .filter_map(|e| known?.get(&e.path).map(|m| (e.path.clone(), *m)))
+            .collect();
+        // two threads for a large tree (its paths' lookups are most of the cost)
+        let half = to_read.len() / 2;
+        if half < 1000 {
+            modes.extend(to_read.iter().filter_map(|e| read(e)));
+        } else {
+            let (first, second) = to_read.split_at(half);
+            std::thread::scope(|scope| {
+                let other =
+                    scope.spawn(|| first.iter().filter_map(|e| read(e)).collect::<Vec<_>>());
+                let mine: Vec<_> = second.iter().filter_map(|e| read(e)).collect();
+                modes.extend(mine);
+                modes.extend(other.join().unwrap_or_default());
+            });
         }
+        Some(modes)
+    }
+
+    /// `paths` (workspace-relative) added to the snapshot as they are now; `false` when git
+    /// failed (the snapshot is then of no use).
+    fn refresh(&mut self, rc: &RunContext, root: &Path, paths: &[String]) -> bool {
+        let work_tree = self.git.repository.work_tree.clone();
         let mut run = long();
-        run.max_output_units = 64 << 20;
-        let raw = self.run(
-            rc,
-            &["diff-tree", "-r", "-z", "--no-renames", &self.tree, &tree],
-            run,
-        )?;
-        let entries = parse_diff_tree(&raw);
+        run.stdin = Some(
+            paths
+                .iter()
+                .filter_map(|rel| relative(&work_tree, &root.join(rel)))
+                .map(|path| format!("{path}\0"))
+                .collect(),
+        );
+        let args = [
+            "--literal-pathspecs",
+            "add",
+            "-A",
+            "--ignore-errors",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ];
+        // an ignored path fails `add` but not the others
+        let _ = self.run(rc, &args, run);
+        let (Some(tree), Some(modes)) = (
+            self.run(rc, &["write-tree"], GitRun::default()),
+            self.file_modes(rc, Some(&self.modes)),
+        ) else {
+            return false;
+        };
+        self.tree = tree.trim().to_string();
+        self.modes = modes;
+        true
+    }
+
+    /// What changed since the snapshot, each file with its state and content from before; the
+    /// snapshot is then of the work tree now.
+    fn advance(&mut self, rc: &RunContext, root: &Path) -> Option<Vec<Captured>> {
+        let tree = self.write_tree(rc)?;
+        let modes = self.file_modes(rc, Some(&self.modes))?;
+        let old_modes = std::mem::replace(&mut self.modes, modes);
+        let old_tree = std::mem::replace(&mut self.tree, tree.clone());
+        let mut entries = Vec::new();
+        if tree != old_tree {
+            let mut run = long();
+            run.max_output_units = 64 << 20;
+            let raw = self.run(
+                rc,
+                &["diff-tree", "-r", "-z", "--no-renames", &old_tree, &tree],
+                run,
+            )?;
+            entries = parse_diff_tree(&raw);
+        }
+        // files whose bits alone changed (git sees only the executable bit): modified, their
+        // content as it is (the same as before)
+        let in_diff: std::collections::HashSet<&str> =
+            entries.iter().map(|e| e.path.as_str()).collect();
+        let mut mode_only: Vec<(&String, u32)> = old_modes
+            .iter()
+            .filter(|(path, mode)| {
+                !in_diff.contains(path.as_str())
+                    && self.modes.get(*path).is_some_and(|now| now.0 != mode.0)
+            })
+            .map(|(path, mode)| (path, mode.0))
+            .collect();
+        mode_only.sort();
         // the contents from before, checked out of the first tree into the private directory
         let wanted: Vec<&DiffEntry> = entries
             .iter()
@@ -218,6 +553,12 @@ impl GitSnapshot {
             self.run_on_index(rc, &index, &args, run)?;
         }
         let work_tree = &self.git.repository.work_tree;
+        // the bits from before; git's executable bit where the file was not seen then
+        let mode_of = |e: &DiffEntry| match old_modes.get(&e.path) {
+            Some((mode, _)) => *mode,
+            None if e.old_mode == "100755" => 0o755,
+            None => 0o644,
+        };
         let mut captured = Vec::new();
         for (i, e) in entries.iter().enumerate() {
             if e.old_mode == "160000" || e.new_mode == "160000" {
@@ -230,12 +571,11 @@ impl GitSnapshot {
             let state = if e.old_mode == "000000" {
                 (FileState::Absent, None)
             } else if i >= MAX_CHANGED {
-                let mode = if e.old_mode == "100755" { 0o755 } else { 0o644 };
                 (
                     FileState::File {
                         hash: None,
                         size: 0,
-                        mode,
+                        mode: mode_of(e),
                     },
                     None,
                 )
@@ -251,15 +591,7 @@ impl GitSnapshot {
                     )
                 } else {
                     let content = std::fs::read(&from).ok()?;
-                    let mode = mode_before(&abs, e.old_mode == "100755");
-                    (
-                        FileState::File {
-                            hash: Some(crate::checkpoints::hash_of(&content)),
-                            size: content.len() as u64,
-                            mode,
-                        },
-                        Some(content),
-                    )
+                    (file_state(&content, mode_of(e)), Some(content))
                 }
             };
             captured.push(Captured {
@@ -267,6 +599,22 @@ impl GitSnapshot {
                 rel,
                 state: state.0,
                 content: state.1,
+                linked: None,
+            });
+        }
+        for (path, mode) in mode_only {
+            let abs = work_tree.join(path);
+            let Some(rel) = relative(root, &abs) else {
+                continue;
+            };
+            let Ok(content) = std::fs::read(&abs) else {
+                continue;
+            };
+            captured.push(Captured {
+                abs,
+                rel,
+                state: file_state(&content, mode),
+                content: Some(content),
                 linked: None,
             });
         }
@@ -311,21 +659,6 @@ fn may_convert(git: &HardenedGit) -> bool {
     mentions_attributes || root_attributes || info_attributes || converting_setting
 }
 
-/// The permission bits a file had before a command: those it has now (the command rarely
-/// changes them), with the executable bits git recorded; git's defaults for a file gone now.
-fn mode_before(abs: &Path, executable: bool) -> u32 {
-    let now = std::fs::symlink_metadata(abs)
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| crate::sys::permission_bits(&m));
-    match now {
-        Some(mode) if executable => mode | ((mode & 0o444) >> 2),
-        Some(mode) => mode & !0o111,
-        None if executable => 0o755,
-        None => 0o644,
-    }
-}
-
 struct DiffEntry {
     old_mode: String,
     new_mode: String,
@@ -359,6 +692,15 @@ fn parse_diff_tree(raw: &str) -> Vec<DiffEntry> {
     entries
 }
 
+/// A file's state with `content`.
+fn file_state(content: &[u8], mode: u32) -> FileState {
+    FileState::File {
+        hash: Some(crate::checkpoints::hash_of(content)),
+        size: content.len() as u64,
+        mode,
+    }
+}
+
 /// `abs` relative to `root`, with `/`; `None` outside it.
 fn relative(root: &Path, abs: &Path) -> Option<String> {
     let rel = abs.strip_prefix(root).ok()?;
@@ -387,25 +729,32 @@ fn scan(root: &Path) -> Option<HashMap<String, Seen>> {
         let Some(rel) = relative(root, entry.path()) else {
             continue;
         };
-        seen.insert(
-            rel,
-            Seen {
-                size: meta.len(),
-                mtime: crate::sys::mtime(&meta),
-                mode: crate::sys::permission_bits(&meta),
-                link: meta
-                    .file_type()
-                    .is_symlink()
-                    .then(|| std::fs::read_link(entry.path()).ok())
-                    .flatten()
-                    .map(|t| t.to_string_lossy().into_owned()),
-            },
-        );
+        seen.insert(rel, seen_with(entry.path(), &meta));
         if seen.len() > MAX_SCANNED {
             return None;
         }
     }
     Some(seen)
+}
+
+/// The file at `path` as a scan sees it now; `None` when there is none (or a directory).
+fn seen_now(path: &Path) -> Option<Seen> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    (!meta.is_dir()).then(|| seen_with(path, &meta))
+}
+
+fn seen_with(path: &Path, meta: &std::fs::Metadata) -> Seen {
+    Seen {
+        size: meta.len(),
+        mtime: crate::sys::mtime(meta),
+        mode: crate::sys::permission_bits(meta),
+        link: meta
+            .file_type()
+            .is_symlink()
+            .then(|| std::fs::read_link(path).ok())
+            .flatten()
+            .map(|t| t.to_string_lossy().into_owned()),
+    }
 }
 
 /// The files two scans disagree on, with what is known of them from before: a created file's
@@ -425,6 +774,8 @@ fn scanned_changes(
     for rel in paths {
         let state = match (old.get(rel), new.get(rel)) {
             (Some(a), Some(b)) if a == b => continue,
+            // there, but left out of the scan now (an ignore rule): not a change
+            (Some(_), None) if seen_now(&root.join(rel)).is_some() => continue,
             (None, _) => FileState::Absent,
             (
                 Some(Seen {

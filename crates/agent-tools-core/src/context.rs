@@ -38,28 +38,6 @@ impl EditHooks {
             .map_err(|e| super::checkpoints::ERROR_CLASS.internal(e))?;
         journal.store(root)
     }
-
-    /// One operation of the journal of `ctx`'s workspace, as JSON text: `list` (the
-    /// checkpoints, oldest first), `diff` (the unified diff restoring `id` would make, a JSON
-    /// string) or `restore` (what it did).
-    pub fn journal_op(
-        &self,
-        ctx: &ToolContext,
-        op: &str,
-        id: Option<&str>,
-        force: bool,
-    ) -> Result<String, ToolError> {
-        use super::checkpoints::ERROR_CLASS;
-        let store = self.journal_store(ctx)?;
-        let id = || id.ok_or_else(|| ERROR_CLASS.invalid("id must be a checkpoint id"));
-        let json = match op {
-            "list" => serde_json::to_string(&store.list()?),
-            "diff" => serde_json::to_string(&store.diff(id()?)?),
-            "restore" => serde_json::to_string(&store.restore(id()?, force)?),
-            other => return Err(ERROR_CLASS.invalid(format!("unknown journal operation: {other}"))),
-        };
-        json.map_err(|e| ERROR_CLASS.internal(e.to_string()))
-    }
 }
 
 impl RunContext<'_> {

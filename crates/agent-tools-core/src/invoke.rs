@@ -314,11 +314,18 @@ impl Job {
         };
         match spec.handler {
             Handler::Worker(handler) => {
+                let watch = match watch_background(&rc, spec) {
+                    Ok(watch) => watch,
+                    Err(e) => return Outcome::ToolError(e),
+                };
                 let command = match command_journal_before(&rc, spec) {
                     Ok(command) => command,
                     Err(e) => return Outcome::ToolError(e),
                 };
                 let result = end_edit_record(&ctx, handler(&rc, &args));
+                if let Some(watch) = watch {
+                    watch.finish(&rc);
+                }
                 answer(door, command_journal_after(&rc, spec, command, result))
             }
             Handler::Bounded(handler) => answer(
@@ -399,39 +406,100 @@ fn end_edit_record(
     Ok(serde_json::to_string(&value).unwrap_or(json))
 }
 
-/// Before a command (a tool that runs programs) under a toolkit with the journal: the
-/// workspace's state (`crate::command_journal`).
-fn command_journal_before(
-    rc: &RunContext,
+/// The journal of a call's workspace, opened, with its background state, when the toolkit
+/// keeps one.
+fn journal_of<'c>(
+    rc: &RunContext<'c>,
     spec: &ToolSpec,
-) -> Result<Option<(crate::checkpoints::Store, crate::command_journal::Before)>, ToolError> {
+) -> Result<
+    Option<(
+        &'c crate::command_journal::Background,
+        crate::checkpoints::Store,
+    )>,
+    ToolError,
+> {
     let Some(journal) = rc.ctx.edits.as_ref().and_then(|e| e.journal.as_ref()) else {
         return Ok(None);
     };
-    if spec.effect != crate::registry::Effect::Exec || rc.ctx.workspace_root.is_none() {
+    if rc.ctx.workspace_root.is_none() {
         return Ok(None);
     }
-    let Ok(root) = rc.ctx.real_root().map(|r| r.to_path_buf()) else {
+    let Ok(root) = rc.ctx.real_root() else {
+        return Ok(None);
+    };
+    let Some(background) = crate::command_journal::background(journal) else {
         return Ok(None);
     };
     let store = journal
-        .store(&root)
+        .store(root)
         .map_err(|e| e.in_class(spec.error_class))?;
-    let before = crate::command_journal::before(rc, &root);
-    Ok(Some((store, before)))
+    Ok(Some((background, store)))
 }
+
+/// Before a call that changes files or reads the processes or the journal, under a toolkit
+/// with the journal: what background processes changed since the last call, recorded first
+/// (`crate::command_journal::Background`). A call that changes files keeps the watch until it
+/// ends.
+fn watch_background<'c>(
+    rc: &RunContext<'c>,
+    spec: &ToolSpec,
+) -> Result<Option<crate::command_journal::Watch<'c>>, ToolError> {
+    let changes_files = spec.effect == crate::registry::Effect::Write;
+    if !changes_files
+        && !matches!(
+            spec.name,
+            "process_read" | "process_list" | "checkpoint_list"
+        )
+    {
+        return Ok(None);
+    }
+    let Some((background, store)) = journal_of(rc, spec)? else {
+        return Ok(None);
+    };
+    let watch = background
+        .watch(rc, &store)
+        .map_err(|e| e.in_class(spec.error_class))?;
+    Ok(changes_files.then_some(watch))
+}
+
+/// Before a command (a tool that runs programs) under a toolkit with the journal: the
+/// workspace's state (`crate::command_journal`), after recording what background processes
+/// changed since the last call.
+fn command_journal_before<'c>(
+    rc: &RunContext<'c>,
+    spec: &ToolSpec,
+) -> Result<Option<CommandJournal<'c>>, ToolError> {
+    if spec.effect != crate::registry::Effect::Exec {
+        return Ok(None);
+    }
+    let Some((background, store)) = journal_of(rc, spec)? else {
+        return Ok(None);
+    };
+    let caught_up = background
+        .catch_up(rc, &store)
+        .map_err(|e| e.in_class(spec.error_class))?;
+    let before = caught_up.unwrap_or_else(|| background.before(rc, store.root()));
+    Ok(Some((background, store, before)))
+}
+
+type CommandJournal<'c> = (
+    &'c crate::command_journal::Background,
+    crate::checkpoints::Store,
+    crate::command_journal::Before,
+);
 
 /// After a command: the checkpoint of what it changed.
 fn command_journal_after(
     rc: &RunContext,
     spec: &ToolSpec,
-    command: Option<(crate::checkpoints::Store, crate::command_journal::Before)>,
+    command: Option<CommandJournal>,
     result: Result<String, ToolError>,
 ) -> Result<String, ToolError> {
-    let Some((store, before)) = command else {
+    let Some((background, store, before)) = command else {
         return result;
     };
-    let committed = crate::command_journal::after(rc, &store, spec.name, before);
+    let committed = crate::command_journal::after(rc, &store, spec.name, before)
+        .map(|(_, now)| background.keep(rc, &store, now));
     let json = result?;
     committed.map_err(|e| e.in_class(spec.error_class))?;
     Ok(json)

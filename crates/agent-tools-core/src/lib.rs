@@ -9,6 +9,9 @@ pub mod cancel;
 pub mod checkpoints;
 pub mod collation;
 pub mod command_journal;
+/// Windows only: the pseudo console (ConPTY) of the process tools' terminals.
+#[cfg(windows)]
+pub mod conpty;
 pub mod context;
 pub mod error;
 pub mod exec_sandbox;

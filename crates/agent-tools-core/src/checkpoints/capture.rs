@@ -15,10 +15,6 @@ use crate::syntax_check::{Diagnostic, SyntaxMode};
 /// checkpoint cannot be restored), whatever the journal's byte bound.
 pub const MAX_KEPT_FILE: u64 = 64 * 1024 * 1024;
 
-/// Contents from this size up are kept by a hard link where one can be made; smaller ones are
-/// copied (cheaper than the link's own file system calls).
-const LINK_FROM: u64 = 64 * 1024;
-
 /// A file's state before the call, with its content when it is a file the journal keeps.
 #[derive(Debug)]
 pub struct Captured {
@@ -98,14 +94,15 @@ impl CallRecord {
             ))
         })?;
         // A file the tool is about to replace by rename keeps its old inode: a hard link to it
-        // keeps the content without copying it.
+        // keeps the content without a copy, and without a new file (whose allocation is what a
+        // small copy costs most on a busy file system).
         let (content, linked) = match (&state, content) {
             (
                 Some(FileState::File {
                     hash: Some(hash), ..
                 }),
                 Some(bytes),
-            ) if bytes.len() as u64 >= LINK_FROM => match store.link_incoming(abs) {
+            ) => match store.link_incoming(abs) {
                 Some(link) => (None, Some((link, hash.clone()))),
                 None => (Some(bytes), None),
             },
@@ -221,19 +218,10 @@ pub fn commit_captured(
     restored: Option<String>,
     locked: bool,
 ) -> Result<Option<String>, ToolError> {
-    let mut files = Vec::new();
-    let mut restorable = true;
-    let mut contents = Vec::new();
-    let mut linked = Vec::new();
-    // links of contents no checkpoint will name are removed whatever happens
-    let unused: Vec<PathBuf> = captured
-        .iter()
-        .filter_map(|c| c.linked.as_ref().map(|(link, _)| link.clone()))
-        .collect();
-    let _cleanup = RemoveOnDrop(unused);
+    let mut changes = Vec::with_capacity(captured.len());
     for c in captured {
-        let after = match read_state(&c.abs, root, None) {
-            Ok((Some(state), _)) => state,
+        match read_state(&c.abs, root, None) {
+            Ok((Some(after), _)) => changes.push((c, after)),
             Ok((None, _)) => continue, // a directory now: not a file change
             Err(e) => {
                 return Err(ERROR_CLASS.internal(format!(
@@ -241,12 +229,33 @@ pub fn commit_captured(
                 c.rel
             )))
             }
-        };
+        }
+    }
+    commit_changes(store, tool, changes, restored, locked)
+}
+
+/// The checkpoint of `changes`: each file's state before (with its content) and after. The
+/// files whose state did not change are left out; nothing is written when none changed.
+pub(crate) fn commit_changes(
+    store: &Store,
+    tool: &str,
+    changes: Vec<(Captured, FileState)>,
+    restored: Option<String>,
+    locked: bool,
+) -> Result<Option<String>, ToolError> {
+    let mut files = Vec::new();
+    let mut restorable = true;
+    let mut contents = Vec::new();
+    let mut linked = Vec::new();
+    // links of contents no checkpoint will name are removed whatever happens
+    let unused: Vec<PathBuf> = changes
+        .iter()
+        .filter_map(|(c, _)| c.linked.as_ref().map(|(link, _)| link.clone()))
+        .collect();
+    let _cleanup = RemoveOnDrop(unused);
+    for (c, after) in changes {
         if after == c.state {
             continue;
-        }
-        if let (Some(link), FileState::File { size, .. }) = (c.linked, &c.state) {
-            linked.push((link.0, link.1, *size));
         }
         let change = match (&c.state, &after) {
             (FileState::Absent, _) => Change::Created,
@@ -256,8 +265,14 @@ pub fn commit_captured(
         if let FileState::File { hash: None, .. } = c.state {
             restorable = false;
         }
-        if let Some(content) = c.content {
-            contents.push(content);
+        match (c.linked, c.content) {
+            (Some(link), _) => {
+                if let FileState::File { size, .. } = &c.state {
+                    linked.push((link.0, link.1, *size));
+                }
+            }
+            (None, Some(content)) => contents.push(content),
+            (None, None) => {}
         }
         files.push(FileRecord {
             path: c.rel,

@@ -9,13 +9,14 @@
 //! <dir>/workspace              the workspace's real path (for whoever browses the directory)
 //! <dir>/lock                   held (exclusive) while a checkpoint is added, pruned or restored
 //! <dir>/checkpoints/cp-NNNNNNNN.json   one per checkpoint, written whole then renamed into place
-//! <dir>/index.json             numbers, sizes and contents of the checkpoints (rebuilt when stale)
+//! <dir>/index.json             numbers, sizes and contents of the checkpoints (rebuilt when stale
+//!                              or cut short)
 //! <dir>/objects/xx/yyyy…       file contents by their hash (XXH3-128), shared between checkpoints
 //! ```
 //!
-//! A checkpoint file appears only after every content it names was written, and each file is
-//! written to a temporary name and renamed, so a process killed at any moment leaves the journal
-//! readable: a checkpoint is whole or absent (a content nobody names is removed by the next
+//! A checkpoint file appears only after every content it names was written, and each checkpoint
+//! and content is written to a temporary name and renamed, so a process killed at any moment
+//! leaves the journal readable: a checkpoint is whole or absent (a content nobody names is removed by the next
 //! pruning). Another process on the same workspace sees the same journal; the lock orders their
 //! writes.
 
@@ -270,6 +271,55 @@ pub struct Journal {
     /// The store opened last: every journalled call asks for it, and opening resolves paths
     /// and creates directories.
     opened: std::sync::Mutex<Option<Store>>,
+    /// What the context's background processes change between calls: the state of
+    /// `crate::command_journal`, which builds on this module (so it is kept here unnamed).
+    pub background: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
+    /// The paths of the checkpoints this journal's stores wrote since it was last emptied.
+    recorded: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// The index this journal's stores wrote last, with the stamp of its file.
+    index: std::sync::Arc<std::sync::Mutex<Option<CachedIndex>>>,
+}
+
+/// The index as this process wrote it, valid while `index.json` still has `stamp` (every
+/// writer replaces the file by rename, so another process's write changes it).
+#[derive(Debug)]
+struct CachedIndex {
+    dir: PathBuf,
+    stamp: FileStamp,
+    entries: Vec<IndexEntry>,
+}
+
+/// What tells one version of a file from another: its identity, size and times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileStamp {
+    identity: (u64, u64),
+    size: u64,
+    modified: Option<std::time::SystemTime>,
+    changed: i64,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        let meta = fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let (identity, changed) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                (meta.dev(), meta.ino()),
+                meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+            )
+        };
+        // Windows: the size and the last write (its creation time may be tunnelled from the
+        // file the rename replaced); the next record's absence is checked as well
+        #[cfg(not(unix))]
+        let (identity, changed) = ((0, 0), 0);
+        Some(FileStamp {
+            identity,
+            size: meta.len(),
+            modified: meta.modified().ok(),
+            changed,
+        })
+    }
 }
 
 impl Journal {
@@ -277,6 +327,9 @@ impl Journal {
         Journal {
             options,
             opened: std::sync::Mutex::new(None),
+            background: Default::default(),
+            recorded: Default::default(),
+            index: Default::default(),
         }
     }
 
@@ -328,6 +381,8 @@ impl Journal {
             root: real_root.to_path_buf(),
             max_bytes: self.options.max_bytes,
             max_checkpoints: self.options.max_checkpoints,
+            recorded: self.recorded.clone(),
+            index: self.index.clone(),
         })
     }
 }
@@ -340,6 +395,11 @@ pub struct Store {
     root: PathBuf,
     max_bytes: u64,
     max_checkpoints: usize,
+    /// The paths of every checkpoint written through this store (and the other stores of its
+    /// journal), until [`Store::take_recorded`].
+    recorded: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// The index last written through the journal's stores (see [`Store::load_index`]).
+    index: std::sync::Arc<std::sync::Mutex<Option<CachedIndex>>>,
 }
 
 /// A held lock of the journal; released when dropped.
@@ -352,6 +412,11 @@ impl Store {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The paths of the checkpoints written since the last call, taken out.
+    pub fn take_recorded(&self) -> Vec<String> {
+        std::mem::take(&mut *self.recorded.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     fn internal(&self, e: io::Error, what: &str) -> ToolError {
@@ -427,7 +492,23 @@ impl Store {
     /// does not read every record. Rebuilt from the records, with the unnamed contents removed,
     /// when it does not match the files (missing, written by a process killed in between,
     /// unreadable). Called with the lock held.
+    ///
+    /// When `index.json` is still the file this process wrote last, the index it wrote is used
+    /// without reading the file or the directory: it matched the records then, and a process
+    /// killed since after adding a checkpoint but before writing the index left that checkpoint's
+    /// record behind, which is looked for.
     fn load_index(&self) -> Result<Vec<IndexEntry>, ToolError> {
+        let index_path = self.dir.join("index.json");
+        let cached = self.index.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(cached) = cached {
+            let next = cached.entries.last().map_or(1, |e| e.seq + 1);
+            if cached.dir == self.dir
+                && FileStamp::of(&index_path).as_ref() == Some(&cached.stamp)
+                && fs::symlink_metadata(self.checkpoint_path(next)).is_err()
+            {
+                return Ok(cached.entries);
+            }
+        }
         let seqs = self.seqs_on_disk()?;
         let kept: Option<Vec<IndexEntry>> = fs::read(self.dir.join("index.json"))
             .ok()
@@ -443,9 +524,22 @@ impl Store {
         Ok(all.iter().map(IndexEntry::of).collect())
     }
 
-    fn write_index(&self, index: &[IndexEntry]) -> Result<(), ToolError> {
-        let json = serde_json::to_vec(index).map_err(|e| ERROR_CLASS.internal(e.to_string()))?;
-        write_whole(&self.dir.join("index.json"), &json).map_err(|e| self.internal(e, "write"))
+    /// Writes the index, and keeps it for the next [`Store::load_index`] of this process. It is
+    /// rewritten in place, not replaced: a new file is what costs most on a busy file system,
+    /// and a write cut short leaves a prefix of the JSON, which does not parse, so the next
+    /// load rebuilds the index from the records.
+    fn write_index(&self, index: Vec<IndexEntry>) -> Result<(), ToolError> {
+        let json = serde_json::to_vec(&index).map_err(|e| ERROR_CLASS.internal(e.to_string()))?;
+        let path = self.dir.join("index.json");
+        fs::write(&path, &json).map_err(|e| self.internal(e, "write"))?;
+        if let Some(stamp) = FileStamp::of(&path) {
+            *self.index.lock().unwrap_or_else(|e| e.into_inner()) = Some(CachedIndex {
+                dir: self.dir.clone(),
+                stamp,
+                entries: index,
+            });
+        }
+        Ok(())
     }
 
     /// The listing, oldest first.
@@ -489,6 +583,10 @@ impl Store {
         let time = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
+        self.recorded
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(files.iter().map(|f| f.path.clone()));
         let cp = Checkpoint {
             format: FORMAT,
             seq,
@@ -504,7 +602,7 @@ impl Store {
         self.write_checkpoint(&cp)?;
         index.push(IndexEntry::of(&cp));
         self.prune(&mut index)?;
-        self.write_index(&index)?;
+        self.write_index(index)?;
         Ok(id)
     }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::capture::{commit_captured, read_state, Captured};
+use super::capture::{commit_changes, read_state, Captured};
 use super::{Change, Checkpoint, CheckpointFile, FileState, Store, ERROR_CLASS};
 use crate::error::{ErrorCode, Reason, ToolError};
 use crate::sandbox::Confinement;
@@ -125,14 +125,7 @@ impl Store {
         let _lock = self.lock(false)?;
         let mut out = String::new();
         for t in self.targets(id)? {
-            let (now, _) = read_now(&t, &self.root)?;
-            let now_content = match &now {
-                FileState::File { .. } => Some(
-                    std::fs::read(&t.abs)
-                        .map_err(|e| ERROR_CLASS.internal(format!("cannot read {}: {e}", t.rel)))?,
-                ),
-                _ => None,
-            };
+            let (now, now_content) = read_now(&t, &self.root)?;
             let want_content = match &t.want {
                 FileState::File { hash: Some(h), .. } => Some(self.get_object(h)?),
                 _ => None,
@@ -153,13 +146,22 @@ impl Store {
     pub fn restore(&self, id: &str, force: bool) -> Result<RestoreOutcome, ToolError> {
         let _lock = self.lock(true)?;
         let targets = self.targets(id)?;
-        // the current states first: conflicts, and what a rollback puts back
+        // Each file's state now, read once: the conflicts, and what a rollback puts back and the
+        // restore's own checkpoint keeps.
         let mut conflicts = Vec::new();
+        let mut before: Vec<Captured> = Vec::with_capacity(targets.len());
         for t in &targets {
-            let (now, _) = read_now(t, &self.root)?;
-            if now != t.last {
+            let (state, content) = read_now(t, &self.root)?;
+            if state != t.last {
                 conflicts.push(t.rel.clone());
             }
+            before.push(Captured {
+                abs: t.abs.clone(),
+                rel: t.rel.clone(),
+                state,
+                content,
+                linked: None,
+            });
         }
         if !conflicts.is_empty() && !force {
             return Err(ERROR_CLASS
@@ -180,23 +182,27 @@ impl Store {
                 _ => None,
             });
         }
-        let mut before: Vec<Captured> = Vec::new();
-        for t in &targets {
-            let (state, content) = read_state(&t.abs, &self.root, Some(u64::MAX))
-                .map_err(|e| ERROR_CLASS.internal(format!("cannot read {}: {e}", t.rel)))?;
-            before.push(Captured {
-                abs: t.abs.clone(),
-                rel: t.rel.clone(),
-                state: state.unwrap_or(FileState::Absent),
-                content,
-                linked: None,
-            });
+        // a file about to be replaced keeps its content for the restore's own checkpoint by a
+        // link, as before a tool's write (the copy read above is for a rollback)
+        for (b, t) in before.iter_mut().zip(&targets) {
+            if let FileState::File {
+                hash: Some(hash), ..
+            } = &b.state
+            {
+                if b.state != t.want {
+                    b.linked = self.link_incoming(&b.abs).map(|link| (link, hash.clone()));
+                }
+            }
         }
+        let mut writer = StateWriter::new(&self.root);
         for (i, (t, content)) in targets.iter().zip(&contents).enumerate() {
-            if let Err(e) = put_state(&self.root, &t.abs, &t.want, content.as_deref()) {
+            if let Err(e) = writer.put(&t.abs, &t.want, content.as_deref()) {
                 // roll back what was done, last first
                 for (done, b) in targets[..i].iter().zip(&before[..i]).rev() {
-                    let _ = put_state(&self.root, &done.abs, &b.state, b.content.as_deref());
+                    let _ = writer.put(&done.abs, &b.state, b.content.as_deref());
+                }
+                for (link, _) in before.iter().filter_map(|b| b.linked.as_ref()) {
+                    let _ = std::fs::remove_file(link);
                 }
                 return Err(ERROR_CLASS.internal(format!(
                     "restoring {} failed, nothing was restored: {e}",
@@ -217,7 +223,20 @@ impl Store {
                 },
             })
             .collect();
-        let checkpoint = commit_unlocked(self, before, id)?;
+        // the restore's own checkpoint, written under the lock held: each file is now as it was
+        // put (its mode set exactly, not through the umask)
+        let changes = before
+            .into_iter()
+            .zip(targets)
+            .map(|(b, t)| (b, t.want))
+            .collect();
+        let checkpoint = commit_changes(
+            self,
+            "checkpoint_restore",
+            changes,
+            Some(id.to_string()),
+            true,
+        )?;
         Ok(RestoreOutcome {
             restored: id.to_string(),
             checkpoint,
@@ -226,26 +245,11 @@ impl Store {
     }
 }
 
-/// The restore's own checkpoint, written under the lock the restore holds.
-fn commit_unlocked(
-    store: &Store,
-    before: Vec<Captured>,
-    id: &str,
-) -> Result<Option<String>, ToolError> {
-    commit_captured(
-        store,
-        "checkpoint_restore",
-        &store.root,
-        before,
-        Some(id.to_string()),
-        true,
-    )
-}
-
-/// The file's state now (a directory where a file was is a conflict that cannot be forced).
-fn read_now(t: &Target, root: &Path) -> Result<(FileState, ()), ToolError> {
-    match read_state(&t.abs, root, None) {
-        Ok((Some(state), _)) => Ok((state, ())),
+/// The file's state now and, for a regular file, its content (a directory where a file was is a
+/// conflict that cannot be forced).
+fn read_now(t: &Target, root: &Path) -> Result<(FileState, Option<Vec<u8>>), ToolError> {
+    match read_state(&t.abs, root, Some(u64::MAX)) {
+        Ok((Some(state), content)) => Ok((state, content)),
         Ok((None, _)) => Err(ERROR_CLASS.coded(
             ErrorCode::CheckpointConflict,
             format!("{} is a directory now, nothing was restored", t.rel),
@@ -254,55 +258,87 @@ fn read_now(t: &Target, root: &Path) -> Result<(FileState, ()), ToolError> {
     }
 }
 
-/// Gives the file at `abs` the state `want` (its content in `content`): atomically replaced,
-/// removed, or a link made. Its directories are created inside the workspace only.
-fn put_state(
-    root: &Path,
-    abs: &Path,
-    want: &FileState,
-    content: Option<&[u8]>,
-) -> std::io::Result<()> {
-    let confinement = Confinement::at(root.to_path_buf());
-    let outside = || std::io::Error::other("outside the workspace");
-    if let FileState::Absent = want {
-        if std::fs::symlink_metadata(abs).is_err() {
-            return Ok(());
+/// Gives files the states a restore wants, inside the workspace only. The directory of the last
+/// file is kept open for the next one in it (a restore's files mostly share a few directories);
+/// that it lies inside the workspace is checked again for every file.
+struct StateWriter {
+    root: PathBuf,
+    confinement: Confinement,
+    parent: Option<(PathBuf, crate::sys::OwnedFd)>,
+}
+
+impl StateWriter {
+    fn new(root: &Path) -> StateWriter {
+        StateWriter {
+            root: root.to_path_buf(),
+            confinement: Confinement::at(root.to_path_buf()),
+            parent: None,
         }
-    } else {
-        confinement.create_dir_all(abs.parent().unwrap_or(root))?;
     }
-    let (dir, name) = crate::atomic_write::open_parent(abs)?;
-    if !confinement.contains_fd(&dir) {
-        return Err(outside());
-    }
-    match want {
-        FileState::Absent => {
-            crate::sys::fs::unlinkat(&dir, name, crate::sys::fs::AtFlags::empty())?;
+
+    /// Gives the file at `abs` the state `want` (its content in `content`): atomically
+    /// replaced, removed, or a link made. Its directories are created inside the workspace only.
+    fn put(&mut self, abs: &Path, want: &FileState, content: Option<&[u8]>) -> std::io::Result<()> {
+        let outside = || std::io::Error::other("outside the workspace");
+        let parent = abs.parent().unwrap_or(&self.root);
+        let name = abs
+            .file_name()
+            .ok_or_else(|| std::io::Error::other("a journalled path without a name"))?;
+        if self.parent.as_ref().is_none_or(|(p, _)| p != parent) {
+            self.parent = None;
+            if let FileState::Absent = want {
+                if std::fs::symlink_metadata(abs).is_err() {
+                    return Ok(());
+                }
+            } else {
+                self.confinement.create_dir_all(parent)?;
+            }
+            let (dir, _) = crate::atomic_write::open_parent(abs)?;
+            self.parent = Some((parent.to_path_buf(), dir));
         }
-        FileState::File { mode, .. } => {
-            let bytes = content.ok_or_else(|| std::io::Error::other("content not kept"))?;
-            crate::atomic_write::replace_atomically(&dir, name, bytes, Some(*mode))?;
+        let Some((_, dir)) = &self.parent else {
+            unreachable!("the parent was just opened")
+        };
+        if !self.confinement.contains_fd(dir) {
+            return Err(outside());
         }
-        FileState::Symlink { target } => {
-            #[cfg(unix)]
-            {
-                let temp = format!(".atn-link-{}.tmp", uuid::Uuid::new_v4().simple());
-                rustix::fs::symlinkat(target.as_str(), &dir, temp.as_str())?;
-                if let Err(e) = rustix::fs::renameat(&dir, temp.as_str(), &dir, name) {
-                    let _ = rustix::fs::unlinkat(&dir, temp.as_str(), rustix::fs::AtFlags::empty());
-                    return Err(e.into());
+        match want {
+            FileState::Absent => {
+                if let Err(e) =
+                    crate::sys::fs::unlinkat(dir, name, crate::sys::fs::AtFlags::empty())
+                {
+                    let e = std::io::Error::from(e);
+                    if e.kind() != std::io::ErrorKind::NotFound {
+                        return Err(e);
+                    }
                 }
             }
-            #[cfg(windows)]
-            {
-                let _ = (target, &dir, name);
-                return Err(std::io::Error::other(
-                    "symbolic links are not restored on Windows",
-                ));
+            FileState::File { mode, .. } => {
+                let bytes = content.ok_or_else(|| std::io::Error::other("content not kept"))?;
+                crate::atomic_write::replace_atomically(dir, name, bytes, Some(*mode))?;
+            }
+            FileState::Symlink { target } => {
+                #[cfg(unix)]
+                {
+                    let temp = format!(".atn-link-{}.tmp", uuid::Uuid::new_v4().simple());
+                    rustix::fs::symlinkat(target.as_str(), dir, temp.as_str())?;
+                    if let Err(e) = rustix::fs::renameat(dir, temp.as_str(), dir, name) {
+                        let _ =
+                            rustix::fs::unlinkat(dir, temp.as_str(), rustix::fs::AtFlags::empty());
+                        return Err(e.into());
+                    }
+                }
+                #[cfg(windows)]
+                {
+                    let _ = (target, dir, name);
+                    return Err(std::io::Error::other(
+                        "symbolic links are not restored on Windows",
+                    ));
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// One file's part of a diff.

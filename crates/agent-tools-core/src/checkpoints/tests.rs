@@ -126,6 +126,9 @@ fn a_write_is_undone_byte_and_mode_exact() {
     assert_eq!(f.bytes("a.txt").unwrap(), original);
     assert_eq!(mode_of(&f.path("a.txt")), mode);
     assert!(!f.path("sub/b.txt").exists());
+    // the content the restore replaced was kept for its own checkpoint, no link is left
+    assert!(store.object_path(&hash_of(b"new")).is_file());
+    assert!(!incoming.exists() || fs::read_dir(&incoming).unwrap().next().is_none());
     // the restore is a checkpoint too: restoring it redoes both writes
     let redo = out.checkpoint.unwrap();
     let list = store.list().unwrap();
@@ -339,6 +342,78 @@ fn the_index_is_rebuilt_when_it_does_not_match_the_records() {
     );
     store.restore(&list[0].id, false).unwrap();
     assert_eq!(f.bytes("a.txt").unwrap(), b"one");
+}
+
+#[test]
+fn an_index_cut_short_is_rebuilt() {
+    let f = fixture();
+    fs::write(f.path("a.txt"), "one").unwrap();
+    let mut tk = f.toolkit();
+    for text in ["two", "three"] {
+        tk.invoke("write_file", &json!({"path": "a.txt", "content": text}))
+            .unwrap();
+    }
+    // a write of the index killed halfway: a prefix of its JSON
+    let index = f.journal_dir.join("index.json");
+    let text = fs::read(&index).unwrap();
+    fs::write(&index, &text[..text.len() / 2]).unwrap();
+    tk.invoke("write_file", &json!({"path": "a.txt", "content": "four"}))
+        .unwrap();
+    let store = f.store();
+    let ids: Vec<String> = store.list().unwrap().into_iter().map(|c| c.id).collect();
+    assert_eq!(ids, ["cp-00000001", "cp-00000002", "cp-00000003"]);
+    let rebuilt: Vec<IndexEntry> = serde_json::from_slice(&fs::read(&index).unwrap()).unwrap();
+    assert_eq!(rebuilt.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    store.restore("cp-00000001", false).unwrap();
+    assert_eq!(f.bytes("a.txt").unwrap(), b"one");
+}
+
+#[test]
+fn the_index_kept_in_memory_gives_way_to_other_writers_and_to_a_killed_ones_record() {
+    let f = fixture();
+    let mut a = f.toolkit();
+    let mut b = f.toolkit();
+    let write = |tk: &mut Toolkit, text: &str| {
+        tk.invoke("write_file", &json!({"path": "x.txt", "content": text}))
+            .unwrap();
+    };
+    write(&mut a, "a1");
+    // another journal (another process) writes between two of a's calls
+    write(&mut b, "b1");
+    write(&mut b, "b2");
+    write(&mut a, "a2");
+    let ids = |store: &Store| -> Vec<String> {
+        store.list().unwrap().into_iter().map(|c| c.id).collect()
+    };
+    let store = f.store();
+    assert_eq!(
+        ids(&store),
+        ["cp-00000001", "cp-00000002", "cp-00000003", "cp-00000004"]
+    );
+    // a process killed after its record and before the index: the record a's index lacks
+    let last: Checkpoint =
+        serde_json::from_slice(&fs::read(store.checkpoint_path(4)).unwrap()).unwrap();
+    let killed = Checkpoint {
+        seq: 5,
+        id: "cp-00000005".into(),
+        ..last
+    };
+    fs::write(
+        store.checkpoint_path(5),
+        serde_json::to_vec(&killed).unwrap(),
+    )
+    .unwrap();
+    write(&mut a, "a3");
+    assert_eq!(
+        ids(&store).last().unwrap(),
+        "cp-00000006",
+        "the killed process's record is not overwritten"
+    );
+    // every content is still there: each checkpoint restores
+    for (id, text) in [("cp-00000004", "b2"), ("cp-00000002", "a1")] {
+        store.restore(id, true).unwrap();
+        assert_eq!(f.bytes("x.txt").unwrap(), text.as_bytes());
+    }
 }
 
 #[test]

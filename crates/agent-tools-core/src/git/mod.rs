@@ -20,6 +20,7 @@
 //! - git itself is found on the `PATH` entries that are absolute and lie outside the workspace.
 
 pub mod config;
+pub mod index_file;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
