@@ -21,8 +21,9 @@
 //   node bench/checkpoints.mjs [--quick]      (or: bun bench/checkpoints.mjs)
 //
 // Each case first waits (10 s at most) for a quiet machine; its rows get a † when it did not
-// come. Prints medians and p95 per variant and the added time (median with − median without). Uses
-// whichever addon `agent-tools-native` loads (NAPI_RS_NATIVE_LIBRARY_PATH for a given build).
+// come. A run starts a minute after the previous one removed its files at the earliest. Prints
+// medians and p95 per variant and the added time (median with − median without). Uses whichever
+// addon `agent-tools-native` loads (NAPI_RS_NATIVE_LIBRARY_PATH for a given build).
 // Everything is written under os.tmpdir() and removed at the end.
 import fs from "node:fs";
 import os from "node:os";
@@ -35,9 +36,27 @@ import { waitQuiet } from "./warm.mjs";
 const quick = process.argv.includes("--quick");
 const N = (full, small) => (quick ? small : full);
 const policy = { tools: {}, defaultPolicy: "allow" };
+// A file system that has just freed many inodes (the 45 000 files a previous run removes) can
+// make every new file slower for a while, and the journal's cases create files: ext4 without a
+// journal (this development machine's root) skips, when it looks for a free inode, each one
+// deleted less than 60 s ago, or less than 360 s ago while its inode table block has not been
+// written back. So a run removes its files, then runs `sync` (the blocks written back), then
+// notes the time in the temporary directory; the next run starts at least COOL_DOWN_MS later.
+const COOL_DOWN_MS = 65_000;
+const cleanedMark = path.join(os.tmpdir(), "atn-bench-cp.cleaned");
+const cleanedAt = fs.existsSync(cleanedMark) ? fs.statSync(cleanedMark).mtimeMs : 0;
+const coolDown = cleanedAt + COOL_DOWN_MS - Date.now();
+if (coolDown > 0) {
+  console.error(`waiting ${(coolDown / 1000).toFixed(0)} s after the previous run's removal of its files`);
+  await new Promise((resolve) => setTimeout(resolve, coolDown));
+}
 const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "atn-bench-cp-")));
 // removed however the script ends (a failed check throws)
-process.on("exit", () => fs.rmSync(base, { recursive: true, force: true }));
+process.on("exit", () => {
+  fs.rmSync(base, { recursive: true, force: true });
+  spawnSync("sync");
+  fs.writeFileSync(cleanedMark, "");
+});
 const GIT_ENV = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
 
 function stats(samples) {
