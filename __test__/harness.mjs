@@ -10,6 +10,10 @@
 import * as nodeTest from "node:test";
 
 const bun = Boolean(process.versions.bun);
+// A bound per test for Node, as `bun test --timeout` gives Bun (scripts/test-windows.sh sets it
+// under wine): a test that hangs fails by name instead of holding its file until the file's own
+// bound. A test's own `timeout` option wins.
+const nodeTimeout = !bun && Number(process.env.ATN_NODE_TEST_TIMEOUT_MS) > 0 ? Number(process.env.ATN_NODE_TEST_TIMEOUT_MS) : undefined;
 
 /** The describe whose body runs now: its name path and, when skipped, the reason. */
 let scope = { path: [], skip: undefined };
@@ -44,7 +48,7 @@ function reasonOf(name, { skip }) {
 export function test(...args) {
   const { name, options, fn } = parse("test", args);
   const reason = scope.skip ?? reasonOf(name, options);
-  if (reason === undefined) return nodeTest.test(name, options, fn);
+  if (reason === undefined) return nodeTest.test(name, nodeTimeout && options.timeout === undefined ? { ...options, timeout: nodeTimeout } : options, fn);
   if (bun) process.stderr.write(`skipped: ${[...scope.path, name].join(" > ")} # ${reason}\n`);
   return nodeTest.test(name, { ...options, skip: reason }, fn);
 }
