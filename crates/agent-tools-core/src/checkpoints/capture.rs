@@ -88,25 +88,36 @@ impl CallRecord {
             return Ok(());
         };
         let limit = MAX_KEPT_FILE.min(store.max_bytes);
-        let (state, content) = read_state(abs, &self.root, Some(limit)).map_err(|e| {
-            ERROR_CLASS.internal(format!(
-                "journal: cannot read {rel} before changing it: {e}"
-            ))
-        })?;
         // A file the tool is about to replace by rename keeps its old inode: a hard link to it
         // keeps the content without a copy, and without a new file (whose allocation is what a
-        // small copy costs most on a busy file system).
-        let (content, linked) = match (&state, content) {
+        // small copy costs most on a busy file system). With the link made, the content is only
+        // hashed as it is read, not held in memory.
+        let link = store.link_incoming(abs);
+        let read = read_state_as(abs, &self.root, Some(limit), link.is_none());
+        let (state, content) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                if let Some(link) = &link {
+                    let _ = std::fs::remove_file(link);
+                }
+                return Err(ERROR_CLASS.internal(format!(
+                    "journal: cannot read {rel} before changing it: {e}"
+                )));
+            }
+        };
+        let (content, linked) = match (&state, link) {
             (
                 Some(FileState::File {
                     hash: Some(hash), ..
                 }),
-                Some(bytes),
-            ) => match store.link_incoming(abs) {
-                Some(link) => (None, Some((link, hash.clone()))),
-                None => (Some(bytes), None),
-            },
-            (_, content) => (content, None),
+                Some(link),
+            ) => (None, Some((link, hash.clone()))),
+            (_, link) => {
+                if let Some(link) = link {
+                    let _ = std::fs::remove_file(link);
+                }
+                (content, None)
+            }
         };
         if matches!(
             state,
@@ -319,6 +330,16 @@ pub(crate) fn read_state(
     root: &Path,
     keep: Option<u64>,
 ) -> std::io::Result<(Option<FileState>, Option<Vec<u8>>)> {
+    read_state_as(abs, root, keep, true)
+}
+
+/// [`read_state`]; without `retain`, a file within `keep` is hashed but its content not kept.
+fn read_state_as(
+    abs: &Path,
+    root: &Path,
+    keep: Option<u64>,
+    retain: bool,
+) -> std::io::Result<(Option<FileState>, Option<Vec<u8>>)> {
     let meta = match std::fs::symlink_metadata(abs) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -363,8 +384,8 @@ pub(crate) fn read_state(
             None,
         ));
     }
-    let Some(_) = keep else {
-        // hashed as it is read: a large file is not held in memory
+    if keep.is_none() || !retain {
+        // hashed as it is read: the content is not held in memory
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         let mut buf = vec![0u8; 64 * 1024];
         let mut size = 0u64;
@@ -385,7 +406,7 @@ pub(crate) fn read_state(
             }),
             None,
         ));
-    };
+    }
     let mut content = Vec::with_capacity(size as usize);
     file.read_to_end(&mut content)?;
     let state = FileState::File {
