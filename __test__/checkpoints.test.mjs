@@ -549,6 +549,56 @@ describe("commands", () => {
     });
   });
 
+  test("in a git work tree: commands one after another, with hand edits and a commit between them, each name their own changes and restore", notUnderWine(WINE.git), async () => {
+    await withJournal(async ({ root, toolkit, file }) => {
+      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+      git("init", "-q", "-b", "main");
+      git("config", "user.name", "t");
+      git("config", "user.email", "t@example.com");
+      fs.mkdirSync(file("dir"));
+      fs.writeFileSync(file("a.txt"), "a");
+      fs.writeFileSync(file("dir/b.txt"), "b");
+      git("add", "-A");
+      git("commit", "-qm", "init");
+      const files = () =>
+        walk(root)
+          .filter((p) => !p.startsWith(".git") && fs.statSync(path.join(root, p)).isFile())
+          .sort()
+          .map((p) => [p, fs.readFileSync(path.join(root, p), "latin1")]);
+      const run = async (code) => {
+        const out = await toolkit.invoke("exec_command", script(root, code));
+        assert.equal(out.content.exit_code, 0, out.content.stderr);
+      };
+      const changes = (cp) => cp.files.map((f) => `${f.change} ${f.path}`).sort();
+      await run("fs.writeFileSync(p('dir/new1.txt'), '1'); fs.writeFileSync(p('a.txt'), 'a2')");
+      // by hand, between commands: not the next command's changes
+      fs.writeFileSync(file("dir/b.txt"), "b by hand");
+      fs.writeFileSync(file("dir/hand.txt"), "hand");
+      fs.mkdirSync(file("newdir"));
+      fs.writeFileSync(file("newdir/x.txt"), "x");
+      const beforeSecond = files();
+      // a new file in a directory that held untracked files already, a new nested directory,
+      // an untracked file removed, one made by hand changed
+      await run("fs.writeFileSync(p('dir/new2.txt'), '2'); fs.mkdirSync(p('deep/e'), { recursive: true }); fs.writeFileSync(p('deep/e/f.txt'), 'f'); fs.rmSync(p('dir/hand.txt')); fs.appendFileSync(p('newdir/x.txt'), '+')");
+      // the repository's index changes (a commit), the work tree does not
+      await run(`require("child_process").execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "more"], { cwd: ${JSON.stringify(root)} })`);
+      await run("fs.writeFileSync(p('a.txt'), 'a3'); fs.rmSync(p('dir/new1.txt')); fs.writeFileSync(p('dir/new3.txt'), '3')");
+      const list = await toolkit.checkpoints.list();
+      assert.deepEqual(
+        list.map(changes),
+        [
+          ["created dir/new1.txt", "modified a.txt"],
+          ["created deep/e/f.txt", "created dir/new2.txt", "deleted dir/hand.txt", "modified newdir/x.txt"],
+          ["created dir/new3.txt", "deleted dir/new1.txt", "modified a.txt"],
+        ],
+      );
+      assert.ok(list.every((cp) => cp.restorable));
+      // the second command and every later one undone: the files as the hand edits left them
+      await toolkit.checkpoints.restore(list[1].id);
+      assert.deepEqual(files(), beforeSecond);
+    });
+  });
+
   for (const where of ["outside git", "in a git work tree"]) {
     test(`${where}: what a background process changes between calls is a checkpoint of its own, the toolkit's own writes not counted twice`, where === "outside git" ? {} : notUnderWine(WINE.git), async () => {
       await withJournal(async ({ root, toolkit, file }) => {

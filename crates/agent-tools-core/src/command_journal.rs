@@ -2,10 +2,13 @@
 //! change anything in the write scope (`crate::checkpoints` keeps them).
 //!
 //! In a git work tree, the non-ignored files are snapshotted before the command into a tree of
-//! git objects: a copy of the repository's index, `git add -A`, `git write-tree`, all in a
-//! private directory outside the workspace (its own index and object directory, the
-//! repository's objects read as alternates), so the repository's refs, index, `HEAD` and object
-//! store are never touched. After the command a second snapshot and `git diff-tree` name the
+//! git objects: a private index (at first a copy of the repository's), the paths `git status`
+//! names as changed or untracked added to it, `git write-tree`, all in a private directory
+//! outside the workspace (its own index and object directory, the repository's objects read as
+//! alternates), so the repository's refs, index, `HEAD` and object store are never touched. The
+//! private index is kept between commands with git's untracked cache in it, so a snapshot reads
+//! again only the directories whose modification time changed; it is copied afresh when the
+//! repository's index changes. After the command a second snapshot and `git diff-tree` name the
 //! files it created, modified or deleted; the contents from before of those files are checked
 //! out of the first tree into the private directory and kept in the journal like any file
 //! tool's, so the checkpoint restores exactly. git runs as git_status_summary's does
@@ -61,7 +64,7 @@ pub struct Seen {
 pub struct GitSnapshot {
     git: HardenedGit,
     /// The private snapshot directory (its index, objects and checked-out contents).
-    work: PathBuf,
+    dir: SnapshotDir,
     tree: String,
     /// Each snapshotted file's permission bits (work-tree-relative paths), which git records
     /// only as "executable or not".
@@ -70,6 +73,32 @@ pub struct GitSnapshot {
 
 /// Each file's permission bits, with the index's stat data of the file when they were read.
 type Modes = HashMap<String, (u32, [u32; 7])>;
+
+/// A snapshot's private directory: its index (with git's untracked cache) and the objects of
+/// the files it added, outside the workspace, removed when dropped.
+pub struct SnapshotDir {
+    tmp: crate::exec_sandbox::PrivateTmp,
+    /// The repository's index when it was copied into this one.
+    copied_from: Option<IndexStamp>,
+}
+
+/// A file's identity and modification: what changes when git writes an index (by rename).
+type IndexStamp = (u64, Option<std::time::SystemTime>, u64);
+
+/// The private objects a kept snapshot directory may hold, at most (bytes, compressed): above
+/// it the next snapshot starts afresh from the repository's index.
+const MAX_KEPT_OBJECT_BYTES: u64 = 64 << 20;
+/// Paths `git status` names that are added one by one, at most: more are added by `git add -A`.
+const MAX_LISTED: usize = 2_000;
+
+/// What the last snapshot leaves to the next one of the same work tree.
+struct Kept {
+    work_tree: PathBuf,
+    /// Its permission bits, to be reused where a file's stat data did not change.
+    modes: Modes,
+    /// Its private directory, when no background state holds the snapshot.
+    dir: Option<SnapshotDir>,
+}
 
 /// The tool of a checkpoint of what background processes changed between calls.
 pub const BACKGROUND_TOOL: &str = "background_processes";
@@ -81,9 +110,9 @@ pub const BACKGROUND_TOOL: &str = "background_processes";
 #[derive(Default)]
 pub struct Background {
     pending: std::sync::Mutex<Option<Pending>>,
-    /// The permission bits the last snapshot read (its work tree's), for the next one to reuse
-    /// where a file's stat data did not change.
-    modes: std::sync::Mutex<Option<(PathBuf, Modes)>>,
+    /// What the last snapshot leaves to the next one (a call running at the same time as
+    /// another starts without it).
+    kept: std::sync::Mutex<Option<Kept>>,
 }
 
 struct Pending {
@@ -158,8 +187,8 @@ impl Background {
 
     /// The workspace's state before a command (no background state kept).
     pub fn before(&self, rc: &RunContext, root: &Path) -> Before {
-        let known = self.modes.lock().unwrap_or_else(|e| e.into_inner()).take();
-        before(rc, root, known)
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
+        before(rc, root, kept)
     }
 
     /// Before a command: what background processes changed since the last call, recorded; the
@@ -178,30 +207,42 @@ impl Background {
         self.settle(&mut pending, rc, store, now);
     }
 
-    /// `now`, the workspace's state just taken: kept in `pending` while processes run, and its
-    /// permission bits for the next snapshot (taken out of it unless it is kept itself).
-    fn settle(
-        &self,
-        pending: &mut Option<Pending>,
-        rc: &RunContext,
-        store: &Store,
-        mut now: Before,
-    ) {
+    /// `now`, the workspace's state just taken: kept in `pending` while processes run; else
+    /// its snapshot's private directory and permission bits kept for the next snapshot (only
+    /// the bits while it is kept itself).
+    fn settle(&self, pending: &mut Option<Pending>, rc: &RunContext, store: &Store, now: Before) {
         let running = background_running(rc);
-        if let Before::Git(snapshot) = &mut now {
-            let modes = if running {
-                snapshot.modes.clone()
-            } else {
-                std::mem::take(&mut snapshot.modes)
-            };
-            let work_tree = snapshot.git.repository.work_tree.clone();
-            *self.modes.lock().unwrap_or_else(|e| e.into_inner()) = Some((work_tree, modes));
-        }
-        if running {
+        let kept = match &now {
+            Before::Git(snapshot) if running => Some(Kept {
+                work_tree: snapshot.git.repository.work_tree.clone(),
+                modes: snapshot.modes.clone(),
+                dir: None,
+            }),
+            _ => None,
+        };
+        let kept = if running {
             *pending = Some(Pending {
                 root: store.root().to_path_buf(),
                 state: now,
             });
+            kept
+        } else {
+            match now {
+                Before::Git(snapshot) => {
+                    let GitSnapshot {
+                        git, dir, modes, ..
+                    } = *snapshot;
+                    Some(Kept {
+                        work_tree: git.repository.work_tree.clone(),
+                        modes,
+                        dir: Some(dir),
+                    })
+                }
+                _ => None,
+            }
+        };
+        if let Some(kept) = kept {
+            *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(kept);
         }
     }
 
@@ -254,8 +295,8 @@ fn record_pending(
 }
 
 /// The workspace's state before a command of the call `rc`.
-fn before(rc: &RunContext, root: &Path, known: Option<(PathBuf, Modes)>) -> Before {
-    if let Some(snapshot) = GitSnapshot::take(rc, root, known) {
+fn before(rc: &RunContext, root: &Path, kept: Option<Kept>) -> Before {
+    if let Some(snapshot) = GitSnapshot::take(rc, root, kept) {
         return Before::Git(Box::new(snapshot));
     }
     match scan(root) {
@@ -316,41 +357,63 @@ pub fn refresh(rc: &RunContext, root: &Path, state: &mut Before, paths: &[String
 }
 
 impl GitSnapshot {
-    /// The snapshot of the work tree holding the workspace root; `None` when there is none
-    /// (not a repository, git missing, a repository reaching outside) or git failed.
-    fn take(rc: &RunContext, root: &Path, known: Option<(PathBuf, Modes)>) -> Option<GitSnapshot> {
+    /// The snapshot of the work tree holding the workspace root, continuing from `kept` where it
+    /// is of the same work tree; `None` when there is none (not a repository, git missing, a
+    /// repository reaching outside) or git failed.
+    fn take(rc: &RunContext, root: &Path, kept: Option<Kept>) -> Option<GitSnapshot> {
         let git = HardenedGit::prepare(rc.ctx, root).ok()?;
-        let work = git.private_dir().join("snapshot");
-        std::fs::create_dir_all(work.join("objects")).ok()?;
         let info = git.private_dir().join("info");
         std::fs::create_dir_all(&info).ok()?;
-        let converts = may_convert(&git);
         // the bytes on disk, whatever the repository's attributes say
         std::fs::write(
             info.join("attributes"),
             "* -text -eol -crlf -ident -filter -working-tree-encoding\n",
         )
         .ok()?;
-        let index = git.repository.git_dir.join("index");
-        if !converts && index.is_file() {
-            std::fs::copy(&index, work.join("index")).ok()?;
-        }
+        let repo_index = git.repository.git_dir.join("index");
+        let stamp = index_stamp(&repo_index);
+        let kept = kept.filter(|k| k.work_tree == git.repository.work_tree);
+        let (known, dir) = match kept {
+            Some(Kept { modes, dir, .. }) => (Some(modes), dir),
+            None => (None, None),
+        };
+        // a kept directory serves while the repository's index is the one it was copied from
+        let dir = dir.filter(|d| {
+            d.copied_from == stamp
+                && loose_object_bytes(&d.tmp.path().join("objects")) <= MAX_KEPT_OBJECT_BYTES
+        });
+        let reused = dir.is_some();
+        let dir = match dir {
+            Some(dir) => dir,
+            None => SnapshotDir::fresh(&git, stamp)?,
+        };
         let mut snapshot = GitSnapshot {
             git,
-            work,
+            dir,
             tree: String::new(),
             modes: HashMap::new(),
         };
-        snapshot.tree = snapshot.write_tree(rc)?;
-        let known = known.filter(|(work_tree, _)| *work_tree == snapshot.git.repository.work_tree);
-        snapshot.modes = snapshot.file_modes(rc, known.as_ref().map(|(_, modes)| modes))?;
+        snapshot.tree = match snapshot.write_tree(rc) {
+            Some(tree) => tree,
+            // a kept index git no longer takes: once more from the repository's
+            None if reused => {
+                snapshot.dir = SnapshotDir::fresh(&snapshot.git, stamp)?;
+                snapshot.write_tree(rc)?
+            }
+            None => return None,
+        };
+        snapshot.modes = snapshot.file_modes(rc, known.as_ref())?;
         Some(snapshot)
+    }
+
+    fn work(&self) -> &Path {
+        self.dir.tmp.path()
     }
 
     /// `git <args>` with the snapshot's own index and object directory (the repository's
     /// objects as alternates); its output when it succeeded.
     fn run(&self, rc: &RunContext, args: &[&str], run: GitRun) -> Option<String> {
-        self.run_on_index(rc, &self.work.join("index"), args, run)
+        self.run_on_index(rc, &self.work().join("index"), args, run)
     }
 
     fn run_on_index(
@@ -361,10 +424,13 @@ impl GitSnapshot {
         run: GitRun,
     ) -> Option<String> {
         let text = |p: &Path| p.to_string_lossy().into_owned();
-        let (index, objects) = (text(index), text(&self.work.join("objects")));
+        let (index, objects) = (text(index), text(&self.work().join("objects")));
         let alternates = text(&self.git.repository.objects_dir);
         let env = [
             ("GIT_INDEX_FILE", Some(index.as_str())),
+            // the private index is ours: `git status` writes it back (the stat data it
+            // refreshed, its untracked cache)
+            ("GIT_OPTIONAL_LOCKS", Some("1")),
             ("GIT_OBJECT_DIRECTORY", Some(objects.as_str())),
             (
                 "GIT_ALTERNATE_OBJECT_DIRECTORIES",
@@ -385,28 +451,72 @@ impl GitSnapshot {
             "core.checkStat=default",
         ];
         all_args.extend_from_slice(args);
-        let writable = [self.git.private_dir().to_path_buf()];
+        let writable = [
+            self.git.private_dir().to_path_buf(),
+            self.work().to_path_buf(),
+        ];
         let cwd = text(&self.git.repository.work_tree);
         let out = run_git(rc, &self.git, &cwd, &all_args, &env, &writable, run).ok()?;
         (out.exit_code == 0 && !out.stdout.truncated()).then(|| out.stdout.text().to_string())
     }
 
-    /// `git add -A` into the private index, then its tree.
+    /// The work tree's changes taken into the private index, then its tree.
     fn write_tree(&self, rc: &RunContext) -> Option<String> {
-        // an unreadable file fails `add` but not the snapshot: write-tree takes what was added
-        let _ = self.run(rc, &["add", "-A", "--ignore-errors"], long());
+        self.add_changes(rc);
         let tree = self.run(rc, &["write-tree"], GitRun::default())?;
         let tree = tree.trim().to_string();
         tree.bytes().all(|b| b.is_ascii_hexdigit()).then_some(tree)
     }
 
+    /// The work tree's changes since the private index was last brought up to date, added to
+    /// it: the paths `git status` names (modified, deleted, untracked; the untracked cache in
+    /// the private index spares it reading unchanged directories), or all of `git add -A` when
+    /// status fails, names too many, or adding them fails (a path gone in between).
+    fn add_changes(&self, rc: &RunContext) {
+        let mut run = long();
+        run.max_output_units = 64 << 20;
+        let status = [
+            "-c",
+            "core.untrackedCache=true",
+            "status",
+            "--porcelain",
+            "-z",
+            "--no-renames",
+            "--untracked-files=normal",
+            "--ignore-submodules=all",
+        ];
+        let listed = self.run(rc, &status, run);
+        let added = match listed.as_deref().map(changed_paths) {
+            Some(paths) if paths.is_empty() => true,
+            Some(paths) if paths.len() <= MAX_LISTED => {
+                let mut run = long();
+                run.stdin = Some(paths.iter().map(|path| format!("{path}\0")).collect());
+                let args = [
+                    "--literal-pathspecs",
+                    "add",
+                    "-A",
+                    "--pathspec-from-file=-",
+                    "--pathspec-file-nul",
+                ];
+                self.run(rc, &args, run).is_some()
+            }
+            _ => false,
+        };
+        if !added {
+            // an unreadable file fails `add` but not the snapshot: write-tree takes what was
+            // added
+            let _ = self.run(rc, &["add", "-A", "--ignore-errors"], long());
+        }
+    }
+
     /// The permission bits of every file in the snapshot's index, as they are now. Read from
     /// the disk for each file whose stat data in the index differs from `known`'s (all of them
-    /// without): a change of the bits alone changes a file's ctime, which `git add` takes into
-    /// the index (the snapshot's runs trust ctime).
+    /// without), or whose bits were read in the second its ctime changed: a change of the bits
+    /// alone changes a file's ctime, which `git status` takes into the index (the snapshot's
+    /// runs trust ctime).
     fn file_modes(&self, rc: &RunContext, known: Option<&Modes>) -> Option<Modes> {
         let work_tree = &self.git.repository.work_tree;
-        let index = std::fs::read(self.work.join("index")).ok()?;
+        let index = std::fs::read(self.work().join("index")).ok()?;
         let entries = match crate::git::index_file::read_entries(&index) {
             Some(entries) => entries,
             None => {
@@ -430,10 +540,20 @@ impl GitSnapshot {
                     .and_then(|k| k.get(&e.path))
                     .is_none_or(|(_, stat)| *stat != e.stat)
         };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
         let read = |e: &crate::git::index_file::Entry| {
             let meta = std::fs::symlink_metadata(work_tree.join(&e.path)).ok()?;
+            // git compares whole seconds of ctime: a change of the bits in the second they
+            // were read would not show in the index, so such a file is read again next time
+            let stat = if changed_within_a_second(&meta, now) {
+                [u32::MAX; 7]
+            } else {
+                e.stat
+            };
             meta.is_file()
-                .then(|| (e.path.clone(), (crate::sys::permission_bits(&meta), e.stat)))
+                .then(|| (e.path.clone(), (crate::sys::permission_bits(&meta), stat)))
         };
         let (to_read, kept): (Vec<_>, Vec<_>) = entries.iter().partition(|e| unknown(e));
         let mut modes: Modes = kept
@@ -527,9 +647,12 @@ impl GitSnapshot {
             .filter(|e| e.old_mode != "000000" && e.old_mode != "160000")
             .take(MAX_CHANGED)
             .collect();
-        let out = self.work.join("out");
+        let out = self.work().join("out");
+        let index = self.work().join("extract-index");
+        // what an earlier command checked out (the directory is kept between commands)
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_file(&index);
         if !wanted.is_empty() {
-            let index = self.work.join("extract-index");
             // an index of just these paths, as the first tree had them (not the whole tree)
             let mut run = long();
             run.stdin = Some(
@@ -620,6 +743,71 @@ impl GitSnapshot {
         }
         Some(captured)
     }
+}
+
+impl SnapshotDir {
+    /// A new private directory beside `git`'s, its index a copy of the repository's (stamped
+    /// `stamp`) unless git could convert contents there (every file is then hashed afresh).
+    fn fresh(git: &HardenedGit, stamp: Option<IndexStamp>) -> Option<SnapshotDir> {
+        let base = git.private_dir().parent()?;
+        let tmp =
+            crate::exec_sandbox::PrivateTmp::create_named(base, "agent-tools-snapshot").ok()?;
+        std::fs::create_dir(tmp.path().join("objects")).ok()?;
+        let index = git.repository.git_dir.join("index");
+        if !may_convert(git) && index.is_file() {
+            std::fs::copy(&index, tmp.path().join("index")).ok()?;
+        }
+        Some(SnapshotDir {
+            tmp,
+            copied_from: stamp,
+        })
+    }
+}
+
+/// Whether the file's status (its ctime) changed in the second before `now` or later.
+fn changed_within_a_second(meta: &std::fs::Metadata, now: i64) -> bool {
+    #[cfg(unix)]
+    return std::os::unix::fs::MetadataExt::ctime(meta) + 1 >= now;
+    #[cfg(not(unix))]
+    {
+        let _ = (meta, now);
+        false
+    }
+}
+
+/// The stamp of the index file at `path`; `None` when there is none.
+fn index_stamp(path: &Path) -> Option<IndexStamp> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let identity = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let identity = 0;
+    Some((meta.len(), meta.modified().ok(), identity))
+}
+
+/// The bytes of the loose objects in `objects` (a git object directory).
+fn loose_object_bytes(objects: &Path) -> u64 {
+    let Ok(fan_out) = std::fs::read_dir(objects) else {
+        return 0;
+    };
+    fan_out
+        .flatten()
+        .filter_map(|dir| std::fs::read_dir(dir.path()).ok())
+        .flat_map(|files| files.flatten())
+        .filter_map(|file| file.metadata().ok())
+        .map(|meta| meta.len())
+        .sum()
+}
+
+/// The paths of `git status --porcelain -z --no-renames` output whose work-tree file differs
+/// from the index (modified, deleted, a type change, unmerged) or is untracked (a directory
+/// named with its `/`).
+fn changed_paths(raw: &str) -> Vec<&str> {
+    raw.split('\0')
+        .filter(|entry| entry.len() > 3)
+        .filter(|entry| entry.as_bytes()[1] != b' ')
+        .map(|entry| &entry[3..])
+        .collect()
 }
 
 /// Runs that may take a while (a large work tree).
