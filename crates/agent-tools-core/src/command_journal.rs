@@ -750,8 +750,9 @@ impl SnapshotDir {
     /// `stamp`) unless git could convert contents there (every file is then hashed afresh).
     fn fresh(git: &HardenedGit, stamp: Option<IndexStamp>) -> Option<SnapshotDir> {
         let base = git.private_dir().parent()?;
-        let tmp =
-            crate::exec_sandbox::PrivateTmp::create_named(base, "agent-tools-snapshot").ok()?;
+        remove_abandoned(base);
+        let name = format!("{SNAPSHOT_DIR_PREFIX}{}", std::process::id());
+        let tmp = crate::exec_sandbox::PrivateTmp::create_named(base, &name).ok()?;
         std::fs::create_dir(tmp.path().join("objects")).ok()?;
         let index = git.repository.git_dir.join("index");
         if !may_convert(git) && index.is_file() {
@@ -762,6 +763,50 @@ impl SnapshotDir {
             copied_from: stamp,
         })
     }
+}
+
+/// The start of a snapshot directory's name, before its owner's process id.
+const SNAPSHOT_DIR_PREFIX: &str = "agent-tools-snapshot-";
+
+/// Removes the snapshot directories in `base` that a process which ended without removing its
+/// own left behind (killed, or exited while a toolkit still kept one): its process id runs no
+/// process, and the directory has not changed for an hour (a process in another PID namespace
+/// sharing `base` is not mistaken for gone while it uses its directory).
+fn remove_abandoned(base: &Path) {
+    #[cfg(unix)]
+    {
+        let Ok(entries) = std::fs::read_dir(base) else {
+            return;
+        };
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(rest) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(SNAPSHOT_DIR_PREFIX))
+            else {
+                continue;
+            };
+            let Some(pid) = rest
+                .split('-')
+                .next()
+                .and_then(|pid| pid.parse::<i32>().ok())
+                .and_then(rustix::process::Pid::from_raw)
+            else {
+                continue;
+            };
+            let gone = rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH);
+            let idle = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|modified| modified < hour_ago);
+            if gone && idle {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = base;
 }
 
 /// Whether the file's status (its ctime) changed in the second before `now` or later.
@@ -988,4 +1033,38 @@ fn scanned_changes(
         });
     }
     captured
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_old_directories_of_ended_processes_are_removed() {
+        let base = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let ended = child.id();
+        child.wait().unwrap();
+        let hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        let make = |name: &str, old: bool| {
+            let dir = base.path().join(name);
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::write(dir.join("index"), "x").unwrap();
+            if old {
+                let handle = std::fs::File::open(&dir).unwrap();
+                handle.set_modified(hours_ago).unwrap();
+            }
+            dir
+        };
+        let abandoned = make(&format!("{SNAPSHOT_DIR_PREFIX}{ended}-a"), true);
+        let recent = make(&format!("{SNAPSHOT_DIR_PREFIX}{ended}-b"), false);
+        let own = make(
+            &format!("{SNAPSHOT_DIR_PREFIX}{}-c", std::process::id()),
+            true,
+        );
+        let other = make(&format!("agent-tools-git-{ended}"), true);
+        remove_abandoned(base.path());
+        assert!(!abandoned.exists());
+        assert!(recent.exists() && own.exists() && other.exists());
+    }
 }
