@@ -4,12 +4,12 @@
 // report / reject.
 import { test, describe } from "./harness.mjs";
 import assert from "node:assert/strict";
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
-import { tempDir, ALLOW_ALL, onlyOn, notUnderWine, WINE } from "./helpers.mjs";
+import { tempDir, ALLOW_ALL, onlyOn, notUnderWine, WINE, runRuntime } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHILD = path.join(here, "checkpoints_child.mjs");
@@ -45,13 +45,10 @@ function walk(dir, prefix = "") {
 }
 
 /** Runs checkpoints_child.mjs with this runtime; resolves with its parsed stdout. */
-function child(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CHILD, ...args], { env: { ...process.env, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout));
-    });
-  });
+async function child(args, env = {}) {
+  const run = await runRuntime([CHILD, ...args], { env: { ...process.env, ...env }, timeout: 120_000 });
+  if (run.error) throw new Error(`${run.error.message}\n${run.stderr}`);
+  return JSON.parse(run.stdout);
 }
 
 async function rejectsWith(promise, code) {

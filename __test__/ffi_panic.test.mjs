@@ -6,10 +6,9 @@
 import { test, describe, before } from "./harness.mjs";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ToolCatalog } from "agent-tools-native";
-import { notUnderWine, WINE } from "./helpers.mjs";
+import { notUnderWine, WINE, runRuntime } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The 13, then the opt-in tools (ffi_panic_child.mjs enables them all). */
@@ -20,12 +19,9 @@ const TOOLS = [...Object.keys(ToolCatalog), ...OPT_IN];
  * Runs `code` (or the child script) in a fresh process of this runtime with `env`. A fixed job
  * (0.3 s of CPU; 4 s on a loaded 2-core machine): the timeouts only catch a hang.
  */
-function runChild(args, env) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: path.join(here, ".."), env, timeout: 300_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
-      resolve({ code: error ? error.code ?? error.signal : 0, stdout, stderr }),
-    );
-  });
+async function runChild(args, env) {
+  const { error, stdout, stderr } = await runRuntime(args, { cwd: path.join(here, ".."), env, timeout: 300_000, maxBuffer: 64 << 20 });
+  return { code: error ? error.code ?? error.signal : 0, stdout, stderr };
 }
 
 function withoutHooks() {

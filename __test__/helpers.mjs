@@ -1,4 +1,5 @@
 // Shared test helpers: temporary workspaces and contexts.
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -163,6 +164,29 @@ export function notUnderWine(reason, { runtime } = {}) {
  */
 export const CHILD_RUNTIME_ARGS =
   underWine && process.versions.bun ? ["--preload", fileURLToPath(new URL("wine-bun-preload.mjs", import.meta.url))] : [];
+
+/**
+ * Under wine, node.exe's CreateProcess now and then fails with an error libuv does not know
+ * ("spawn UNKNOWN") before the program runs at all. Such a start may be tried again; any other
+ * failure is the test's.
+ */
+export function isWineSpawnGlitch(error) {
+  return underWine && error?.code === "UNKNOWN" && typeof error?.syscall === "string" && error.syscall.startsWith("spawn");
+}
+
+/**
+ * Runs `process.execPath` with `args` and execFile's `options`; resolves `{ error, stdout, stderr }` (`error` null on exit 0). A start
+ * wine fails (`isWineSpawnGlitch`) is tried again, up to three times in all.
+ */
+export async function runRuntime(args, options = {}) {
+  for (let attempt = 1; ; attempt++) {
+    const run = await new Promise((resolve) =>
+      execFile(process.execPath, args, options, (error, stdout, stderr) => resolve({ error, stdout, stderr })),
+    );
+    if (isWineSpawnGlitch(run.error) && attempt < 3) continue;
+    return run;
+  }
+}
 
 /** What wine lacks, so the same limit reads the same everywhere. */
 export const WINE = {

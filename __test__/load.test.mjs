@@ -5,9 +5,9 @@ import { test } from "./harness.mjs";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { workspace, onlyOn, NEEDS, CHILD_RUNTIME_ARGS } from "./helpers.mjs";
+import { workspace, onlyOn, NEEDS, CHILD_RUNTIME_ARGS, runRuntime } from "./helpers.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -93,11 +93,9 @@ test("1 000 concurrent invokes of every read tool all complete with correct resu
 test("10 000 sequential invokes keep RSS flat", { timeout: 600_000 }, async () => {
   // In a fresh process of this runtime: `bun test` runs every test file in one process, whose
   // heap the other files have already shaped.
-  const out = await new Promise((resolve, reject) =>
-    execFile(process.execPath, [...CHILD_RUNTIME_ARGS, path.join(here, "..", "scripts", "load.mjs"), "10000", "2000", "2000", "--json"], { timeout: 590_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
-    ),
-  );
+  const run = await runRuntime([...CHILD_RUNTIME_ARGS, path.join(here, "..", "scripts", "load.mjs"), "10000", "2000", "2000", "--json"], { timeout: 590_000 });
+  if (run.error) throw new Error(`${run.error.message}\n${run.stderr}`);
+  const out = run.stdout;
   const { samples } = JSON.parse(out.trim().split("\n").at(-1));
   assert.equal(samples.length, 6);
   const growth = samples.at(-1).rss - samples[0].rss;

@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { runsOn, tempDir, underWine } from "./helpers.mjs";
+import { isWineSpawnGlitch, runsOn, tempDir } from "./helpers.mjs";
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const BIN = path.join(repo, "js", "cli.cjs");
@@ -23,9 +23,8 @@ export const CACHE_TOOLS = ["tool_output_cache", "tool_output_cache_grep"];
 /**
  * An SDK client connected over stdio to `runtime BIN mcp ...args`: `{ client, transport, stderr(),
  * close() }`. `setup(client)` runs before the connection (request handlers, say); `clientOptions`
- * are the Client's (its capabilities). Under wine, node.exe's CreateProcess now and then fails
- * with an error libuv does not know ("spawn UNKNOWN") before the program runs at all; that start
- * is tried again, up to three times. Any other failure is the test's.
+ * are the Client's (its capabilities). A start wine fails (`isWineSpawnGlitch`) is tried
+ * again, up to three times in all.
  */
 export async function connectStdio(args, { runtime = NODE, cwd = repo, env, clientOptions = {}, setup } = {}) {
   for (let attempt = 1; ; attempt++) {
@@ -39,7 +38,7 @@ export async function connectStdio(args, { runtime = NODE, cwd = repo, env, clie
     try {
       await client.connect(transport);
     } catch (error) {
-      if (underWine && error?.code === "UNKNOWN" && error?.syscall?.startsWith("spawn") && attempt < 3) continue;
+      if (isWineSpawnGlitch(error) && attempt < 3) continue;
       throw error;
     }
     return { client, transport, stderr: () => stderr, close: () => client.close() };
