@@ -51,6 +51,17 @@ impl RunContext<'_> {
         }
     }
 
+    /// Called by every tool right after it wrote `bytes` to the file at `abs` (a resolved
+    /// path): the reads record and the journal learn the new content without reading it back.
+    pub fn wrote(&self, abs: &std::path::Path, bytes: &[u8]) {
+        if let Some(reads) = &self.ctx.reads {
+            reads.record(abs, bytes);
+        }
+        if let Some(call) = &self.ctx.call {
+            call.wrote(abs, bytes);
+        }
+    }
+
     /// The syntax check of a change of `abs` from `old` (`None`: the file on disk, read only
     /// when needed) to `new`, before it is written (`crate::syntax_check`).
     pub fn check_syntax(

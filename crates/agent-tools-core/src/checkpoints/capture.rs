@@ -38,6 +38,8 @@ pub struct CallRecord {
     /// The workspace's real path: recorded paths are relative to it and must lie inside it.
     pub root: PathBuf,
     captured: Mutex<Vec<Captured>>,
+    /// What the tool wrote, per real path: the content's hash and size (the last write wins).
+    written: Mutex<Vec<Written>>,
     diagnostics: Mutex<Vec<Diagnostic>>,
     /// Set once the tool asked for a syntax check: its result then carries `diagnostics`.
     checked: std::sync::atomic::AtomicBool,
@@ -56,6 +58,7 @@ impl CallRecord {
             syntax,
             root,
             captured: Mutex::new(Vec::new()),
+            written: Mutex::new(Vec::new()),
             diagnostics: Mutex::new(Vec::new()),
             checked: std::sync::atomic::AtomicBool::new(false),
         }
@@ -134,6 +137,20 @@ impl CallRecord {
             });
         }
         Ok(())
+    }
+
+    /// Records that the tool wrote `bytes` to `abs`, so the state after the call is known
+    /// without reading the file back.
+    pub fn wrote(&self, abs: &Path, bytes: &[u8]) {
+        if self.store.is_none() {
+            return;
+        }
+        let abs = crate::sandbox::real_path(abs).unwrap_or_else(|_| abs.to_path_buf());
+        let hash = hash_of(bytes);
+        let size = bytes.len() as u64;
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        written.retain(|w| w.abs != abs);
+        written.push(Written { abs, hash, size });
     }
 
     /// The syntax check of a change of `abs` from `old` (`None`: read from disk now, before the
@@ -216,8 +233,54 @@ impl CallRecord {
             return Ok(None);
         };
         let captured = self.take_captured();
-        commit_captured(store, &self.tool, &self.root, captured, restored, false)
+        let written = std::mem::take(&mut *self.written.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut changes = Vec::with_capacity(captured.len());
+        for c in captured {
+            let known = written.iter().find(|w| w.abs == c.abs);
+            match known
+                .and_then(|w| w.state_now())
+                .map_or_else(|| state_after(&c, &self.root), |state| Ok(Some(state)))?
+            {
+                Some(after) => changes.push((c, after)),
+                None => continue,
+            }
+        }
+        commit_changes(store, &self.tool, changes, restored, false)
     }
+}
+
+/// A content a tool wrote to a file.
+#[derive(Debug)]
+struct Written {
+    abs: PathBuf,
+    hash: String,
+    size: u64,
+}
+
+impl Written {
+    /// The file's state after the tool's write while it is still a regular file: the written
+    /// content's hash and size, the mode read now. A content another writer put there since is
+    /// not taken for the tool's, so a restore over it reports the conflict.
+    fn state_now(&self) -> Option<FileState> {
+        let meta = std::fs::symlink_metadata(&self.abs).ok()?;
+        meta.is_file().then(|| FileState::File {
+            hash: Some(self.hash.clone()),
+            size: self.size,
+            mode: crate::sys::permission_bits(&meta),
+        })
+    }
+}
+
+/// The state of a captured file now (`None`: a directory, not a file change).
+fn state_after(c: &Captured, root: &Path) -> Result<Option<FileState>, ToolError> {
+    read_state(&c.abs, root, None)
+        .map(|(state, _)| state)
+        .map_err(|e| {
+            ERROR_CLASS.internal(format!(
+                "the change was made, but its checkpoint could not be written: cannot read {}: {e}",
+                c.rel
+            ))
+        })
 }
 
 /// The checkpoint of `captured` (states before a change), compared with the files now.
@@ -231,15 +294,8 @@ pub fn commit_captured(
 ) -> Result<Option<String>, ToolError> {
     let mut changes = Vec::with_capacity(captured.len());
     for c in captured {
-        match read_state(&c.abs, root, None) {
-            Ok((Some(after), _)) => changes.push((c, after)),
-            Ok((None, _)) => continue, // a directory now: not a file change
-            Err(e) => {
-                return Err(ERROR_CLASS.internal(format!(
-                "the change was made, but its checkpoint could not be written: cannot read {}: {e}",
-                c.rel
-            )))
-            }
+        if let Some(after) = state_after(&c, root)? {
+            changes.push((c, after));
         }
     }
     commit_changes(store, tool, changes, restored, locked)

@@ -218,6 +218,34 @@ fn a_change_outside_the_journal_is_a_conflict_unless_forced() {
 }
 
 #[test]
+fn what_another_writer_puts_there_before_the_checkpoint_is_a_conflict() {
+    let f = fixture();
+    let store = f.store();
+    for (name, theirs) in [
+        ("same-size.txt", "THEIRS"),
+        ("other-size.txt", "theirs, longer"),
+    ] {
+        let abs = f.path(name);
+        fs::write(&abs, "before").unwrap();
+        let call = CallRecord::new("write_file", Some(store.clone()), None, f.root.clone());
+        call.before_change(&abs).unwrap();
+        // as the tools write: a new file renamed over the old one (whose inode the journal keeps)
+        let tmp = f.path("mine.tmp");
+        fs::write(&tmp, "mine").unwrap();
+        fs::rename(&tmp, &abs).unwrap();
+        call.wrote(&abs, b"mine");
+        // another writer, between the tool's write and the end of the call
+        fs::write(&abs, theirs).unwrap();
+        let id = call.commit(None).unwrap().unwrap();
+        let e = store.restore(&id, false).unwrap_err();
+        assert_eq!(e.code, ErrorCode::CheckpointConflict, "{name}");
+        assert_eq!(f.bytes(name).unwrap(), theirs.as_bytes());
+        store.restore(&id, true).unwrap();
+        assert_eq!(f.bytes(name).unwrap(), b"before");
+    }
+}
+
+#[test]
 fn another_journal_handle_sees_and_restores_the_same_checkpoints() {
     let f = fixture();
     let mut a = f.toolkit();

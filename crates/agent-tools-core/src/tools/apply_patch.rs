@@ -260,9 +260,7 @@ fn write_target(
     replace_atomically(&dir, &name, content, Some(permissions)).map_err(|e| {
         ERROR_CLASS.bare(ErrorCode::Internal, node_io_message(&e, "open", file_path))
     })?;
-    if let Some(reads) = &rc.ctx.reads {
-        reads.record(Path::new(abs), content);
-    }
+    rc.wrote(Path::new(abs), content);
     Ok(())
 }
 

@@ -616,8 +616,8 @@ fn put(
         None => unlinkat(&place.dir, &place.name, AtFlags::empty())
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e.into(), "unlink", abs)))?,
     }
-    if let (Some(reads), Some(bytes)) = (&rc.ctx.reads, content) {
-        reads.record(Path::new(abs), bytes);
+    if let Some(bytes) = content {
+        rc.wrote(Path::new(abs), bytes);
     }
     Ok(())
 }

@@ -861,9 +861,7 @@ pub fn edit(rc: &RunContext, input: EditFileInput) -> Result<String, ToolError> 
         rc.before_change(&target)?;
         replace_atomically(&dir, name, content.as_bytes(), Some(mode))
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", path)))?;
-        if let Some(reads) = &rc.ctx.reads {
-            reads.record(&target, content.as_bytes());
-        }
+        rc.wrote(&target, content.as_bytes());
     }
     to_json(
         &EditFileOutput {

@@ -120,9 +120,7 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
     rc.before_change(&target)?;
     replace_atomically(&dir, file_name, content.as_bytes(), mode)
         .map_err(|e| internal(&e, "open", path))?;
-    if let Some(reads) = &rc.ctx.reads {
-        reads.record(&target, content.as_bytes());
-    }
+    rc.wrote(&target, content.as_bytes());
 
     to_json(
         &WriteFileOutput {
