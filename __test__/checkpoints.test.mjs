@@ -596,6 +596,41 @@ describe("commands", () => {
     });
   });
 
+  test("in a git work tree: the snapshot directory kept between commands is removed by toolkit.close(), and made again by a later command", notUnderWine(WINE.git), async () => {
+    const { dir, cleanup } = tempDir();
+    const root = path.join(dir, "ws");
+    const hostTmp = path.join(dir, "host-tmp");
+    fs.mkdirSync(root);
+    fs.mkdirSync(hostTmp);
+    execFileSync("git", ["init", "-q", "-b", "main"], { cwd: root });
+    fs.writeFileSync(path.join(root, "a.txt"), "a");
+    // no opt-in tools: close() comes with the journal alone
+    const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }), { checkpoints: { dir: path.join(dir, "journal") } });
+    // the snapshot's private directories are made in the host's TMPDIR, read at call time
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = hostTmp;
+    const kept = () => fs.readdirSync(hostTmp).filter((name) => name.startsWith("agent-tools-snapshot-"));
+    try {
+      const run = async (code) => assert.equal((await toolkit.invoke("exec_command", script(root, code))).content.exit_code, 0);
+      await run("fs.writeFileSync(p('a.txt'), 'a2')");
+      assert.equal(kept().length, 1, fs.readdirSync(hostTmp).join(", "));
+      await toolkit.close();
+      assert.deepEqual(fs.readdirSync(hostTmp), []);
+      await run("fs.writeFileSync(p('a.txt'), 'a3')");
+      assert.equal(kept().length, 1);
+      const list = await toolkit.checkpoints.list();
+      assert.deepEqual(list.map((cp) => cp.files.map((f) => `${f.change} ${f.path}`)), [["modified a.txt"], ["modified a.txt"]]);
+      await toolkit.checkpoints.restore(list[0].id);
+      assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "a");
+      await toolkit[Symbol.asyncDispose]();
+      assert.deepEqual(fs.readdirSync(hostTmp), []);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      cleanup();
+    }
+  });
+
   for (const where of ["outside git", "in a git work tree"]) {
     test(`${where}: what a background process changes between calls is a checkpoint of its own, the toolkit's own writes not counted twice`, where === "outside git" ? {} : notUnderWine(WINE.git), async () => {
       await withJournal(async ({ root, toolkit, file }) => {

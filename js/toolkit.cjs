@@ -145,8 +145,9 @@ const createAgentToolkit = function createAgentToolkit(context, options = {}) {
         context_cjs_1.editHooks.set(context, native.newEditHooks(journal, syntaxCheck));
     const optInNames = [...registered.optIns.keys()];
     const userNames = [...registered.byName.keys()];
-    // With opt-in tools, the toolkit also ends what its context's processes left running.
-    const lifecycle = registered.optIns.size > 0 ? { close: () => closeProcesses(context), [Symbol.asyncDispose]: () => closeProcesses(context) } : {};
+    // With opt-in tools, the toolkit also ends what its context's processes left running; with a
+    // journal, it also lets go of what the journal keeps between commands.
+    const lifecycle = registered.optIns.size > 0 || journal !== undefined ? { close: () => closeContext(context), [Symbol.asyncDispose]: () => closeContext(context) } : {};
     const toolkit = {
         ...lifecycle,
         ...(journal === undefined ? {} : { checkpoints: checkpointsOf(context) }),
@@ -228,13 +229,13 @@ function checkpointsOf(context) {
 }
 /**
  * Ends every process the context's calls started (whole trees) and resolves once they are gone;
- * then what they changed since the last call is recorded in the journal, when there is one.
+ * then, when there is a journal, what they changed since the last call is recorded in it and
+ * the private directory its snapshots keep between commands is removed.
  */
-async function closeProcesses(context) {
+async function closeContext(context) {
     const table = context_cjs_1.processTables.get(context);
-    if (table === undefined)
-        return;
-    await native.closeProcessTable(table);
+    if (table !== undefined)
+        await native.closeProcessTable(table);
     const hooks = context_cjs_1.editHooks.get(context);
     if (hooks !== undefined)
         (0, native_call_cjs_1.resultJson)(await native.checkpointsCall(hooks, (0, context_cjs_1.contextHandle)(context), "settle", undefined, false));

@@ -150,6 +150,12 @@ export type AgentToolkit<TUser extends AnyTool = never, TOptIn extends OptInTool
     /** The undo journal: present with `options.checkpoints`. */
     checkpoints?: CheckpointsApi;
     getAllowedTools: () => [TUser] extends [never] ? Array<ToolDefinitions[AllowedToolName]> : Array<ToolDefinitions[AllowedToolName] | TUser["definition"]>;
+    /**
+     * Present with `options.checkpoints`: removes the private directory the journal keeps
+     * between commands (a later command makes it again). Also `Symbol.asyncDispose`.
+     */
+    close?: () => Promise<void>;
+    [Symbol.asyncDispose]?: () => Promise<void>;
 } : {
     tools: SecureTools & OptInSecureTools<TOptIn>;
     /** The undo journal: present with `options.checkpoints`. */
@@ -158,7 +164,9 @@ export type AgentToolkit<TUser extends AnyTool = never, TOptIn extends OptInTool
     getAllowedTools: () => Array<ToolDefinitions[AllowedToolName] | OptInToolDefinitions[TOptIn] | TUser["definition"]>;
     /**
      * Ends every process the context's calls started with process_start (their whole trees)
-     * and resolves once they are gone. Also `await using toolkit = ...` (`Symbol.asyncDispose`).
+     * and resolves once they are gone; with `options.checkpoints`, records what they changed
+     * and removes the journal's private directory. Also `await using toolkit = ...`
+     * (`Symbol.asyncDispose`).
      */
     close: () => Promise<void>;
     [Symbol.asyncDispose]: () => Promise<void>;

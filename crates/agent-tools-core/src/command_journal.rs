@@ -128,8 +128,8 @@ impl std::fmt::Debug for Background {
 
 /// One operation of the journal of `ctx`'s workspace, as JSON text: `list` (the checkpoints,
 /// oldest first), `diff` (the unified diff restoring `id` would make, a JSON string),
-/// `restore` (what it did) or `settle` (`null`: nothing else, for when the context's processes
-/// have been ended). What background processes changed since the last call is recorded first.
+/// `restore` (what it did) or `settle` (`null`: for when the context is closed, its processes
+/// ended; the kept snapshot directory is removed). What background processes changed since the last call is recorded first.
 pub fn operate(
     edits: &crate::context::EditHooks,
     ctx: &crate::context::ToolContext,
@@ -154,7 +154,14 @@ pub fn operate(
     let json = match op {
         "list" => serde_json::to_string(&store.list()?),
         "diff" => serde_json::to_string(&store.diff(id()?)?),
-        "settle" => Ok("null".into()),
+        "settle" => {
+            drop(watch);
+            // the context is done with: its kept snapshot directory goes now, not at exit
+            if let Some(background) = edits.journal.as_ref().and_then(background) {
+                background.release();
+            }
+            Ok("null".into())
+        }
         "restore" => {
             let outcome = store.restore(id()?, force);
             if let Some(watch) = watch {
@@ -183,6 +190,11 @@ fn background_running(rc: &RunContext) -> bool {
 impl Background {
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Pending>> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Drops what the last snapshot left to the next one (its private directory is removed).
+    pub fn release(&self) {
+        drop(self.kept.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
 
     /// The workspace's state before a command (no background state kept).
