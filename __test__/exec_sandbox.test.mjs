@@ -491,7 +491,11 @@ except OSError as e:
       assert.equal(path.dirname(seen.stdout.trim()), hostTmp);
       const before = { fds: fds(), tmps: tmps(), threads: threads() };
       for (let i = 0; i < 40; i++) await sh(toolkit, ws.root, "true");
-      assert.deepEqual({ fds: fds(), tmps: tmps(), threads: threads() }, before);
+      const after = { fds: fds(), tmps: tmps(), threads: threads() };
+      // No growth: one left behind per call would be 40 more. The runtime may close one of its
+      // own meanwhile (what an earlier test opened, on a busy machine), so fewer passes.
+      assert.ok(after.fds <= before.fds, `descriptors: ${before.fds} before the 40 calls, ${after.fds} after`);
+      assert.deepEqual({ tmps: after.tmps, threads: after.threads }, { tmps: before.tmps, threads: before.threads });
       assert.deepEqual({ tmps: before.tmps, threads: before.threads }, { tmps: 0, threads: 0 });
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;

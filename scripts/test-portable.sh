@@ -39,8 +39,10 @@ suites=()
 for name in sandbox write_file apply_patch apply_patches exec_command read_file tree edit_file git_status_summary git_attacks process_tools checkpoints; do
   suites+=("__test__/$name.test.mjs")
 done
-echo "== bun test (portable addon)"
-node_modules/.bin/bun test --timeout 60000 "${suites[@]}"
-echo "== node --test (portable addon; and crash safety: killed writers leave no temporary file)"
-node --test "${suites[@]}" __test__/crash.test.mjs
+bun_suites=(node_modules/.bin/bun test --timeout 60000 "${suites[@]}")
+# and crash safety: killed writers leave no temporary file
+node_suites=(node --test "${suites[@]}" __test__/crash.test.mjs)
+source scripts/side-by-side.sh
+echo "== bun test and node --test (portable addon), side by side (bun's output first)"
+side_by_side "$out" "${bun_suites[@]}" ::: "${node_suites[@]}"
 echo "== the portable build passed"

@@ -18,17 +18,18 @@ npm run -s build:ts
 # Each runtime's output is kept for the count of skipped tests at the end (scripts/skip-summary.sh).
 logs="$(mktemp -d "${TMPDIR:-/tmp}/atn-tests.XXXXXX")"
 trap 'rm -rf "$logs"' EXIT
-echo "== bun test"
 # Bun gives each test 5 s unless told otherwise, a figure for an idle machine; Node gives no limit.
 # 60 s leaves a test that takes 1 s on an idle machine room for a busy one; the heavy tests set
 # their own, larger timeouts, proportional to their fixed amount of work.
-node_modules/.bin/bun test --timeout 60000 __test__/ 2>&1 | tee "$logs/bun.out"
-echo "== node --test"
+bun_suites=(node_modules/.bin/bun test --timeout 60000 __test__/)
 # Node's usual report on the terminal (spec there, TAP otherwise), and TAP in a file.
 reporter=tap
 [ -t 1 ] && reporter=spec
-node --test --test-reporter="$reporter" --test-reporter-destination=stdout \
-  --test-reporter=tap --test-reporter-destination="$logs/node.tap" __test__/
+node_suites=(node --test --test-reporter="$reporter" --test-reporter-destination=stdout
+  --test-reporter=tap --test-reporter-destination="$logs/node.tap" __test__/)
+source scripts/side-by-side.sh
+echo "== bun test and node --test, side by side (bun's output first)"
+side_by_side "$logs" "${bun_suites[@]}" ::: "${node_suites[@]}"
 echo "== skipped tests, with their reasons"
 bash scripts/skip-summary.sh bun "$logs/bun.out"
 bash scripts/skip-summary.sh node "$logs/node.tap"
