@@ -4,10 +4,9 @@
 #
 #   side_by_side LOGS BUN_COMMAND... ::: NODE_COMMAND...
 #
-# Bun's output is shown as it
-# comes and kept in LOGS/bun.out; Node's is kept in LOGS/node.out and shown once both have ended.
-# Returns non-zero when either run failed; a Node run still going when the caller exits (Ctrl-C)
-# is ended.
+# Bun's output is shown as it comes and kept in LOGS/bun.out; Node's is kept in LOGS/node.out
+# and shown once both have ended. Returns non-zero when either run failed; a Node run still going
+# when the caller is interrupted (Ctrl-C) is ended.
 side_by_side() {
   local logs="$1" arg rc=0 into=bun
   shift

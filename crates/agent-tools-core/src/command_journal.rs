@@ -129,7 +129,8 @@ impl std::fmt::Debug for Background {
 /// One operation of the journal of `ctx`'s workspace, as JSON text: `list` (the checkpoints,
 /// oldest first), `diff` (the unified diff restoring `id` would make, a JSON string),
 /// `restore` (what it did) or `settle` (`null`: for when the context is closed, its processes
-/// ended; the kept snapshot directory is removed). What background processes changed since the last call is recorded first.
+/// ended; the kept snapshot directory is removed). What background processes changed since the
+/// last call is recorded first.
 pub fn operate(
     edits: &crate::context::EditHooks,
     ctx: &crate::context::ToolContext,

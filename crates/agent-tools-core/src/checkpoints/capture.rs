@@ -145,7 +145,18 @@ impl CallRecord {
         if self.store.is_none() {
             return;
         }
-        let abs = crate::sandbox::real_path(abs).unwrap_or_else(|_| abs.to_path_buf());
+        // the tools pass the path before_change resolved: only another is resolved again
+        let resolved = self
+            .captured
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|c| c.abs == abs);
+        let abs = if resolved {
+            abs.to_path_buf()
+        } else {
+            crate::sandbox::real_path(abs).unwrap_or_else(|_| abs.to_path_buf())
+        };
         let hash = hash_of(bytes);
         let size = bytes.len() as u64;
         let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
@@ -234,18 +245,9 @@ impl CallRecord {
         };
         let captured = self.take_captured();
         let written = std::mem::take(&mut *self.written.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut changes = Vec::with_capacity(captured.len());
-        for c in captured {
-            let known = written.iter().find(|w| w.abs == c.abs);
-            match known
-                .and_then(|w| w.state_now())
-                .map_or_else(|| state_after(&c, &self.root), |state| Ok(Some(state)))?
-            {
-                Some(after) => changes.push((c, after)),
-                None => continue,
-            }
-        }
-        commit_changes(store, &self.tool, changes, restored, false)
+        commit_knowing(
+            store, &self.tool, &self.root, captured, &written, restored, false,
+        )
     }
 }
 
@@ -292,9 +294,26 @@ pub fn commit_captured(
     restored: Option<String>,
     locked: bool,
 ) -> Result<Option<String>, ToolError> {
+    commit_knowing(store, tool, root, captured, &[], restored, locked)
+}
+
+/// [`commit_captured`], the states after taken from `written` where the tool wrote the file.
+fn commit_knowing(
+    store: &Store,
+    tool: &str,
+    root: &Path,
+    captured: Vec<Captured>,
+    written: &[Written],
+    restored: Option<String>,
+    locked: bool,
+) -> Result<Option<String>, ToolError> {
     let mut changes = Vec::with_capacity(captured.len());
     for c in captured {
-        if let Some(after) = state_after(&c, root)? {
+        let known = written.iter().find(|w| w.abs == c.abs);
+        if let Some(after) = match known.and_then(Written::state_now) {
+            Some(state) => Some(state),
+            None => state_after(&c, root)?,
+        } {
             changes.push((c, after));
         }
     }
