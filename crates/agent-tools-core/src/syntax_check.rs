@@ -157,7 +157,7 @@ impl Trees {
         source: &[u8],
     ) -> Option<tree_sitter::Tree> {
         std::str::from_utf8(source).ok()?;
-        let hash = xxhash_rust::xxh3::xxh3_64(source);
+        let hash = twox_hash::XxHash3_64::oneshot(source);
         let base = {
             let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
             let of = |h: u64| {
@@ -168,7 +168,7 @@ impl Trees {
                 return Some(k.tree.clone());
             }
             from.and_then(|from| {
-                let mut tree = of(xxhash_rust::xxh3::xxh3_64(from))?.tree.clone();
+                let mut tree = of(twox_hash::XxHash3_64::oneshot(from))?.tree.clone();
                 tree.edit(&edit_between(from, source));
                 Some(tree)
             })
@@ -178,7 +178,7 @@ impl Trees {
 
     /// Keeps `tree` as the tree of `path` with content `source`.
     fn keep(&self, path: &Path, lang: SupportLang, source: &[u8], tree: tree_sitter::Tree) {
-        let hash = xxhash_rust::xxh3::xxh3_64(source);
+        let hash = twox_hash::XxHash3_64::oneshot(source);
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         kept.retain(|k| k.path != path);
         if kept.len() >= KEPT_TREES {

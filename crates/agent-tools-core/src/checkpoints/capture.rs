@@ -461,7 +461,7 @@ fn read_state_as(
     }
     if keep.is_none() || !retain {
         // hashed as it is read: the content is not held in memory
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut hasher = twox_hash::XxHash3_128::new();
         let mut buf = vec![0u8; 64 * 1024];
         let mut size = 0u64;
         loop {
@@ -469,10 +469,10 @@ fn read_state_as(
             if n == 0 {
                 break;
             }
-            hasher.update(&buf[..n]);
+            hasher.write(&buf[..n]);
             size += n as u64;
         }
-        let hash = format!("{:032x}", hasher.digest128());
+        let hash = format!("{:032x}", hasher.finish_128());
         return Ok((
             Some(FileState::File {
                 hash: Some(hash),

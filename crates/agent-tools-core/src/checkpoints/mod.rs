@@ -241,7 +241,7 @@ pub fn state_home() -> Option<PathBuf> {
 /// The journal directory of a workspace by default:
 /// `<state home>/agent-tools-native/checkpoints/<name>-<hash of its real path>`.
 pub fn default_dir(real_root: &Path) -> Option<PathBuf> {
-    let key = xxhash_rust::xxh3::xxh3_64(real_root.to_string_lossy().as_bytes());
+    let key = twox_hash::XxHash3_64::oneshot(real_root.to_string_lossy().as_bytes());
     let name: String = real_root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -778,7 +778,7 @@ fn corrupt(text: String) -> ToolError {
 
 /// The content hash the journal names contents by (XXH3, 128 bits, lowercase hex).
 pub fn hash_of(bytes: &[u8]) -> String {
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(bytes))
+    format!("{:032x}", twox_hash::XxHash3_128::oneshot(bytes))
 }
 
 /// Writes `path` whole or not at all: a temporary file beside it, then a rename.

@@ -797,3 +797,27 @@ mod commands {
         assert_eq!(f.store().list().unwrap(), vec![]);
     }
 }
+
+#[test]
+fn contents_and_journal_directories_keep_the_names_earlier_versions_gave_them() {
+    // XXH3 values (128 bits for contents, 64 for the default directory's key): a journal written
+    // by an earlier version must still find its contents, and the same workspace its journal.
+    assert_eq!(hash_of(b""), "99aa06d3014798d86001c324468d497f");
+    assert_eq!(hash_of(b"orig"), "0dafb73c2fde6307ddc3bc5a5fb5f7dc");
+    let big: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    assert_eq!(hash_of(&big), "b65af738c61b5fc15d12941f4cf541c5");
+    // the same content hashed as it is read, in blocks
+    let f = fixture();
+    fs::write(f.path("big.bin"), &big).unwrap();
+    let (state, _) = capture::read_state(&f.path("big.bin"), &f.root, None).unwrap();
+    assert!(
+        matches!(&state, Some(FileState::File { hash: Some(h), size: 300_000, .. }) if h == "b65af738c61b5fc15d12941f4cf541c5"),
+        "{state:?}"
+    );
+    if let Some(dir) = default_dir(Path::new("/home/user/project")) {
+        assert_eq!(
+            dir.file_name().unwrap().to_string_lossy(),
+            "project-7680e10a882f06b5"
+        );
+    }
+}
