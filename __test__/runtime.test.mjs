@@ -9,23 +9,31 @@ import { createAgentToolkit, createToolContext } from "agent-tools-native";
 const native = createRequire(import.meta.url)("../binding.js");
 
 describe("off the JavaScript thread", () => {
-  // A fixed amount of work (60 walks of 1 000 entries, about 1.5 s on an idle machine)
+  // A fixed amount of work (60 walks of 1 000 entries, about 1 s on an idle machine). On a busy
+  // machine the JavaScript thread itself may get no time while they run (the first burst of
+  // calls also starts the pool's threads, which the walks slow down), so the measurement is taken
+  // up to three times: work done on the JavaScript thread would leave no tick in any of them.
   test("the event loop keeps ticking during large tree walks", { timeout: 120_000 }, async () => {
     const ws = workspace();
     try {
       for (let i = 0; i < 40; i++) {
         for (let j = 0; j < 40; j++) fs.mkdirSync(path.join(ws.root, `d${i}`, `e${j}`), { recursive: true });
       }
+      const attempts = [];
       let ticks = 0;
-      const timer = setInterval(() => { ticks++; }, 1);
-      const started = Date.now();
-      const walks = await Promise.all(
-        Array.from({ length: 60 }, () => ws.toolkit.invoke("tree", { path: ".", max_entries: 1000, max_depth: 12, entry_kind: "all" })),
-      );
-      const elapsed = Date.now() - started;
-      clearInterval(timer);
-      for (const w of walks) assert.equal(w.content.scanned_entries, 1000);
-      assert.ok(ticks >= 2, `only ${ticks} timer ticks in ${elapsed} ms`);
+      for (let attempt = 0; attempt < 3 && ticks < 2; attempt++) {
+        ticks = 0;
+        const timer = setInterval(() => { ticks++; }, 1);
+        const started = Date.now();
+        const walks = await Promise.all(
+          Array.from({ length: 60 }, () => ws.toolkit.invoke("tree", { path: ".", max_entries: 1000, max_depth: 12, entry_kind: "all" })),
+        );
+        const elapsed = Date.now() - started;
+        clearInterval(timer);
+        for (const w of walks) assert.equal(w.content.scanned_entries, 1000);
+        attempts.push(`${ticks} timer ticks in ${elapsed} ms`);
+      }
+      assert.ok(ticks >= 2, `the event loop stood still: ${attempts.join("; ")}`);
     } finally {
       ws.cleanup();
     }
