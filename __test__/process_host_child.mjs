@@ -1,14 +1,11 @@
 // Child process of process_tools.test.mjs: starts a process (with a background child of its
 // own) through the process tools, prints both pids, then ends without closing the toolkit:
-// argv[2] "exit" exits when a line arrives on stdin, "SIGKILL" waits for the parent to kill it.
-import fs from "node:fs";
-import path from "node:path";
+// argv[2] "exit" exits when a line arrives on stdin, "SIGKILL" waits for the parent to kill it;
+// argv[3] is the workspace, made and removed by the parent.
 import { createAgentToolkit, createToolContext } from "agent-tools-native";
-import { tempDir, ALLOW_ALL } from "./helpers.mjs";
+import { ALLOW_ALL } from "./helpers.mjs";
 
-const { dir } = tempDir("atn-proc-host-");
-const root = path.join(dir, "ws");
-fs.mkdirSync(root);
+const root = process.argv[3];
 const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }), { extraTools: ["process_start"] });
 const p = (await toolkit.invoke("process_start", { cwd: root, command: ["sh", "-c", "sleep 300 & echo $!; wait"], wait_for: "\\d+\\n" })).content;
 process.stdout.write(`pids ${p.pid} ${Number(p.output.trim())}\n`);

@@ -350,23 +350,28 @@ describe("process tools: no orphans", UNIX, () => {
     // Linux: the supervisor's control pipe; macOS and the portable build: the host's watchdog;
     // Windows: the Job Object (its own suite, the command here is sh's).
     test(`${name}: the processes and their children end too`, onlyOn(["linux", "darwin"], "a POSIX shell command"), async () => {
-      const child = spawn(process.execPath, [path.join(here, "process_host_child.mjs"), ending], { stdio: ["pipe", "pipe", "inherit"] });
-      let out = "";
-      child.stdout.on("data", (d) => {
-        out += d;
-      });
-      const pids = await new Promise((resolve, reject) => {
-        child.stdout.on("data", () => {
-          const match = /^pids (\d+) (\d+)$/m.exec(out);
-          if (match) resolve([Number(match[1]), Number(match[2])]);
+      const { dir, cleanup } = tempDir("atn-proc-host-");
+      try {
+        const child = spawn(process.execPath, [path.join(here, "process_host_child.mjs"), ending, dir], { stdio: ["pipe", "pipe", "inherit"] });
+        let out = "";
+        child.stdout.on("data", (d) => {
+          out += d;
         });
-        child.on("exit", () => reject(new Error(`the host exited first: ${out}`)));
-      });
-      assert.ok(pids.every(alive), "started");
-      if (ending === "SIGKILL") child.kill("SIGKILL");
-      else child.stdin.end("go\n");
-      await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", resolve)));
-      for (const pid of pids) assert.ok(await soon(() => !alive(pid)), `${pid} outlived its host (${ending})`);
+        const pids = await new Promise((resolve, reject) => {
+          child.stdout.on("data", () => {
+            const match = /^pids (\d+) (\d+)$/m.exec(out);
+            if (match) resolve([Number(match[1]), Number(match[2])]);
+          });
+          child.on("exit", () => reject(new Error(`the host exited first: ${out}`)));
+        });
+        assert.ok(pids.every(alive), "started");
+        if (ending === "SIGKILL") child.kill("SIGKILL");
+        else child.stdin.end("go\n");
+        await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on("exit", resolve)));
+        for (const pid of pids) assert.ok(await soon(() => !alive(pid)), `${pid} outlived its host (${ending})`);
+      } finally {
+        cleanup();
+      }
     });
   }
 });
