@@ -73,6 +73,10 @@ if wants rust; then
     verdict=FAILED
     status=1
     [ -z "$unexpected" ] || sed 's/^/unexpected failure: /' <<<"$unexpected"
+    # What each unexpected failure printed (its panic), repeated at the very end of the run.
+    while IFS= read -r t; do
+      [ -n "$t" ] && awk -v head="---- $t stdout ----" '$0 == head { on = 1; n = 0; print; next } on && (/^---- / || /^failures:$/) { on = 0 } on && n++ < 40 { print }' "$logs/rust.out"
+    done <<<"$unexpected" >"$logs/rust.details"
   elif [ "$rc" -ne 0 ]; then
     verdict="passed but for its known failures"
   fi
@@ -245,10 +249,12 @@ for r in "${runtimes[@]}"; do
 done
 
 echo
-echo "== Windows tests under wine (logs: $logs)"
-for s in "${summary[@]}"; do echo "$s"; done
-for n in "${notes[@]}"; do echo "$n"; done
 for r in node bun; do
   [ ! -s "$logs/$r-skips.txt" ] || sed "1s/^$r: /$r.exe (wine): /" "$logs/$r-skips.txt"
 done
+# Last, so that the tail of a long log says what happened.
+echo "== Windows tests under wine (logs: $logs)"
+for s in "${summary[@]}"; do echo "$s"; done
+for n in "${notes[@]}"; do echo "$n"; done
+[ ! -s "$logs/rust.details" ] || cat "$logs/rust.details"
 exit $status
