@@ -43,8 +43,11 @@ eval "$(bash scripts/windows-toolchain.sh --env)"
 # Wine's own services (services.exe, winedevice.exe, …) start with the first program and live as
 # long as the server: started here with nothing of ours as their output, not within a pipe that
 # they would hold open (`cargo test | tee` below would never end).
-wineserver -p 2>/dev/null || true
+# A server still running from before (an earlier step's, which stops 3 s after its last program)
+# refuses `-p` (exit 2) and then stops under the run: it is waited for (or stopped) first.
+timeout 30 wineserver -w 2>/dev/null || wineserver -k 2>/dev/null || true
 trap 'wineserver -k 2>/dev/null || true' EXIT
+wineserver -p || { echo "could not start a persistent wineserver for the run" >&2; exit 1; }
 "$ATN_WINE" cmd.exe /c exit </dev/null >/dev/null 2>&1 || true
 logs="${ATN_WINE_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/atn-wine-tests.XXXXXX")}"
 mkdir -p "$logs"
