@@ -47,7 +47,7 @@ eval "$(bash scripts/windows-toolchain.sh --env)"
 # refuses `-p` (exit 2) and then stops under the run: it is waited for (or stopped) first.
 timeout 30 wineserver -w 2>/dev/null || wineserver -k 2>/dev/null || true
 trap 'wineserver -k 2>/dev/null || true' EXIT
-wineserver -p || { echo "could not start a persistent wineserver for the run" >&2; exit 1; }
+wineserver -p >/dev/null 2>&1 || { echo "could not start a persistent wineserver for the run" >&2; exit 1; }
 "$ATN_WINE" cmd.exe /c exit </dev/null >/dev/null 2>&1 || true
 logs="${ATN_WINE_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/atn-wine-tests.XXXXXX")}"
 mkdir -p "$logs"
@@ -177,6 +177,13 @@ run_js() {
       mv "$out" "$out.timed-out"
       echo "$runtime $file: timed out after $FILE_TIMEOUT s and ran again (first run: $out.timed-out)" >>"$notes"
       echo "--- $runtime $f: timed out after $FILE_TIMEOUT s, running it again"
+      rc=0
+      timeout --kill-after=30 "$FILE_TIMEOUT" "$@" "./$f" >"$out" 2>&1 </dev/null || rc=$?
+    elif [ "$rc" -ne 0 ] && [ ! -s "$out" ]; then
+      # Not a word, not even the runner's first line: wine did not start the runtime (seen
+      # once with bun.exe, exit 1). A failure of the tests always has output; it runs once more.
+      echo "$runtime $file: exited $rc without any output (the runtime did not start) and ran again" >>"$notes"
+      echo "--- $runtime $f: exited $rc without any output, running it again"
       rc=0
       timeout --kill-after=30 "$FILE_TIMEOUT" "$@" "./$f" >"$out" 2>&1 </dev/null || rc=$?
     fi
