@@ -695,6 +695,11 @@ impl GitSnapshot {
             None if e.old_mode == "100755" => 0o755,
             None => 0o644,
         };
+        // the directories that held a file before: a created file's others are new
+        let old_dirs: std::collections::HashSet<&str> = old_modes
+            .keys()
+            .flat_map(|path| path.match_indices('/').map(|(i, _)| &path[..i]))
+            .collect();
         let mut captured = Vec::new();
         for (i, e) in entries.iter().enumerate() {
             if e.old_mode == "160000" || e.new_mode == "160000" {
@@ -730,12 +735,18 @@ impl GitSnapshot {
                     (file_state(&content, mode_of(e)), Some(content))
                 }
             };
+            let new_dirs = if e.old_mode == "000000" {
+                new_dirs_of(&e.path, |dir| old_dirs.contains(dir), root, work_tree)
+            } else {
+                Vec::new()
+            };
             captured.push(Captured {
                 abs,
                 rel,
                 state: state.0,
                 content: state.1,
                 linked: None,
+                new_dirs,
             });
         }
         for (path, mode) in mode_only {
@@ -752,6 +763,7 @@ impl GitSnapshot {
                 state: file_state(&content, mode),
                 content: Some(content),
                 linked: None,
+                new_dirs: Vec::new(),
             });
         }
         Some(captured)
@@ -1011,6 +1023,10 @@ fn scanned_changes(
     old: &HashMap<String, Seen>,
     new: &HashMap<String, Seen>,
 ) -> Vec<Captured> {
+    let old_dirs: std::collections::HashSet<&str> = old
+        .keys()
+        .flat_map(|path| path.match_indices('/').map(|(i, _)| &path[..i]))
+        .collect();
     let mut captured = Vec::new();
     let mut paths: Vec<&String> = old
         .keys()
@@ -1037,15 +1053,44 @@ fn scanned_changes(
                 mode: a.mode,
             },
         };
+        let new_dirs = match state {
+            FileState::Absent => new_dirs_of(rel, |dir| old_dirs.contains(dir), root, root),
+            _ => Vec::new(),
+        };
         captured.push(Captured {
             abs: root.join(rel),
             rel: rel.clone(),
             state,
             content: None,
             linked: None,
+            new_dirs,
         });
     }
     captured
+}
+
+/// The directories of a created file at `path` (relative to `base`, with `/`) that held no file
+/// before (`existed` tells), deepest first, as workspace-relative paths (those outside the
+/// workspace, or the workspace itself, are not named).
+fn new_dirs_of(
+    path: &str,
+    existed: impl Fn(&str) -> bool,
+    root: &Path,
+    base: &Path,
+) -> Vec<String> {
+    let mut dirs = Vec::new();
+    let mut dir = path;
+    while let Some((parent, _)) = dir.rsplit_once('/') {
+        if existed(parent) {
+            break;
+        }
+        match relative(root, &base.join(parent)) {
+            Some(rel) => dirs.push(rel),
+            None => break,
+        }
+        dir = parent;
+    }
+    dirs
 }
 
 #[cfg(all(test, unix))]

@@ -25,6 +25,9 @@ pub struct Captured {
     /// The content kept by a hard link to the file's old inode, in the journal's `incoming/`,
     /// instead of in `content` (no copy): the link and the content's hash.
     pub linked: Option<(PathBuf, String)>,
+    /// For an absent file: its directories that were missing too (workspace-relative, deepest
+    /// first); those there after the call are the directories it created.
+    pub new_dirs: Vec<String>,
 }
 
 /// The journal and the syntax check of one call of a tool that changes files.
@@ -122,18 +125,18 @@ impl CallRecord {
                 (content, None)
             }
         };
-        if matches!(
-            state,
-            Some(FileState::File { .. })
-                | Some(FileState::Absent)
-                | Some(FileState::Symlink { .. })
-        ) {
+        if let Some(state) = state {
+            let new_dirs = match state {
+                FileState::Absent => missing_dirs(&rel, &self.root),
+                _ => Vec::new(),
+            };
             captured.push(Captured {
                 abs: abs.to_path_buf(),
                 rel,
-                state: state.unwrap_or(FileState::Absent),
+                state,
                 content,
                 linked,
+                new_dirs,
             });
         }
         Ok(())
@@ -273,7 +276,7 @@ impl Written {
     }
 }
 
-/// The state of a captured file now (`None`: a directory, not a file change).
+/// The state of a captured file now (`None`: a directory).
 fn state_after(c: &Captured, root: &Path) -> Result<Option<FileState>, ToolError> {
     read_state(&c.abs, root, None)
         .map(|(state, _)| state)
@@ -310,11 +313,15 @@ fn commit_knowing(
     let mut changes = Vec::with_capacity(captured.len());
     for c in captured {
         let known = written.iter().find(|w| w.abs == c.abs);
-        if let Some(after) = match known.and_then(Written::state_now) {
+        let after = match known.and_then(Written::state_now) {
             Some(state) => Some(state),
             None => state_after(&c, root)?,
-        } {
-            changes.push((c, after));
+        };
+        match after {
+            Some(after) => changes.push((c, after)),
+            // a directory where the file was: the file was deleted
+            None if c.state != FileState::Absent => changes.push((c, FileState::Absent)),
+            None => {}
         }
     }
     commit_changes(store, tool, changes, restored, locked)
@@ -330,6 +337,7 @@ pub(crate) fn commit_changes(
     locked: bool,
 ) -> Result<Option<String>, ToolError> {
     let mut files = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
     let mut restorable = true;
     let mut contents = Vec::new();
     let mut linked = Vec::new();
@@ -350,6 +358,15 @@ pub(crate) fn commit_changes(
         };
         if let FileState::File { hash: None, .. } = c.state {
             restorable = false;
+        }
+        if after != FileState::Absent {
+            let root = store.root();
+            for dir in &c.new_dirs {
+                let made = std::fs::symlink_metadata(root.join(dir)).is_ok_and(|m| m.is_dir());
+                if made && !dirs.contains(dir) {
+                    dirs.push(dir.clone());
+                }
+            }
         }
         match (c.linked, c.content) {
             (Some(link), _) => {
@@ -373,7 +390,7 @@ pub(crate) fn commit_changes(
     store
         .commit(
             tool,
-            files,
+            (files, dirs),
             restorable,
             super::Contents {
                 copied: contents,
@@ -383,6 +400,21 @@ pub(crate) fn commit_changes(
             locked,
         )
         .map(Some)
+}
+
+/// The directories of the workspace-relative path `rel` that do not exist, deepest first (the
+/// workspace itself is not one of them).
+pub(crate) fn missing_dirs(rel: &str, root: &Path) -> Vec<String> {
+    let mut missing = Vec::new();
+    let mut dir = rel;
+    while let Some((parent, _)) = dir.rsplit_once('/') {
+        if std::fs::symlink_metadata(root.join(parent)).is_ok() {
+            break;
+        }
+        missing.push(parent.to_string());
+        dir = parent;
+    }
+    missing
 }
 
 /// Paths removed when this is dropped (those already moved away are gone anyway).
@@ -417,7 +449,13 @@ fn read_state_as(
 ) -> std::io::Result<(Option<FileState>, Option<Vec<u8>>)> {
     let meta = match std::fs::symlink_metadata(abs) {
         Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        // not there, or one of its directories is a file now
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
             return Ok((Some(FileState::Absent), None))
         }
         Err(e) => return Err(e),

@@ -61,6 +61,9 @@ const FORMAT: u32 = 1;
 pub struct JournalOptions {
     /// The journal's directory; `None`: [`default_dir`] of the workspace.
     pub dir: Option<PathBuf>,
+    /// The user's state directory [`default_dir`] places journals in; `None`: [`state_home`]
+    /// of this process's environment.
+    pub state_home: Option<PathBuf>,
     pub max_bytes: u64,
     pub max_checkpoints: usize,
 }
@@ -69,6 +72,7 @@ impl Default for JournalOptions {
     fn default() -> Self {
         JournalOptions {
             dir: None,
+            state_home: None,
             max_bytes: DEFAULT_MAX_BYTES,
             max_checkpoints: DEFAULT_MAX_CHECKPOINTS,
         }
@@ -134,6 +138,10 @@ pub struct Checkpoint {
     /// For a restore: the checkpoint it went back to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restored: Option<String>,
+    /// The directories the call created (workspace-relative, with `/`), removed again by a
+    /// restore when nothing is left in them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dirs: Vec<String>,
 }
 
 /// A checkpoint as the index has it.
@@ -225,15 +233,21 @@ impl Checkpoint {
 /// `~/.local/state`) on Linux and other Unix systems, `~/Library/Application Support` on macOS,
 /// `%LOCALAPPDATA%` on Windows.
 pub fn state_home() -> Option<PathBuf> {
+    state_home_in(|name| std::env::var_os(name))
+}
+
+/// [`state_home`] from the environment variables `var` gives (a JavaScript runtime's
+/// `process.env`, which Bun does not mirror into the C environment when a program changes it).
+pub fn state_home_in(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
     let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
     if cfg!(windows) {
-        return std::env::var_os("LOCALAPPDATA").and_then(absolute);
+        return var("LOCALAPPDATA").and_then(absolute);
     }
-    let home = std::env::var_os("HOME").and_then(absolute);
+    let home = var("HOME").and_then(absolute);
     if cfg!(target_os = "macos") {
         return home.map(|h| h.join("Library").join("Application Support"));
     }
-    std::env::var_os("XDG_STATE_HOME")
+    var("XDG_STATE_HOME")
         .and_then(absolute)
         .or_else(|| home.map(|h| h.join(".local").join("state")))
 }
@@ -241,6 +255,11 @@ pub fn state_home() -> Option<PathBuf> {
 /// The journal directory of a workspace by default:
 /// `<state home>/agent-tools-native/checkpoints/<name>-<hash of its real path>`.
 pub fn default_dir(real_root: &Path) -> Option<PathBuf> {
+    default_dir_in(real_root, state_home()?)
+}
+
+/// [`default_dir`] in the state directory `state_home`.
+pub fn default_dir_in(real_root: &Path, state_home: PathBuf) -> Option<PathBuf> {
     let key = twox_hash::XxHash3_64::oneshot(real_root.to_string_lossy().as_bytes());
     let name: String = real_root
         .file_name()
@@ -257,7 +276,7 @@ pub fn default_dir(real_root: &Path) -> Option<PathBuf> {
         .take(40)
         .collect();
     Some(
-        state_home()?
+        state_home
             .join("agent-tools-native")
             .join("checkpoints")
             .join(format!("{name}-{key:016x}")),
@@ -351,7 +370,11 @@ impl Journal {
     fn open(&self, real_root: &Path) -> Result<Store, ToolError> {
         let dir = match &self.options.dir {
             Some(dir) => crate::paths::absolute(&dir.to_string_lossy()).into(),
-            None => default_dir(real_root).ok_or_else(|| {
+            None => match &self.options.state_home {
+                Some(home) => default_dir_in(real_root, home.clone()),
+                None => default_dir(real_root),
+            }
+            .ok_or_else(|| {
                 ERROR_CLASS.internal(
                     "no directory for the journal: set checkpoints.dir (HOME, XDG_STATE_HOME or LOCALAPPDATA is not set)",
                 )
@@ -453,18 +476,29 @@ impl Store {
     /// Every checkpoint, oldest first. A file that is not a checkpoint of this format (a
     /// temporary file, a newer format) is passed over.
     pub fn load_all(&self) -> Result<Vec<Checkpoint>, ToolError> {
+        Ok(self.load_all_checked()?.0)
+    }
+
+    /// [`Store::load_all`], with the numbers of the records that could not be read (changed by
+    /// hand, cut short, of another format or numbered other than their file).
+    pub(crate) fn load_all_checked(&self) -> Result<(Vec<Checkpoint>, Vec<u64>), ToolError> {
         let seqs = self.seqs_on_disk()?;
         let mut all = Vec::with_capacity(seqs.len());
+        let mut unreadable = Vec::new();
         for seq in seqs {
             let Ok(text) = fs::read(self.checkpoint_path(seq)) else {
                 continue; // pruned by another process meanwhile
             };
             match serde_json::from_slice::<Checkpoint>(&text) {
-                Ok(cp) if cp.format == FORMAT && cp.seq == seq => all.push(cp),
-                _ => {}
+                Ok(cp)
+                    if cp.format == FORMAT && cp.seq == seq && cp.id == format!("cp-{seq:08}") =>
+                {
+                    all.push(cp)
+                }
+                _ => unreadable.push(seq),
             }
         }
-        Ok(all)
+        Ok((all, unreadable))
     }
 
     /// The numbers of the checkpoint files, in order (their names only: nothing is parsed).
@@ -553,7 +587,7 @@ impl Store {
     pub fn commit(
         &self,
         tool: &str,
-        files: Vec<FileRecord>,
+        (files, dirs): (Vec<FileRecord>, Vec<String>),
         restorable: bool,
         contents: Contents,
         restored: Option<String>,
@@ -598,6 +632,7 @@ impl Store {
             pruned: false,
             bytes,
             restored,
+            dirs,
         };
         self.write_checkpoint(&cp)?;
         index.push(IndexEntry::of(&cp));
@@ -771,8 +806,9 @@ impl Store {
     }
 }
 
-/// A journal that does not hold what it should (a content missing or changed).
-fn corrupt(text: String) -> ToolError {
+/// A journal that does not hold what it should (a content missing or changed, a record that
+/// cannot be read).
+pub(crate) fn corrupt(text: String) -> ToolError {
     ERROR_CLASS.coded(ErrorCode::CheckpointCorrupt, text)
 }
 

@@ -35,17 +35,43 @@ struct Target {
     last: FileState,
 }
 
+/// What restoring a checkpoint puts back: the files, and the directories the calls since
+/// created (deepest first), removed again when nothing is left in them.
+struct Plan {
+    targets: Vec<Target>,
+    dirs: Vec<String>,
+}
+
+/// A file's state now and, for a regular file, its content.
+type StateNow = (FileState, Option<Vec<u8>>);
+
+/// A journalled path that nothing can be restored over: a directory the journal did not create
+/// where its file belongs, or a file where its directory belongs.
+struct Blocked(String);
+
 impl Store {
     /// The files checkpoint `id` and every later one changed, each with the state it had before
-    /// the first of those calls and the state the last one left.
-    fn targets(&self, id: &str) -> Result<Vec<Target>, ToolError> {
-        let all = self.load_all()?;
+    /// the first of those calls and the state the last one left, and the directories they
+    /// created. A checkpoint record in that range that cannot be read fails the plan: what it
+    /// changed would be left as it is.
+    fn plan(&self, id: &str) -> Result<Plan, ToolError> {
+        let (all, unreadable) = self.load_all_checked()?;
         let Some(start) = all.iter().position(|c| c.id == id) else {
+            if let Some(seq) = unreadable.iter().find(|seq| id == format!("cp-{seq:08}")) {
+                return Err(super::corrupt(format!(
+                    "the record of checkpoint cp-{seq:08} cannot be read"
+                )));
+            }
             return Err(ERROR_CLASS.coded(
                 ErrorCode::CheckpointNotFound,
                 format!("no checkpoint {id:?} in the journal"),
             ));
         };
+        if let Some(seq) = unreadable.iter().find(|seq| **seq > all[start].seq) {
+            return Err(super::corrupt(format!(
+                "the record of checkpoint cp-{seq:08}, after {id}, cannot be read: what it changed is unknown, so nothing was restored"
+            )));
+        }
         if all[start].pruned {
             return Err(ERROR_CLASS.coded(
                 ErrorCode::CheckpointPruned,
@@ -55,13 +81,14 @@ impl Store {
         let later: &[Checkpoint] = &all[start..];
         let mut targets: Vec<Target> = Vec::new();
         let mut unkept = Vec::new();
+        let mut dirs: Vec<String> = Vec::new();
         for cp in later {
             for f in &cp.files {
                 match targets.iter_mut().find(|t| t.rel == f.path) {
                     Some(t) => t.last = f.after.clone(),
                     None => {
                         if matches!(f.before, FileState::File { hash: None, .. }) {
-                            unkept.push(f.path.clone());
+                            unkept.push((f.path.clone(), cp.id.clone()));
                         }
                         targets.push(Target {
                             rel: f.path.clone(),
@@ -72,29 +99,45 @@ impl Store {
                     }
                 }
             }
+            for dir in &cp.dirs {
+                self.resolve(dir)?;
+                if !dirs.contains(dir) {
+                    dirs.push(dir.clone());
+                }
+            }
         }
         if !unkept.is_empty() {
+            let named: Vec<String> = unkept
+                .iter()
+                .map(|(path, by)| {
+                    if by == id {
+                        path.clone()
+                    } else {
+                        format!("{path} (changed by {by})")
+                    }
+                })
+                .collect();
             return Err(ERROR_CLASS.coded(
                 ErrorCode::CheckpointNotRestorable,
                 format!(
                     "checkpoint {id} cannot be restored: the journal did not keep the content of {}",
-                    unkept.join(", ")
+                    named.join(", ")
                 ),
             ));
         }
-        Ok(targets)
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
+        Ok(Plan { targets, dirs })
     }
 
     /// The place of a journalled path: relative, plain components only, inside the workspace
-    /// (a tampered journal cannot lead a restore outside).
+    /// (a tampered journal cannot lead a restore outside), and not below a symbolic link that
+    /// leads out of it.
     fn resolve(&self, rel: &str) -> Result<PathBuf, ToolError> {
         let outside = || {
             ERROR_CLASS
                 .coded(
                     ErrorCode::SandboxViolation,
-                    format!(
-                        "[Sandbox Violation] the journal names a path outside the workspace: {rel:?}"
-                    ),
+                    format!("[Sandbox Violation] the journal names a path outside the workspace: {rel:?}"),
                 )
                 .refused(Reason::Sandbox)
         };
@@ -116,16 +159,60 @@ impl Store {
         {
             return Err(outside());
         }
+        // the nearest directory there is, through every link: inside the workspace (writing
+        // re-checks each directory it opens)
+        let mut dir = abs.parent();
+        while let Some(d) = dir.filter(|d| *d != self.root) {
+            if std::fs::symlink_metadata(d).is_ok() {
+                match crate::sandbox::real_path(d) {
+                    Ok(real) if crate::sandbox::is_within(&self.root, &real) => break,
+                    _ => return Err(outside()),
+                }
+            }
+            dir = d.parent();
+        }
         Ok(abs)
+    }
+
+    /// Each planned file's state now and, for a regular file, its content; a directory the
+    /// calls since created counts as absent (the restore removes it). The journalled paths that
+    /// cannot be restored whatever `force` says are a conflict.
+    fn read_targets(&self, plan: &Plan) -> Result<Vec<StateNow>, ToolError> {
+        let mut now = Vec::with_capacity(plan.targets.len());
+        let mut blocked = Vec::new();
+        for t in &plan.targets {
+            match read_now(t, &self.root, plan, &plan.targets) {
+                Ok(state) => now.push(state),
+                Err(Blocked(why)) => blocked.push((t.rel.clone(), why)),
+            }
+        }
+        if !blocked.is_empty() {
+            let files: Vec<&String> = blocked.iter().map(|(rel, _)| rel).collect();
+            let why: Vec<String> = blocked
+                .iter()
+                .map(|(rel, why)| format!("{rel} ({why})"))
+                .collect();
+            return Err(ERROR_CLASS
+                .coded(
+                    ErrorCode::CheckpointConflict,
+                    format!(
+                        "cannot be put back, even with force, nothing was restored: {}",
+                        why.join(", ")
+                    ),
+                )
+                .with_details(serde_json::json!({ "files": files })));
+        }
+        Ok(now)
     }
 
     /// What restoring `id` would change, as a unified diff from the files now to the files
     /// restored (`/dev/null` for a file that is absent on one side).
     pub fn diff(&self, id: &str) -> Result<String, ToolError> {
         let _lock = self.lock(false)?;
+        let plan = self.plan(id)?;
+        let now = self.read_targets(&plan)?;
         let mut out = String::new();
-        for t in self.targets(id)? {
-            let (now, now_content) = read_now(&t, &self.root)?;
+        for (t, (now, now_content)) in plan.targets.iter().zip(now) {
             let want_content = match &t.want {
                 FileState::File { hash: Some(h), .. } => Some(self.get_object(h)?),
                 _ => None,
@@ -143,15 +230,19 @@ impl Store {
 
     /// Puts the files back to their state before checkpoint `id`. A file changed since the
     /// journal last saw it is a conflict (`CHECKPOINT_CONFLICT`, nothing touched) unless `force`.
+    ///
+    /// In three steps, so that a file can take the place of a directory and the other way
+    /// round: the files to remove, then the directories the calls created (when empty), then
+    /// the files to write. A failure undoes every step done, last first.
     pub fn restore(&self, id: &str, force: bool) -> Result<RestoreOutcome, ToolError> {
         let _lock = self.lock(true)?;
-        let targets = self.targets(id)?;
+        let plan = self.plan(id)?;
         // Each file's state now, read once: the conflicts, and what a rollback puts back and the
         // restore's own checkpoint keeps.
+        let now = self.read_targets(&plan)?;
         let mut conflicts = Vec::new();
-        let mut before: Vec<Captured> = Vec::with_capacity(targets.len());
-        for t in &targets {
-            let (state, content) = read_now(t, &self.root)?;
+        let mut before: Vec<Captured> = Vec::with_capacity(plan.targets.len());
+        for (t, (state, content)) in plan.targets.iter().zip(now) {
             if state != t.last {
                 conflicts.push(t.rel.clone());
             }
@@ -161,6 +252,7 @@ impl Store {
                 state,
                 content,
                 linked: None,
+                new_dirs: Vec::new(),
             });
         }
         if !conflicts.is_empty() && !force {
@@ -175,8 +267,8 @@ impl Store {
                 .with_details(serde_json::json!({ "files": conflicts })));
         }
         // every content needed, read and checked before anything is written
-        let mut contents = Vec::with_capacity(targets.len());
-        for t in &targets {
+        let mut contents = Vec::with_capacity(plan.targets.len());
+        for t in &plan.targets {
             contents.push(match &t.want {
                 FileState::File { hash: Some(h), .. } => Some(self.get_object(h)?),
                 _ => None,
@@ -184,7 +276,7 @@ impl Store {
         }
         // a file about to be replaced keeps its content for the restore's own checkpoint by a
         // link, as before a tool's write (the copy read above is for a rollback)
-        for (b, t) in before.iter_mut().zip(&targets) {
+        for (b, t) in before.iter_mut().zip(&plan.targets) {
             if let FileState::File {
                 hash: Some(hash), ..
             } = &b.state
@@ -194,25 +286,88 @@ impl Store {
                 }
             }
         }
+        let removals: Vec<usize> = (0..plan.targets.len())
+            .filter(|&i| plan.targets[i].want == FileState::Absent)
+            .collect();
+        let writes: Vec<usize> = (0..plan.targets.len())
+            .filter(|&i| plan.targets[i].want != FileState::Absent)
+            .collect();
         let mut writer = StateWriter::new(&self.root);
-        for (i, (t, content)) in targets.iter().zip(&contents).enumerate() {
-            if let Err(e) = writer.put(&t.abs, &t.want, content.as_deref()) {
-                // roll back what was done, last first
-                for (done, b) in targets[..i].iter().zip(&before[..i]).rev() {
-                    let _ = writer.put(&done.abs, &b.state, b.content.as_deref());
+        let mut done: Vec<usize> = Vec::new();
+        let mut removed_dirs: Vec<&String> = Vec::new();
+        let mut failure = None;
+        for &i in &removals {
+            let t = &plan.targets[i];
+            match writer.put(&t.abs, &t.want, None) {
+                Ok(()) => done.push(i),
+                Err(e) => {
+                    failure = Some((t.rel.clone(), e));
+                    break;
                 }
-                for (link, _) in before.iter().filter_map(|b| b.linked.as_ref()) {
-                    let _ = std::fs::remove_file(link);
-                }
-                return Err(ERROR_CLASS.internal(format!(
-                    "restoring {} failed, nothing was restored: {e}",
-                    t.rel
-                )));
             }
+        }
+        if failure.is_none() {
+            for dir in &plan.dirs {
+                if writer.remove_dir(&self.root.join(dir)) {
+                    removed_dirs.push(dir);
+                }
+            }
+            for &i in &writes {
+                let t = &plan.targets[i];
+                before[i].new_dirs = super::capture::missing_dirs(&t.rel, &self.root);
+                match writer.put(&t.abs, &t.want, contents[i].as_deref()) {
+                    Ok(()) => done.push(i),
+                    Err(e) => {
+                        failure = Some((t.rel.clone(), e));
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some((rel, e)) = failure {
+            // back as it was, last first: the files written, the directories made for them,
+            // the directories removed, the files removed
+            let (written, removed): (Vec<usize>, Vec<usize>) = done
+                .iter()
+                .partition(|&&i| plan.targets[i].want != FileState::Absent);
+            for &i in written.iter().rev() {
+                let _ = writer.put(
+                    &before[i].abs,
+                    &before[i].state,
+                    before[i].content.as_deref(),
+                );
+            }
+            writer.remove_created_dirs();
+            for dir in removed_dirs.iter().rev() {
+                let _ = writer.confinement.create_dir_all(&self.root.join(dir));
+            }
+            for &i in removed.iter().rev() {
+                let _ = writer.put(
+                    &before[i].abs,
+                    &before[i].state,
+                    before[i].content.as_deref(),
+                );
+            }
+            for (link, _) in before.iter().filter_map(|b| b.linked.as_ref()) {
+                let _ = std::fs::remove_file(link);
+            }
+            if e.get_ref().is_some_and(|r| r.is::<Outside>())
+                || e.raw_os_error() == Some(crate::sys::Errno::XDEV.raw_os_error())
+            {
+                return Err(ERROR_CLASS
+                    .coded(
+                        ErrorCode::SandboxViolation,
+                        format!("[Sandbox Violation] restoring {rel} would write outside the workspace, nothing was restored"),
+                    )
+                    .refused(Reason::Sandbox));
+            }
+            return Err(
+                ERROR_CLASS.internal(format!("restoring {rel} failed, nothing was restored: {e}"))
+            );
         }
         let files = before
             .iter()
-            .zip(&targets)
+            .zip(&plan.targets)
             .filter(|(b, t)| b.state != t.want)
             .map(|(b, t)| CheckpointFile {
                 path: t.rel.clone(),
@@ -227,7 +382,7 @@ impl Store {
         // put (its mode set exactly, not through the umask)
         let changes = before
             .into_iter()
-            .zip(targets)
+            .zip(plan.targets)
             .map(|(b, t)| (b, t.want))
             .collect();
         let checkpoint = commit_changes(
@@ -245,26 +400,60 @@ impl Store {
     }
 }
 
-/// The file's state now and, for a regular file, its content (a directory where a file was is a
-/// conflict that cannot be forced).
-fn read_now(t: &Target, root: &Path) -> Result<(FileState, Option<Vec<u8>>), ToolError> {
+/// The file's state now and, for a regular file, its content. A directory where the file
+/// belongs counts as absent when the calls since created it (the restore removes it), else it
+/// blocks the restore; so does a file where one of its directories belongs, unless the restore
+/// removes that file.
+fn read_now(t: &Target, root: &Path, plan: &Plan, targets: &[Target]) -> Result<StateNow, Blocked> {
     match read_state(&t.abs, root, Some(u64::MAX)) {
-        Ok((Some(state), content)) => Ok((state, content)),
-        Ok((None, _)) => Err(ERROR_CLASS.coded(
-            ErrorCode::CheckpointConflict,
-            format!("{} is a directory now, nothing was restored", t.rel),
-        )),
-        Err(e) => Err(ERROR_CLASS.internal(format!("cannot read {}: {e}", t.rel))),
+        Ok((Some(state), content)) => {
+            if state == FileState::Absent && t.want != FileState::Absent {
+                let mut dir = t.rel.as_str();
+                while let Some((parent, _)) = dir.rsplit_once('/') {
+                    match std::fs::symlink_metadata(root.join(parent)) {
+                        Ok(meta) if meta.is_dir() => break,
+                        Ok(_) => {
+                            let removed = targets
+                                .iter()
+                                .any(|o| o.rel == parent && o.want == FileState::Absent);
+                            if !removed {
+                                return Err(Blocked(format!("{parent} is not a directory now")));
+                            }
+                            break;
+                        }
+                        Err(_) => dir = parent,
+                    }
+                }
+            }
+            Ok((state, content))
+        }
+        Ok((None, _)) if plan.dirs.contains(&t.rel) => Ok((FileState::Absent, None)),
+        Ok((None, _)) => Err(Blocked("a directory now".into())),
+        Err(e) => Err(Blocked(format!("cannot be read: {e}"))),
     }
 }
 
+/// A directory that lies outside the workspace (what [`StateWriter`] fails with).
+#[derive(Debug)]
+struct Outside;
+
+impl std::fmt::Display for Outside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("outside the workspace")
+    }
+}
+
+impl std::error::Error for Outside {}
+
 /// Gives files the states a restore wants, inside the workspace only. The directory of the last
 /// file is kept open for the next one in it (a restore's files mostly share a few directories);
-/// that it lies inside the workspace is checked again for every file.
+/// that it lies inside the workspace is checked again for every file. The directories it
+/// creates are recorded, so that a failed restore can remove them again.
 struct StateWriter {
     root: PathBuf,
     confinement: Confinement,
     parent: Option<(PathBuf, crate::sys::OwnedFd)>,
+    created: Vec<(crate::sys::OwnedFd, std::ffi::OsString)>,
 }
 
 impl StateWriter {
@@ -273,13 +462,14 @@ impl StateWriter {
             root: root.to_path_buf(),
             confinement: Confinement::at(root.to_path_buf()),
             parent: None,
+            created: Vec::new(),
         }
     }
 
     /// Gives the file at `abs` the state `want` (its content in `content`): atomically
     /// replaced, removed, or a link made. Its directories are created inside the workspace only.
     fn put(&mut self, abs: &Path, want: &FileState, content: Option<&[u8]>) -> std::io::Result<()> {
-        let outside = || std::io::Error::other("outside the workspace");
+        let outside = || std::io::Error::other(Outside);
         let parent = abs.parent().unwrap_or(&self.root);
         let name = abs
             .file_name()
@@ -291,7 +481,8 @@ impl StateWriter {
                     return Ok(());
                 }
             } else {
-                self.confinement.create_dir_all(parent)?;
+                self.confinement
+                    .create_dir_all_recording(parent, &mut self.created)?;
             }
             let (dir, _) = crate::atomic_write::open_parent(abs)?;
             self.parent = Some((parent.to_path_buf(), dir));
@@ -315,7 +506,9 @@ impl StateWriter {
             }
             FileState::File { mode, .. } => {
                 let bytes = content.ok_or_else(|| std::io::Error::other("content not kept"))?;
-                crate::atomic_write::replace_atomically(dir, name, bytes, Some(*mode))?;
+                // the permission bits only: a journal cannot make a file set-user-ID
+                let mode = mode & 0o1777;
+                crate::atomic_write::replace_atomically(dir, name, bytes, Some(mode))?;
             }
             FileState::Symlink { target } => {
                 #[cfg(unix)]
@@ -338,6 +531,26 @@ impl StateWriter {
             }
         }
         Ok(())
+    }
+
+    /// Removes the directory at `abs` when it is empty (in a parent checked to lie inside the
+    /// workspace); true when it was removed.
+    fn remove_dir(&mut self, abs: &Path) -> bool {
+        self.parent = None;
+        let Ok((dir, name)) = crate::atomic_write::open_parent(abs) else {
+            return false;
+        };
+        self.confinement.contains_fd(&dir)
+            && crate::sys::fs::unlinkat(&dir, name, crate::sys::fs::AtFlags::REMOVEDIR).is_ok()
+    }
+
+    /// Removes the directories [`StateWriter::put`] created, the last made first (those not
+    /// empty stay).
+    fn remove_created_dirs(&mut self) {
+        self.parent = None;
+        for (parent, name) in self.created.drain(..).rev() {
+            let _ = crate::sys::fs::unlinkat(&parent, &name, crate::sys::fs::AtFlags::REMOVEDIR);
+        }
     }
 }
 

@@ -579,6 +579,9 @@ fn put(
     mode: Option<u32>,
     created: &mut Vec<CreatedDir>,
 ) -> Result<(), ToolError> {
+    // the journal keeps the state from before the call (a rollback's put finds it recorded),
+    // taken before a directory is made for the file: it learns which ones the call creates
+    rc.before_change(Path::new(abs))?;
     if place.is_none() {
         if content.is_some() {
             let parent = Path::new(abs).parent().unwrap_or(Path::new("/"));
@@ -608,8 +611,6 @@ fn put(
         let syscall = if content.is_some() { "open" } else { "unlink" };
         return Err(ERROR_CLASS.internal(node_io_message(&e, syscall, abs)));
     }
-    // the journal keeps the state from before the call (a rollback's put finds it recorded)
-    rc.before_change(Path::new(abs))?;
     match content {
         Some(bytes) => replace_atomically(&place.dir, &place.name, bytes, mode)
             .map_err(|e| ERROR_CLASS.internal(node_io_message(&e, "open", abs)))?,

@@ -82,6 +82,16 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
         Err(e) => return Err(internal(&e, "lstat", path)),
     };
     let parent = Path::new(path).parent().unwrap_or(Path::new("/"));
+    // the syntax check and the journal look before anything is written: a refused content
+    // leaves no directory behind, and the journal learns which directories the call creates
+    let before_writing = |at: &Path| -> Result<(), ToolError> {
+        rc.check_syntax(at, None, content.as_bytes(), ERROR_CLASS)?;
+        rc.before_change(at)
+    };
+    let parent_existed = parent.is_dir();
+    if !parent_existed {
+        before_writing(Path::new(path))?;
+    }
     match &rc.confinement {
         Some(confinement) => confinement.create_dir_all(parent),
         None => fs::create_dir_all(parent),
@@ -116,8 +126,9 @@ pub fn write(rc: &RunContext, input: WriteFileInput) -> Result<String, ToolError
         .ok()
         .filter(|m| m.is_file())
         .map(|m| crate::sys::permission_bits(&m));
-    rc.check_syntax(&target, None, content.as_bytes(), ERROR_CLASS)?;
-    rc.before_change(&target)?;
+    if parent_existed {
+        before_writing(&target)?;
+    }
     replace_atomically(&dir, file_name, content.as_bytes(), mode)
         .map_err(|e| internal(&e, "open", path))?;
     rc.wrote(&target, content.as_bytes());
