@@ -171,6 +171,12 @@ export interface CheckpointOptions {
   maxBytes?: number
   /** Checkpoints kept (default 200). */
   maxCheckpoints?: number
+  /**
+   * The variables of `process.env` that place the user's state directory (`XDG_STATE_HOME`,
+   * `HOME`, `LOCALAPPDATA`): read there, not from the C environment, which Bun does not
+   * update when a program changes `process.env`.
+   */
+  env?: Record<string, string>
 }
 
 /**

@@ -13,7 +13,7 @@ exports.catalog = {};
 for (const { name, isWriteOp, description } of (0, native_cjs_1.builtInCatalog)()) {
     const request = (0, native_call_cjs_1.packCall)(name, native_call_cjs_1.DOOR_HANDLER);
     const handler = async (context, ...args) => {
-        const outcome = await (0, native_call_cjs_1.callNative)(request, name, context, args);
+        const outcome = await (0, native_call_cjs_1.callNative)(request, name, context, args, undefined);
         return (0, native_call_cjs_1.resultValue)(outcome);
     };
     exports.builtInHandlers[name] = handler;

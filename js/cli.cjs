@@ -54,7 +54,7 @@ Usage:
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
                                                       (exit 0: success, 1: tool error, 2: bad usage)
-  agent-tools-native checkpoints list|diff ID|restore ID --root DIR [options]
+  agent-tools-native checkpoints list|diff ID|restore ID [--root DIR] [options]
                                                       list the undo journal's checkpoints, show
                                                       the diff restoring one would make, or
                                                       restore one (exit codes as for call)
@@ -62,8 +62,8 @@ Usage:
 
 Options:
   --root DIR            the workspace every path is confined to (mcp: default the client's
-                        first MCP root; tools/call: default the current directory;
-                        checkpoints: required)
+                        first MCP root; tools, call and checkpoints: default the current
+                        directory)
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
@@ -344,7 +344,7 @@ function parseArgs(argv) {
         options.http = http;
     return options;
 }
-/** `checkpoints list | diff ID | restore ID --root DIR`: the action, its id and the root. */
+/** `checkpoints list | diff ID | restore ID [--root DIR]`: the action and its id. */
 function checkCheckpointsArgs(options) {
     const [action, id, extra] = options.positional;
     if (action === undefined || !CHECKPOINT_ACTIONS.includes(action)) {
@@ -358,8 +358,6 @@ function checkCheckpointsArgs(options) {
         throw new UsageError(`unexpected argument ${extra}`);
     if (options.force && action !== "restore")
         throw new UsageError("--force is an option of checkpoints restore");
-    if (options.root === undefined)
-        throw new UsageError("checkpoints needs --root DIR, the workspace whose journal it reads");
 }
 /** The real path of `p`, its missing tail (not made yet) joined to its nearest existing ancestor's. */
 function realPathOf(p) {
@@ -799,8 +797,9 @@ function checkpointLine(cp) {
  */
 async function runCheckpoints(options) {
     const [action, id] = options.positional;
+    const root = node_path_1.default.resolve(options.root ?? process.cwd());
     // The journal's operations are the user's, not a model's: no policy or write scope applies.
-    const context = (0, index_cjs_1.createToolContext)({ workspaceRoot: node_path_1.default.resolve(options.root), policy: { tools: {}, defaultPolicy: "allow" } });
+    const context = (0, index_cjs_1.createToolContext)({ workspaceRoot: root, policy: { tools: {}, defaultPolicy: "allow" } });
     const journal = (0, index_cjs_1.createAgentToolkit)(context, { checkpoints: options.checkpoints ?? true }).checkpoints;
     if (journal === undefined)
         throw new Error("the toolkit has no journal");
@@ -811,7 +810,7 @@ async function runCheckpoints(options) {
             if (options.json)
                 out(`${JSON.stringify(list, null, 2)}\n`);
             else if (list.length === 0)
-                process.stderr.write(`agent-tools-native: no checkpoints in the journal of ${node_path_1.default.resolve(options.root)}\n`);
+                process.stderr.write(`agent-tools-native: no checkpoints in the journal of ${root}\n`);
             else
                 for (const cp of list)
                     out(`${checkpointLine(cp)}\n`);
@@ -841,7 +840,7 @@ async function runCheckpoints(options) {
         const failure = failureOf(error);
         process.stderr.write(`${failure.code}: ${failure.message}\n`);
         if (failure.files) {
-            process.stderr.write(`changed outside the journal since (--force to overwrite them):\n${failure.files.map((f) => `  ${f}\n`).join("")}`);
+            process.stderr.write(`the files:\n${failure.files.map((f) => `  ${f}\n`).join("")}`);
         }
         if (options.json)
             out(`${JSON.stringify({ error: failure }, null, 2)}\n`);
@@ -891,6 +890,12 @@ async function main(argv) {
     }
 }
 if (require.main === module) {
+    // A reader that stops early (`| head`) does not want the rest: end quietly, as other tools do.
+    process.stdout.on("error", (error) => {
+        if (error.code !== "EPIPE")
+            throw error;
+        process.exit(process.exitCode ?? 0);
+    });
     main(process.argv.slice(2)).then((code) => {
         // -1: the MCP server runs until its client goes away.
         if (code >= 0)

@@ -2,7 +2,8 @@
 // Generated from ts/context.cts by `npm run build:ts`: edit that file, not this one.
 // Tool contexts: `createToolContext`, and the native copy of a context each call hands over
 // (kept per context while it stays the same), with the read ledger of a toolkit with edit_file.
-exports.editHooks = exports.processTables = exports.readLedgers = exports.createToolContext = void 0;
+exports.processTables = exports.readLedgers = exports.createToolContext = void 0;
+exports.editHooksFor = editHooksFor;
 exports.contextHandle = contextHandle;
 const node_os_1 = require("node:os");
 const native_cjs_1 = require("./native.cjs");
@@ -32,6 +33,7 @@ const createToolContext = function createToolContext(params) {
 };
 exports.createToolContext = createToolContext;
 const isRecord = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+/** The native copies of each context, one per toolkit settings of the journal and syntax check. */
 const contextHandles = new WeakMap();
 /**
  * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
@@ -46,30 +48,52 @@ exports.readLedgers = new WeakMap();
  */
 exports.processTables = new WeakMap();
 /**
- * The undo journal and the syntax check of each context a toolkit with `checkpoints` or
- * `syntaxCheck` serves (kept natively): the first such toolkit over a context sets them.
+ * The undo journal and the syntax check of the toolkits with `checkpoints` or `syntaxCheck`
+ * (kept natively): each toolkit's calls use its own settings, and the toolkits over one context
+ * with the same settings share one (so what the context's processes change is recorded once).
  */
-exports.editHooks = new WeakMap();
+const editHooksByContext = new WeakMap();
+/** The journal and syntax check of a toolkit over `context` with these (checked) settings. */
+function editHooksFor(context, checkpoints, syntaxCheck) {
+    if (checkpoints === undefined && syntaxCheck === undefined)
+        return undefined;
+    const settings = JSON.stringify([checkpoints, syntaxCheck]);
+    let byContext = editHooksByContext.get(context);
+    if (byContext === undefined)
+        editHooksByContext.set(context, (byContext = new Map()));
+    let hooks = byContext.get(settings);
+    if (hooks === undefined) {
+        // The variables that place the user's state directory, as this program sees them.
+        const env = Object.fromEntries(stateVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+        hooks = native.newEditHooks(checkpoints === undefined ? undefined : { ...checkpoints, env }, syntaxCheck);
+        byContext.set(settings, hooks);
+    }
+    return hooks;
+}
+const stateVariables = ["XDG_STATE_HOME", "HOME", "LOCALAPPDATA"];
 /**
- * The native copy of `context` for a call. Kept per context while the fields the native side
- * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
- * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
- * with any other value there is read afresh for every call.
+ * The native copy of `context` for a call of a toolkit whose journal and syntax check are
+ * `edits`. Kept per context while the fields the native side reads are plain values (strings,
+ * and a whole-number `searchCacheBytes`) and made anew whenever one of them changes, so a policy
+ * edited between calls applies at once; a context with `exec` or with any other value there is
+ * read afresh for every call.
  */
-function contextHandle(context) {
+function contextHandle(context, edits) {
     const reads = exports.readLedgers.get(context);
     const processes = exports.processTables.get(context);
-    const edits = exports.editHooks.get(context);
-    const cached = contextHandles.get(context);
+    let byEdits = contextHandles.get(context);
+    const cached = byEdits?.get(edits);
     // The fields compared one by one with the key kept: no key is made while they stay the same.
-    if (cached !== undefined && cached.reads === reads && cached.processes === processes && cached.edits === edits && sameKey(cached.key, context)) {
+    if (cached !== undefined && cached.reads === reads && cached.processes === processes && sameKey(cached.key, context)) {
         return cached.handle;
     }
     const key = contextKey(context);
-    if (key === null)
-        return native.contextHandle(context, reads, processes, edits);
     const handle = native.contextHandle(context, reads, processes, edits);
-    contextHandles.set(context, { key, handle, reads, processes, edits });
+    if (key === null)
+        return handle;
+    if (byEdits === undefined)
+        contextHandles.set(context, (byEdits = new Map()));
+    byEdits.set(edits, { key, handle, reads, processes });
     return handle;
 }
 /**

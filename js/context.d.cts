@@ -15,6 +15,8 @@ export declare const createToolContext: <const TUserToolName extends string = ne
     permissions?: PermissionRules;
 }) => ToolContext;
 type ContextHandle = ReturnType<typeof native.contextHandle>;
+/** A toolkit's undo journal and syntax check (`editHooksFor`). */
+export type EditHooks = ReturnType<typeof native.newEditHooks>;
 /**
  * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
  * through the toolkit (content fingerprints by real path, kept natively), for edit_file's
@@ -27,16 +29,20 @@ export declare const readLedgers: WeakMap<object, import("../binding.js").Extern
  * `toolkit.close()` ends them and waits.
  */
 export declare const processTables: WeakMap<object, import("../binding.js").ExternalObject<"ProcessTable">>;
+/** The journal and syntax check of a toolkit over `context` with these (checked) settings. */
+export declare function editHooksFor(context: ToolContext, checkpoints: CheckpointSettings | undefined, syntaxCheck: "report" | "reject" | undefined): EditHooks | undefined;
+/** `createAgentToolkit`'s `checkpoints` option, checked. */
+export type CheckpointSettings = {
+    dir?: string;
+    maxBytes?: number;
+    maxCheckpoints?: number;
+};
 /**
- * The undo journal and the syntax check of each context a toolkit with `checkpoints` or
- * `syntaxCheck` serves (kept natively): the first such toolkit over a context sets them.
+ * The native copy of `context` for a call of a toolkit whose journal and syntax check are
+ * `edits`. Kept per context while the fields the native side reads are plain values (strings,
+ * and a whole-number `searchCacheBytes`) and made anew whenever one of them changes, so a policy
+ * edited between calls applies at once; a context with `exec` or with any other value there is
+ * read afresh for every call.
  */
-export declare const editHooks: WeakMap<object, import("../binding.js").ExternalObject<"EditHooks">>;
-/**
- * The native copy of `context` for a call. Kept per context while the fields the native side
- * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
- * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
- * with any other value there is read afresh for every call.
- */
-export declare function contextHandle(context: ToolContext): ContextHandle;
+export declare function contextHandle(context: ToolContext, edits: EditHooks | undefined): ContextHandle;
 export {};

@@ -44,15 +44,15 @@ function packCall(name, doorAndFlags) {
 }
 /**
  * The one native entry of a tool call (binding.d.ts, `callTool`): the request (packed, or an
- * object) says which front door; the context's task list (its `TodoStore`) is read by the
+ * object) says which front door; `edits` are the calling toolkit's journal and syntax check; the context's task list (its `TodoStore`) is read by the
  * session tools only, `process.env` by the tools that start processes (Bun does not mirror
  * run-time changes of `process.env` into the C environment, so inheriting would miss them).
  * Synchronous where the native side finishes at once, as the session tools always do.
  */
-function callNative(request, name, context, args, signal) {
+function callNative(request, name, context, args, edits, signal) {
     if (!sessionTools.has(name))
-        return native.callTool(request, (0, context_cjs_1.contextHandle)(context), args, null, process.env, signal);
-    const answer = native.callTool(request, (0, context_cjs_1.contextHandle)(context), args, (0, todo_state_cjs_1.todoStore)(context), process.env, signal);
+        return native.callTool(request, (0, context_cjs_1.contextHandle)(context, edits), args, null, process.env, signal);
+    const answer = native.callTool(request, (0, context_cjs_1.contextHandle)(context, edits), args, (0, todo_state_cjs_1.todoStore)(context), process.env, signal);
     if (typeof answer === "string" || answer.kind === "ok")
         return { kind: "value", value: (0, todo_state_cjs_1.sessionResult)(context, name, answer) };
     return answer;

@@ -15,11 +15,11 @@ const native_call_cjs_1 = require("./native_call.cjs");
 const user_tools_cjs_1 = require("./user_tools.cjs");
 const native = (0, native_cjs_1.loadNative)();
 /** `toolkit.tools.<name>(...args)`: never rejects, resolves with a result envelope (`status`). */
-async function secureCall(context, name, handler, args, optIn) {
+async function secureCall(context, name, handler, args, edits, optIn) {
     try {
         const isWriteOp = optIn ? optIn.isWriteOp : catalog_cjs_1.catalog[name]?.metadata?.isWriteOp === true;
         const runBuiltIn = optIn !== undefined || handler === catalog_cjs_1.builtInHandlers[name];
-        const answer = (0, native_call_cjs_1.callNative)((0, native_call_cjs_1.requestFor)("tools", name, { registered: true, isWriteOp, runBuiltIn }), name, context, args);
+        const answer = (0, native_call_cjs_1.callNative)((0, native_call_cjs_1.requestFor)("tools", name, { registered: true, isWriteOp, runBuiltIn }), name, context, args, edits);
         // A session tool's answer is there at once: no promise to wait for.
         const settled = (0, native_call_cjs_1.settle)(answer instanceof Promise ? await answer : answer);
         if ("json" in settled)
@@ -83,7 +83,8 @@ async function invoke(context, name, args, registered, asText = false, approved 
     const isRegistered = entry !== undefined || optIn !== undefined;
     const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
     const request = (0, native_call_cjs_1.requestFor)("invoke", toolName, { registered: isRegistered, isWriteOp, runBuiltIn: builtIn || optIn !== undefined, approved });
-    const answer = signal ? withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, toolName, context, args, callSignal)) : (0, native_call_cjs_1.callNative)(request, toolName, context, args);
+    const { edits } = registered;
+    const answer = signal ? withCallSignal(signal, (callSignal) => (0, native_call_cjs_1.callNative)(request, toolName, context, args, edits, callSignal)) : (0, native_call_cjs_1.callNative)(request, toolName, context, args, edits);
     // A session tool's answer is there at once: no promise to wait for.
     const settled = (0, native_call_cjs_1.settle)(answer instanceof Promise ? await answer : answer);
     if ("json" in settled)
@@ -107,7 +108,7 @@ async function invokeUserTool(context, tool, name, args, runtime) {
     const toolName = String(name);
     const { writes } = user_tools_cjs_1.toolInternals.get(tool);
     const request = (0, native_call_cjs_1.requestFor)("invoke", toolName, { registered: true, isWriteOp: writes, runBuiltIn: false });
-    const settled = (0, native_call_cjs_1.settle)(await (0, native_call_cjs_1.callNative)(request, toolName, context, args));
+    const settled = (0, native_call_cjs_1.settle)(await (0, native_call_cjs_1.callNative)(request, toolName, context, args, undefined));
     if ("failed" in settled)
         throw (0, native_call_cjs_1.thrownBy)("invoke", settled.failed, toolName);
     if (!("args" in settled))
@@ -126,31 +127,32 @@ exports.toolkitState = new WeakMap();
  */
 const createAgentToolkit = function createAgentToolkit(context, options = {}) {
     const registered = registerUserTools(options);
+    const journal = checkpointOptions(options.checkpoints);
+    const edits = (0, context_cjs_1.editHooksFor)(context, journal, syntaxCheckMode(options.syntaxCheck));
+    if (edits !== undefined)
+        registered.edits = edits;
     const tools = {};
     for (const name of Object.keys(catalog_cjs_1.builtInHandlers)) {
         const handler = catalog_cjs_1.catalog[name].handler;
-        tools[name] = (...args) => secureCall(context, name, handler, args);
+        tools[name] = (...args) => secureCall(context, name, handler, args, edits);
     }
     for (const [name, entry] of registered.optIns) {
-        tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
+        tools[name] = (...args) => secureCall(context, name, noHandler, args, edits, entry);
     }
     if (registered.optIns.has("edit_file") && !context_cjs_1.readLedgers.has(context))
         context_cjs_1.readLedgers.set(context, native.newReadLedger());
     const startsProcesses = registered.optIns.has("process_start");
     if (startsProcesses && !context_cjs_1.processTables.has(context))
         context_cjs_1.processTables.set(context, native.newProcessTable(processLimits(options.processes)));
-    const journal = checkpointOptions(options.checkpoints);
-    const syntaxCheck = syntaxCheckMode(options.syntaxCheck);
-    if ((journal !== undefined || syntaxCheck !== undefined) && !context_cjs_1.editHooks.has(context))
-        context_cjs_1.editHooks.set(context, native.newEditHooks(journal, syntaxCheck));
     const optInNames = [...registered.optIns.keys()];
     const userNames = [...registered.byName.keys()];
     // With opt-in tools, the toolkit also ends what its context's processes left running; with a
     // journal, it also lets go of what the journal keeps between commands.
-    const lifecycle = registered.optIns.size > 0 || journal !== undefined ? { close: () => closeContext(context), [Symbol.asyncDispose]: () => closeContext(context) } : {};
+    const close = () => closeContext(context, journal === undefined ? undefined : edits);
+    const lifecycle = registered.optIns.size > 0 || journal !== undefined ? { close, [Symbol.asyncDispose]: close } : {};
     const toolkit = {
         ...lifecycle,
-        ...(journal === undefined ? {} : { checkpoints: checkpointsOf(context) }),
+        ...(journal === undefined || edits === undefined ? {} : { checkpoints: checkpointsOf(context, edits) }),
         tools,
         invoke: (name, args) => invoke(context, name, args, registered),
         getAllowedTools: () => native
@@ -211,34 +213,40 @@ function syntaxCheckMode(value) {
     throw new TypeError('createAgentToolkit: options.syntaxCheck must be "report" or "reject"');
 }
 /** `toolkit.checkpoints`: the journal of the context's workspace (docs/checkpoints.md). */
-function checkpointsOf(context) {
+function checkpointsOf(context, edits) {
     const call = async (op, id, force) => {
         if (op !== "list" && (typeof id !== "string" || id.length === 0)) {
             throw (0, errors_cjs_1.codedError)("CheckpointError", "INVALID_ARGUMENT", "id must be a checkpoint id (a string from list())");
         }
-        const hooks = context_cjs_1.editHooks.get(context);
-        if (hooks === undefined)
-            throw (0, errors_cjs_1.internalError)("the context has no journal");
-        return (0, native_call_cjs_1.resultJson)(await native.checkpointsCall(hooks, (0, context_cjs_1.contextHandle)(context), op, id, force));
+        return (0, native_call_cjs_1.resultJson)(await native.checkpointsCall(edits, (0, context_cjs_1.contextHandle)(context, edits), op, id, force));
     };
     return {
         list: async () => JSON.parse(await call("list")),
         diff: async (id) => JSON.parse(await call("diff", id)),
-        restore: async (id, options) => JSON.parse(await call("restore", id, options?.force === true)),
+        restore: async (id, options) => JSON.parse(await call("restore", id, restoreForce(options))),
     };
+}
+/** `restore`'s options, checked: `force` is a boolean when given. */
+function restoreForce(options) {
+    if (options === undefined || options === null)
+        return false;
+    const force = typeof options === "object" ? options.force : null;
+    if (force !== undefined && typeof force !== "boolean") {
+        throw (0, errors_cjs_1.codedError)("CheckpointError", "INVALID_ARGUMENT", "restore's options must be { force?: boolean }");
+    }
+    return force === true;
 }
 /**
  * Ends every process the context's calls started (whole trees) and resolves once they are gone;
  * then, when there is a journal, what they changed since the last call is recorded in it and
  * the private directory its snapshots keep between commands is removed.
  */
-async function closeContext(context) {
+async function closeContext(context, edits) {
     const table = context_cjs_1.processTables.get(context);
     if (table !== undefined)
         await native.closeProcessTable(table);
-    const hooks = context_cjs_1.editHooks.get(context);
-    if (hooks !== undefined)
-        (0, native_call_cjs_1.resultJson)(await native.checkpointsCall(hooks, (0, context_cjs_1.contextHandle)(context), "settle", undefined, false));
+    if (edits !== undefined)
+        (0, native_call_cjs_1.resultJson)(await native.checkpointsCall(edits, (0, context_cjs_1.contextHandle)(context, edits), "settle", undefined, false));
 }
 /** An opt-in tool has no replaceable handler: its calls always run the native one. */
 const noHandler = async () => {

@@ -1,6 +1,7 @@
 // Generated from ts/toolkit.cts by `npm run build:ts`: edit that file, not this one.
 import type { OutputCache as NativeOutputCache } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
+import { type EditHooks } from "./context.cjs";
 import { type AnyToolkit } from "./loop.cjs";
 import { type CatalogEntry } from "./native.cjs";
 import type { AgentToolkit, AgentToolkitOptions, ToolContext } from "./types.cjs";
@@ -11,6 +12,7 @@ export type Registered = {
     byName: Map<string, AnyTool>;
     runtime: Runtime;
     optIns: Map<string, CatalogEntry>;
+    edits?: EditHooks;
 };
 type InvokeOutput = {
     role: "function";

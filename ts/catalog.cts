@@ -20,7 +20,7 @@ export const catalog: Record<string, CatalogItem> = {};
 for (const { name, isWriteOp, description } of builtInCatalog()) {
   const request = packCall(name, DOOR_HANDLER) as number;
   const handler: Handler = async (context, ...args) => {
-    const outcome = await callNative(request, name, context, args);
+    const outcome = await callNative(request, name, context, args, undefined);
     return resultValue(outcome);
   };
   builtInHandlers[name] = handler;

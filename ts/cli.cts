@@ -74,7 +74,7 @@ Usage:
   agent-tools-native call <tool> '<json args>' [options]
                                                       run one tool, print its result as JSON
                                                       (exit 0: success, 1: tool error, 2: bad usage)
-  agent-tools-native checkpoints list|diff ID|restore ID --root DIR [options]
+  agent-tools-native checkpoints list|diff ID|restore ID [--root DIR] [options]
                                                       list the undo journal's checkpoints, show
                                                       the diff restoring one would make, or
                                                       restore one (exit codes as for call)
@@ -82,8 +82,8 @@ Usage:
 
 Options:
   --root DIR            the workspace every path is confined to (mcp: default the client's
-                        first MCP root; tools/call: default the current directory;
-                        checkpoints: required)
+                        first MCP root; tools, call and checkpoints: default the current
+                        directory)
   --write-scope MODE    read-only | workspace-write | unrestricted (default workspace-write)
   --allow a,b           serve only these tools (default: every tool)
   --deny a,b            never serve these tools
@@ -367,7 +367,7 @@ export function parseArgs(argv: string[]): Options {
   return options;
 }
 
-/** `checkpoints list | diff ID | restore ID --root DIR`: the action, its id and the root. */
+/** `checkpoints list | diff ID | restore ID [--root DIR]`: the action and its id. */
 function checkCheckpointsArgs(options: Options): void {
   const [action, id, extra] = options.positional;
   if (action === undefined || !CHECKPOINT_ACTIONS.includes(action as CheckpointAction)) {
@@ -377,7 +377,6 @@ function checkCheckpointsArgs(options: Options): void {
   if (action !== "list" && id === undefined) throw new UsageError(`checkpoints ${action} needs a checkpoint id (\`checkpoints list\` shows them)`);
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
   if (options.force && action !== "restore") throw new UsageError("--force is an option of checkpoints restore");
-  if (options.root === undefined) throw new UsageError("checkpoints needs --root DIR, the workspace whose journal it reads");
 }
 
 /** The real path of `p`, its missing tail (not made yet) joined to its nearest existing ancestor's. */
@@ -847,8 +846,9 @@ function checkpointLine(cp: CheckpointSummary): string {
  */
 async function runCheckpoints(options: Options): Promise<number> {
   const [action, id] = options.positional as [CheckpointAction, string | undefined];
+  const root = path.resolve(options.root ?? process.cwd());
   // The journal's operations are the user's, not a model's: no policy or write scope applies.
-  const context = createToolContext<string>({ workspaceRoot: path.resolve(options.root as string), policy: { tools: {}, defaultPolicy: "allow" } });
+  const context = createToolContext<string>({ workspaceRoot: root, policy: { tools: {}, defaultPolicy: "allow" } });
   const journal = createAgentToolkit(context, { checkpoints: options.checkpoints ?? true }).checkpoints;
   if (journal === undefined) throw new Error("the toolkit has no journal");
   const out = (text: string) => process.stdout.write(text);
@@ -856,7 +856,7 @@ async function runCheckpoints(options: Options): Promise<number> {
     if (action === "list") {
       const list = await journal.list();
       if (options.json) out(`${JSON.stringify(list, null, 2)}\n`);
-      else if (list.length === 0) process.stderr.write(`agent-tools-native: no checkpoints in the journal of ${path.resolve(options.root as string)}\n`);
+      else if (list.length === 0) process.stderr.write(`agent-tools-native: no checkpoints in the journal of ${root}\n`);
       else for (const cp of list) out(`${checkpointLine(cp)}\n`);
     } else if (action === "diff") {
       const diff = await journal.diff(id as string);
@@ -876,7 +876,7 @@ async function runCheckpoints(options: Options): Promise<number> {
     const failure = failureOf(error);
     process.stderr.write(`${failure.code}: ${failure.message}\n`);
     if (failure.files) {
-      process.stderr.write(`changed outside the journal since (--force to overwrite them):\n${failure.files.map((f) => `  ${f}\n`).join("")}`);
+      process.stderr.write(`the files:\n${failure.files.map((f) => `  ${f}\n`).join("")}`);
     }
     if (options.json) out(`${JSON.stringify({ error: failure }, null, 2)}\n`);
     return 1;
@@ -924,6 +924,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // A reader that stops early (`| head`) does not want the rest: end quietly, as other tools do.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(process.exitCode ?? 0);
+  });
   main(process.argv.slice(2)).then(
     (code) => {
       // -1: the MCP server runs until its client goes away.

@@ -39,11 +39,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 type ContextHandle = ReturnType<typeof native.contextHandle>;
 type ReadLedger = ReturnType<typeof native.newReadLedger>;
 type ProcessTable = ReturnType<typeof native.newProcessTable>;
-type EditHooks = ReturnType<typeof native.newEditHooks>;
-const contextHandles = new WeakMap<
-  object,
-  { key: unknown[]; handle: ContextHandle; reads: ReadLedger | undefined; processes: ProcessTable | undefined; edits: EditHooks | undefined }
->();
+/** A toolkit's undo journal and syntax check (`editHooksFor`). */
+export type EditHooks = ReturnType<typeof native.newEditHooks>;
+type CachedHandle = { key: unknown[]; handle: ContextHandle; reads: ReadLedger | undefined; processes: ProcessTable | undefined };
+/** The native copies of each context, one per toolkit settings of the journal and syntax check. */
+const contextHandles = new WeakMap<object, Map<EditHooks | undefined, CachedHandle>>();
 /**
  * The read ledger of each context a toolkit with edit_file serves: what the context read or wrote
  * through the toolkit (content fingerprints by real path, kept natively), for edit_file's
@@ -59,30 +59,54 @@ export const readLedgers = new WeakMap<object, ReadLedger>();
 export const processTables = new WeakMap<object, ProcessTable>();
 
 /**
- * The undo journal and the syntax check of each context a toolkit with `checkpoints` or
- * `syntaxCheck` serves (kept natively): the first such toolkit over a context sets them.
+ * The undo journal and the syntax check of the toolkits with `checkpoints` or `syntaxCheck`
+ * (kept natively): each toolkit's calls use its own settings, and the toolkits over one context
+ * with the same settings share one (so what the context's processes change is recorded once).
  */
-export const editHooks = new WeakMap<object, EditHooks>();
+const editHooksByContext = new WeakMap<object, Map<string, EditHooks>>();
+
+/** The journal and syntax check of a toolkit over `context` with these (checked) settings. */
+export function editHooksFor(context: ToolContext, checkpoints: CheckpointSettings | undefined, syntaxCheck: "report" | "reject" | undefined): EditHooks | undefined {
+  if (checkpoints === undefined && syntaxCheck === undefined) return undefined;
+  const settings = JSON.stringify([checkpoints, syntaxCheck]);
+  let byContext = editHooksByContext.get(context);
+  if (byContext === undefined) editHooksByContext.set(context, (byContext = new Map()));
+  let hooks = byContext.get(settings);
+  if (hooks === undefined) {
+    // The variables that place the user's state directory, as this program sees them.
+    const env = Object.fromEntries(stateVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]])));
+    hooks = native.newEditHooks(checkpoints === undefined ? undefined : { ...checkpoints, env }, syntaxCheck);
+    byContext.set(settings, hooks);
+  }
+  return hooks;
+}
+
+const stateVariables = ["XDG_STATE_HOME", "HOME", "LOCALAPPDATA"];
+
+/** `createAgentToolkit`'s `checkpoints` option, checked. */
+export type CheckpointSettings = { dir?: string; maxBytes?: number; maxCheckpoints?: number };
 
 /**
- * The native copy of `context` for a call. Kept per context while the fields the native side
- * reads are plain values (strings, and a whole-number `searchCacheBytes`) and made anew whenever
- * one of them changes, so a policy edited between calls applies at once; a context with `exec` or
- * with any other value there is read afresh for every call.
+ * The native copy of `context` for a call of a toolkit whose journal and syntax check are
+ * `edits`. Kept per context while the fields the native side reads are plain values (strings,
+ * and a whole-number `searchCacheBytes`) and made anew whenever one of them changes, so a policy
+ * edited between calls applies at once; a context with `exec` or with any other value there is
+ * read afresh for every call.
  */
-export function contextHandle(context: ToolContext): ContextHandle {
+export function contextHandle(context: ToolContext, edits: EditHooks | undefined): ContextHandle {
   const reads = readLedgers.get(context);
   const processes = processTables.get(context);
-  const edits = editHooks.get(context);
-  const cached = contextHandles.get(context);
+  let byEdits = contextHandles.get(context);
+  const cached = byEdits?.get(edits);
   // The fields compared one by one with the key kept: no key is made while they stay the same.
-  if (cached !== undefined && cached.reads === reads && cached.processes === processes && cached.edits === edits && sameKey(cached.key, context)) {
+  if (cached !== undefined && cached.reads === reads && cached.processes === processes && sameKey(cached.key, context)) {
     return cached.handle;
   }
   const key = contextKey(context);
-  if (key === null) return native.contextHandle(context, reads, processes, edits);
   const handle = native.contextHandle(context, reads, processes, edits);
-  contextHandles.set(context, { key, handle, reads, processes, edits });
+  if (key === null) return handle;
+  if (byEdits === undefined) contextHandles.set(context, (byEdits = new Map()));
+  byEdits.set(edits, { key, handle, reads, processes });
   return handle;
 }
 

@@ -2,7 +2,7 @@
 // its answer.
 
 import type { CallRequest, Outcome as NativeOutcome } from "../binding.js";
-import { contextHandle } from "./context.cjs";
+import { contextHandle, type EditHooks } from "./context.cjs";
 import { SecurityBypass } from "./bypass.cjs";
 import { InvokeToolError, internalError, refused, toolError } from "./errors.cjs";
 import { builtInCatalog, loadNative, nativeCatalog } from "./native.cjs";
@@ -49,14 +49,14 @@ export function packCall(name: string, doorAndFlags: number): number | undefined
 
 /**
  * The one native entry of a tool call (binding.d.ts, `callTool`): the request (packed, or an
- * object) says which front door; the context's task list (its `TodoStore`) is read by the
+ * object) says which front door; `edits` are the calling toolkit's journal and syntax check; the context's task list (its `TodoStore`) is read by the
  * session tools only, `process.env` by the tools that start processes (Bun does not mirror
  * run-time changes of `process.env` into the C environment, so inheriting would miss them).
  * Synchronous where the native side finishes at once, as the session tools always do.
  */
-export function callNative(request: CallRequest | number, name: string, context: ToolContext, args: unknown, signal?: AbortSignal): Answer | Promise<Answer> {
-  if (!sessionTools.has(name)) return native.callTool(request, contextHandle(context), args, null, process.env, signal);
-  const answer = native.callTool(request, contextHandle(context), args, todoStore(context), process.env, signal) as string | Outcome;
+export function callNative(request: CallRequest | number, name: string, context: ToolContext, args: unknown, edits: EditHooks | undefined, signal?: AbortSignal): Answer | Promise<Answer> {
+  if (!sessionTools.has(name)) return native.callTool(request, contextHandle(context, edits), args, null, process.env, signal);
+  const answer = native.callTool(request, contextHandle(context, edits), args, todoStore(context), process.env, signal) as string | Outcome;
   if (typeof answer === "string" || answer.kind === "ok") return { kind: "value", value: sessionResult(context, name, answer) };
   return answer;
 }

@@ -5,7 +5,7 @@
 import type { OutputCache as NativeOutputCache } from "../binding.js";
 import type { OptInToolName } from "../types/tools.js";
 import { builtInHandlers, type CatalogItem, catalog, type Definition, definitionByName, definitions, type Handler, optInTools } from "./catalog.cjs";
-import { contextHandle, editHooks, processTables, readLedgers } from "./context.cjs";
+import { type CheckpointSettings, contextHandle, type EditHooks, editHooksFor, processTables, readLedgers } from "./context.cjs";
 import { codedError, denied, failure, InvokeToolError, internalError, messageOf, refused } from "./errors.cjs";
 import { type AnyToolkit, loopAborted, parseArguments } from "./loop.cjs";
 import { type CatalogEntry, loadNative } from "./native.cjs";
@@ -33,12 +33,13 @@ async function secureCall(
   name: string,
   handler: Handler,
   args: unknown[],
+  edits: EditHooks | undefined,
   optIn?: CatalogEntry,
 ): Promise<SecureToolResult<unknown>> {
   try {
     const isWriteOp = optIn ? optIn.isWriteOp : catalog[name]?.metadata?.isWriteOp === true;
     const runBuiltIn = optIn !== undefined || handler === builtInHandlers[name];
-    const answer = callNative(requestFor("tools", name, { registered: true, isWriteOp, runBuiltIn }), name, context, args);
+    const answer = callNative(requestFor("tools", name, { registered: true, isWriteOp, runBuiltIn }), name, context, args, edits);
     // A session tool's answer is there at once: no promise to wait for.
     const settled = settle(answer instanceof Promise ? await answer : answer);
     if ("json" in settled) return { status: "success", data: JSON.parse(settled.json) };
@@ -88,7 +89,7 @@ async function followed<T>(signal: AbortSignal, run: (signal: AbortSignal | unde
 
 /** What a user tool's execution context starts from (the toolkit's defaults, then the call's). */
 type Runtime = ExecuteRawContext;
-export type Registered = { byName: Map<string, AnyTool>; runtime: Runtime; optIns: Map<string, CatalogEntry> };
+export type Registered = { byName: Map<string, AnyTool>; runtime: Runtime; optIns: Map<string, CatalogEntry>; edits?: EditHooks };
 type InvokeOutput = { role: "function"; name: unknown; content: unknown };
 
 /**
@@ -110,7 +111,8 @@ export async function invoke(context: ToolContext, name: unknown, args: unknown,
   const isRegistered = entry !== undefined || optIn !== undefined;
   const isWriteOp = optIn ? optIn.isWriteOp : entry?.metadata?.isWriteOp === true;
   const request = requestFor("invoke", toolName, { registered: isRegistered, isWriteOp, runBuiltIn: builtIn || optIn !== undefined, approved });
-  const answer = signal ? withCallSignal(signal, (callSignal) => callNative(request, toolName, context, args, callSignal)) : callNative(request, toolName, context, args);
+  const { edits } = registered;
+  const answer = signal ? withCallSignal(signal, (callSignal) => callNative(request, toolName, context, args, edits, callSignal)) : callNative(request, toolName, context, args, edits);
   // A session tool's answer is there at once: no promise to wait for.
   const settled = settle(answer instanceof Promise ? await answer : answer);
   if ("json" in settled) return fromJson(name, settled.json, asText);
@@ -134,7 +136,7 @@ async function invokeUserTool(context: ToolContext, tool: AnyTool, name: unknown
   const toolName = String(name);
   const { writes } = toolInternals.get(tool) as { writes: boolean };
   const request = requestFor("invoke", toolName, { registered: true, isWriteOp: writes, runBuiltIn: false });
-  const settled = settle(await callNative(request, toolName, context, args));
+  const settled = settle(await callNative(request, toolName, context, args, undefined));
   if ("failed" in settled) throw thrownBy("invoke", settled.failed, toolName);
   if (!("args" in settled)) throw new InvokeToolError("INTERNAL", "a user tool's checks gave an output", { tool_name: toolName });
   const input = await validateInput(tool, args);
@@ -159,28 +161,29 @@ export const createAgentToolkit: {
   ): AgentToolkit<TTools[number], TOptIn>;
 } = function createAgentToolkit(context: ToolContext, options: AgentToolkitOptions<readonly AnyTool[], OptInToolName> = {}) {
   const registered = registerUserTools(options);
+  const journal = checkpointOptions(options.checkpoints);
+  const edits = editHooksFor(context, journal, syntaxCheckMode(options.syntaxCheck));
+  if (edits !== undefined) registered.edits = edits;
   const tools: Record<string, (...args: unknown[]) => Promise<SecureToolResult<unknown>>> = {};
   for (const name of Object.keys(builtInHandlers)) {
     const handler = (catalog[name] as CatalogItem).handler;
-    tools[name] = (...args) => secureCall(context, name, handler, args);
+    tools[name] = (...args) => secureCall(context, name, handler, args, edits);
   }
   for (const [name, entry] of registered.optIns) {
-    tools[name] = (...args) => secureCall(context, name, noHandler, args, entry);
+    tools[name] = (...args) => secureCall(context, name, noHandler, args, edits, entry);
   }
   if (registered.optIns.has("edit_file") && !readLedgers.has(context)) readLedgers.set(context, native.newReadLedger());
   const startsProcesses = registered.optIns.has("process_start");
   if (startsProcesses && !processTables.has(context)) processTables.set(context, native.newProcessTable(processLimits(options.processes)));
-  const journal = checkpointOptions(options.checkpoints);
-  const syntaxCheck = syntaxCheckMode(options.syntaxCheck);
-  if ((journal !== undefined || syntaxCheck !== undefined) && !editHooks.has(context)) editHooks.set(context, native.newEditHooks(journal, syntaxCheck));
   const optInNames = [...registered.optIns.keys()];
   const userNames = [...registered.byName.keys()];
   // With opt-in tools, the toolkit also ends what its context's processes left running; with a
   // journal, it also lets go of what the journal keeps between commands.
-  const lifecycle = registered.optIns.size > 0 || journal !== undefined ? { close: () => closeContext(context), [Symbol.asyncDispose]: () => closeContext(context) } : {};
+  const close = () => closeContext(context, journal === undefined ? undefined : edits);
+  const lifecycle = registered.optIns.size > 0 || journal !== undefined ? { close, [Symbol.asyncDispose]: close } : {};
   const toolkit = {
     ...lifecycle,
-    ...(journal === undefined ? {} : { checkpoints: checkpointsOf(context) }),
+    ...(journal === undefined || edits === undefined ? {} : { checkpoints: checkpointsOf(context, edits) }),
     tools,
     invoke: (name: unknown, args: unknown) => invoke(context, name, args, registered),
     getAllowedTools: () =>
@@ -214,7 +217,7 @@ function processLimits(limits: unknown): { maxRunning?: number; bufferBytes?: nu
 }
 
 /** `options.checkpoints`, checked: `true`, or an object with a directory and whole-number bounds. */
-function checkpointOptions(value: unknown): { dir?: string; maxBytes?: number; maxCheckpoints?: number } | undefined {
+function checkpointOptions(value: unknown): CheckpointSettings | undefined {
   if (value === undefined || value === false) return undefined;
   if (value === true) return {};
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -242,20 +245,28 @@ function syntaxCheckMode(value: unknown): "report" | "reject" | undefined {
 }
 
 /** `toolkit.checkpoints`: the journal of the context's workspace (docs/checkpoints.md). */
-function checkpointsOf(context: ToolContext): CheckpointsApi {
+function checkpointsOf(context: ToolContext, edits: EditHooks): CheckpointsApi {
   const call = async (op: "list" | "diff" | "restore", id?: unknown, force?: boolean) => {
     if (op !== "list" && (typeof id !== "string" || id.length === 0)) {
       throw codedError("CheckpointError", "INVALID_ARGUMENT", "id must be a checkpoint id (a string from list())");
     }
-    const hooks = editHooks.get(context);
-    if (hooks === undefined) throw internalError("the context has no journal");
-    return resultJson(await native.checkpointsCall(hooks, contextHandle(context), op, id as string | undefined, force));
+    return resultJson(await native.checkpointsCall(edits, contextHandle(context, edits), op, id as string | undefined, force));
   };
   return {
     list: async () => JSON.parse(await call("list")),
     diff: async (id: string) => JSON.parse(await call("diff", id)),
-    restore: async (id: string, options?: { force?: boolean }) => JSON.parse(await call("restore", id, options?.force === true)),
+    restore: async (id: string, options?: { force?: boolean }) => JSON.parse(await call("restore", id, restoreForce(options))),
   };
+}
+
+/** `restore`'s options, checked: `force` is a boolean when given. */
+function restoreForce(options: unknown): boolean {
+  if (options === undefined || options === null) return false;
+  const force = typeof options === "object" ? (options as { force?: unknown }).force : null;
+  if (force !== undefined && typeof force !== "boolean") {
+    throw codedError("CheckpointError", "INVALID_ARGUMENT", "restore's options must be { force?: boolean }");
+  }
+  return force === true;
 }
 
 /**
@@ -263,11 +274,10 @@ function checkpointsOf(context: ToolContext): CheckpointsApi {
  * then, when there is a journal, what they changed since the last call is recorded in it and
  * the private directory its snapshots keep between commands is removed.
  */
-async function closeContext(context: ToolContext): Promise<void> {
+async function closeContext(context: ToolContext, edits: EditHooks | undefined): Promise<void> {
   const table = processTables.get(context);
   if (table !== undefined) await native.closeProcessTable(table);
-  const hooks = editHooks.get(context);
-  if (hooks !== undefined) resultJson(await native.checkpointsCall(hooks, contextHandle(context), "settle", undefined, false));
+  if (edits !== undefined) resultJson(await native.checkpointsCall(edits, contextHandle(context, edits), "settle", undefined, false));
 }
 
 /** An opt-in tool has no replaceable handler: its calls always run the native one. */

@@ -23,6 +23,10 @@ pub struct CheckpointOptions {
     pub max_bytes: Option<f64>,
     /// Checkpoints kept (default 200).
     pub max_checkpoints: Option<u32>,
+    /// The variables of `process.env` that place the user's state directory (`XDG_STATE_HOME`,
+    /// `HOME`, `LOCALAPPDATA`): read there, not from the C environment, which Bun does not
+    /// update when a program changes `process.env`.
+    pub env: Option<std::collections::HashMap<String, String>>,
 }
 
 /// The journal (when `checkpoints` is given) and the syntax check (`"report"` or `"reject"`)
@@ -34,8 +38,12 @@ pub fn new_edit_hooks(
 ) -> Result<External<Arc<EditHooks>>> {
     let journal = checkpoints.map(|o| {
         let defaults = JournalOptions::default();
+        let state_home = o.env.as_ref().and_then(|env| {
+            agent_tools_core::checkpoints::state_home_in(|name| env.get(name).map(Into::into))
+        });
         Journal::new(JournalOptions {
             dir: o.dir.map(Into::into),
+            state_home,
             max_bytes: o.max_bytes.map_or(defaults.max_bytes, |b| b as u64),
             max_checkpoints: o
                 .max_checkpoints
