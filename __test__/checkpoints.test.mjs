@@ -154,6 +154,41 @@ describe("every change undone exactly", () => {
     });
   });
 
+  test("the directories a call created are removed again; those there before stay", async () => {
+    await withJournal(async ({ root, toolkit, file }) => {
+      fs.mkdirSync(file("kept"));
+      await toolkit.invoke("write_file", { path: "new/deep/dir/f.txt", content: "deep\n" });
+      await toolkit.invoke("write_file", { path: "kept/g.txt", content: "g" });
+      const patch = "*** Begin Patch\n*** Add File: added/sub/h.txt\n+h\n*** End Patch\n";
+      await toolkit.invoke("apply_patches", { patch });
+      await toolkit.invoke("exec_command", script(root, "fs.mkdirSync(p('made/by/cmd'), { recursive: true }); fs.writeFileSync(p('made/by/cmd/i.txt'), 'i')"));
+      const [first, , third] = await toolkit.checkpoints.list();
+      // undone from the third: the first two stay
+      await toolkit.checkpoints.restore(third.id);
+      assert.deepEqual(walk(root).sort(), ["kept", "kept/g.txt", "new", "new/deep", "new/deep/dir", "new/deep/dir/f.txt"]);
+      const { checkpoint: redo } = await toolkit.checkpoints.restore(first.id);
+      assert.deepEqual(walk(root), ["kept"]);
+      // the restore's own checkpoint brings back what it removed, directories too; restoring
+      // that one removes them again
+      await toolkit.checkpoints.restore(redo);
+      assert.deepEqual(walk(root).sort(), ["kept", "kept/g.txt", "new", "new/deep", "new/deep/dir", "new/deep/dir/f.txt"]);
+      const last = (await toolkit.checkpoints.list()).at(-1);
+      await toolkit.checkpoints.restore(last.id);
+      assert.deepEqual(walk(root), ["kept"]);
+    });
+  });
+
+  test("a directory that holds a file the journal did not record is left in place", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      await toolkit.invoke("write_file", { path: "d/a.txt", content: "a" });
+      fs.writeFileSync(file("d/by-hand.txt"), "mine");
+      const [cp] = await toolkit.checkpoints.list();
+      await toolkit.checkpoints.restore(cp.id);
+      assert.equal(fs.existsSync(file("d/a.txt")), false);
+      assert.equal(fs.readFileSync(file("d/by-hand.txt"), "utf8"), "mine");
+    });
+  });
+
   test("a call that changes nothing and a read record nothing", async () => {
     await withJournal(async ({ toolkit, file }) => {
       fs.writeFileSync(file("same.txt"), "same");
@@ -183,11 +218,36 @@ describe("conflicts", () => {
     });
   });
 
+  test("a file where a journalled directory was, or a directory where a file was: a conflict naming it that force does not override", async () => {
+    await withJournal(async ({ toolkit, file }) => {
+      await toolkit.invoke("write_file", { path: "z/y.txt", content: "y" });
+      await toolkit.invoke("write_file", { path: "f.txt", content: "f" });
+      const [cp] = await toolkit.checkpoints.list();
+      // the restore removed both files and z; its own checkpoint puts them back
+      const { checkpoint: redo } = await toolkit.checkpoints.restore(cp.id);
+      fs.writeFileSync(file("z"), "a file now");
+      fs.mkdirSync(file("f.txt"));
+      fs.writeFileSync(file("f.txt/inside"), "x");
+      for (const force of [false, true]) {
+        const error = await rejectsWith(toolkit.checkpoints.restore(redo, { force }), "CHECKPOINT_CONFLICT");
+        assert.deepEqual(error.files, ["z/y.txt", "f.txt"]);
+        assert.match(error.message, /z is not a directory now/);
+      }
+      assert.equal(fs.readFileSync(file("z"), "utf8"), "a file now");
+      assert.equal(fs.readFileSync(file("f.txt/inside"), "utf8"), "x");
+    });
+  });
+
   test("unknown ids and bad arguments", async () => {
     await withJournal(async ({ toolkit }) => {
       await rejectsWith(toolkit.checkpoints.restore("cp-00000099"), "CHECKPOINT_NOT_FOUND");
       await rejectsWith(toolkit.checkpoints.diff("nope"), "CHECKPOINT_NOT_FOUND");
       await rejectsWith(toolkit.checkpoints.restore(42), "INVALID_ARGUMENT");
+      await toolkit.invoke("write_file", { path: "a.txt", content: "a" });
+      const [cp] = await toolkit.checkpoints.list();
+      await rejectsWith(toolkit.checkpoints.restore(cp.id, { force: "yes" }), "INVALID_ARGUMENT");
+      await rejectsWith(toolkit.checkpoints.restore(cp.id, "force"), "INVALID_ARGUMENT");
+      assert.equal((await toolkit.checkpoints.list()).length, 1);
     });
   });
 });
@@ -345,10 +405,79 @@ describe("a tampered journal", () => {
       fs.mkdirSync(path.join(dir, "elsewhere"));
       fs.writeFileSync(path.join(dir, "elsewhere", "a.txt"), "new");
       fs.symlinkSync(path.join(dir, "elsewhere"), file("sub"));
-      await assert.rejects(toolkit.checkpoints.restore(cp.id, { force: true }));
+      await rejectsWith(toolkit.checkpoints.restore(cp.id, { force: true }), "SANDBOX_VIOLATION");
+      await rejectsWith(toolkit.checkpoints.diff(cp.id), "SANDBOX_VIOLATION");
       assert.equal(fs.readFileSync(path.join(dir, "elsewhere", "a.txt"), "utf8"), "new");
-      void journal;
+      // a record naming a path below such a link fails the same way, before anything is written
+      await toolkit.invoke("write_file", { path: "b.txt", content: "b" });
+      const last = (await toolkit.checkpoints.list()).at(-1);
+      const record = path.join(journal, "checkpoints", `${last.id}.json`);
+      fs.writeFileSync(record, fs.readFileSync(record, "utf8").replace('"path":"b.txt"', '"path":"sub/pwn.txt"'));
+      await rejectsWith(toolkit.checkpoints.restore(last.id, { force: true }), "SANDBOX_VIOLATION");
+      assert.deepEqual(fs.readdirSync(path.join(dir, "elsewhere")), ["a.txt"]);
     });
+  });
+
+  test("a record that cannot be read: a restore across it is refused (CHECKPOINT_CORRUPT), nothing touched", async () => {
+    await withJournal(async ({ journal, toolkit, file }) => {
+      for (const name of ["a", "b", "c"]) await toolkit.invoke("write_file", { path: `${name}.txt`, content: name });
+      const [first, second, third] = await toolkit.checkpoints.list();
+      const record = (cp) => path.join(journal, "checkpoints", `${cp.id}.json`);
+      const text = fs.readFileSync(record(second), "utf8");
+      for (const broken of [text.slice(0, text.length / 2), "{not json", text.replace(second.id, third.id)]) {
+        fs.writeFileSync(record(second), broken);
+        await rejectsWith(toolkit.checkpoints.restore(first.id), "CHECKPOINT_CORRUPT");
+        await rejectsWith(toolkit.checkpoints.restore(second.id, { force: true }), "CHECKPOINT_CORRUPT");
+        await rejectsWith(toolkit.checkpoints.diff(first.id), "CHECKPOINT_CORRUPT");
+        assert.deepEqual(["a", "b", "c"].map((n) => fs.existsSync(file(`${n}.txt`))), [true, true, true]);
+      }
+      // a checkpoint after it restores as usual
+      await toolkit.checkpoints.restore(third.id);
+      assert.equal(fs.existsSync(file("c.txt")), false);
+    });
+  });
+});
+
+describe("toolkits over one context", () => {
+  test("each keeps its own settings: a toolkit without them journals and checks nothing", async () => {
+    await withJournal(async ({ context, journal, toolkit, file }) => {
+      const plain = createAgentToolkit(context);
+      const rejecting = createAgentToolkit(context, { syntaxCheck: "reject" });
+      const { content } = await plain.invoke("write_file", { path: "a.ts", content: "let = ;" });
+      assert.deepEqual(Object.keys(content), ["path", "created", "bytes_written"]);
+      await rejectsWith(rejecting.invoke("write_file", { path: "b.ts", content: "let = ;" }), "SYNTAX_ERROR");
+      assert.equal(fs.existsSync(file("b.ts")), false);
+      // the journalling toolkit (no syntax check) records its own write only
+      const written = await toolkit.invoke("write_file", { path: "c.ts", content: "let = ;" });
+      assert.equal("diagnostics" in written.content, false);
+      assert.deepEqual((await toolkit.checkpoints.list()).map((c) => c.files[0].path), ["c.ts"]);
+      // one with the same settings shares the journal
+      const same = createAgentToolkit(context, { checkpoints: { dir: journal } });
+      assert.deepEqual((await same.checkpoints.list()).map((c) => c.files[0].path), ["c.ts"]);
+      assert.equal("checkpoints" in plain, false);
+    });
+  });
+});
+
+describe("where the journal lives", () => {
+  test("the state directory is read from process.env as the program set it", async () => {
+    const { dir, cleanup } = tempDir();
+    const names = ["XDG_STATE_HOME", "HOME", "LOCALAPPDATA"];
+    const saved = names.map((n) => process.env[n]);
+    try {
+      const root = path.join(dir, "ws");
+      const state = path.join(dir, "state");
+      fs.mkdirSync(root);
+      fs.mkdirSync(state);
+      for (const n of names) process.env[n] = state;
+      const toolkit = createAgentToolkit(createToolContext({ workspaceRoot: root, policy: ALLOW_ALL }), { checkpoints: true });
+      await toolkit.invoke("write_file", { path: "a.txt", content: "a" });
+      const found = walk(state);
+      assert.ok(found.some((p) => /agent-tools-native\/checkpoints\/ws-[0-9a-f]{16}\/checkpoints\/cp-00000001\.json$/.test(p)), found.join("\n"));
+    } finally {
+      names.forEach((n, i) => (saved[i] === undefined ? delete process.env[n] : (process.env[n] = saved[i])));
+      cleanup();
+    }
   });
 });
 
@@ -397,6 +526,11 @@ describe("the syntax check", () => {
           "SYNTAX_ERROR",
         );
         assert.equal(fs.existsSync(file("fine.txt")), false);
+        // a refused new file leaves none of the directories it would have needed
+        await rejectsWith(toolkit.invoke("write_file", { path: "x/y/z.ts", content: "let = ;\n" }), "SYNTAX_ERROR");
+        await rejectsWith(toolkit.invoke("apply_patches", { patch: "*** Begin Patch\n*** Add File: q/r.ts\n+let = ;\n*** End Patch" }), "SYNTAX_ERROR");
+        assert.equal(fs.existsSync(file("x")), false);
+        assert.equal(fs.existsSync(file("q")), false);
         // the envelope of toolkit.tools carries them in error.details
         const result = await toolkit.tools.write_file("ok.ts", "export const = 2;\n");
         assert.equal(result.status, "failure");
@@ -466,6 +600,45 @@ describe("commands", () => {
       assert.equal(fs.readFileSync(file("made.txt"), "utf8"), "x");
     });
   });
+
+  for (const where of ["outside git", "in a git work tree"]) {
+    test(`${where}: a command that puts a file where a directory was, and a directory where a file was`, where === "outside git" ? {} : notUnderWine(WINE.git), async () => {
+      await withJournal(async ({ root, toolkit, file }) => {
+        fs.mkdirSync(file("d2f"));
+        fs.writeFileSync(file("d2f/inner.txt"), "inner\n");
+        fs.writeFileSync(file("f2d"), "important\n");
+        if (where !== "outside git") {
+          const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+          git("init", "-q", "-b", "main");
+          git("add", "-A");
+          git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init");
+        }
+        const out = await toolkit.invoke(
+          "exec_command",
+          script(root, "fs.rmSync(p('d2f'), { recursive: true }); fs.writeFileSync(p('d2f'), 'now a file'); fs.rmSync(p('f2d')); fs.mkdirSync(p('f2d')); fs.writeFileSync(p('f2d/new.txt'), 'x')"),
+        );
+        assert.equal(out.content.exit_code, 0, out.content.stderr);
+        const [cp] = await toolkit.checkpoints.list();
+        assert.deepEqual(
+          cp.files.map((f) => `${f.change} ${f.path}`).sort(),
+          ["created d2f", "created f2d/new.txt", "deleted d2f/inner.txt", "deleted f2d"],
+        );
+        if (where === "outside git") {
+          // the deleted files' contents were not kept: named, not restorable
+          assert.equal(cp.restorable, false);
+          await rejectsWith(toolkit.checkpoints.restore(cp.id), "CHECKPOINT_NOT_RESTORABLE");
+          return;
+        }
+        assert.equal(cp.restorable, true);
+        const { checkpoint: redo } = await toolkit.checkpoints.restore(cp.id);
+        assert.equal(fs.readFileSync(file("d2f/inner.txt"), "utf8"), "inner\n");
+        assert.equal(fs.readFileSync(file("f2d"), "utf8"), "important\n");
+        await toolkit.checkpoints.restore(redo);
+        assert.equal(fs.readFileSync(file("d2f"), "utf8"), "now a file");
+        assert.equal(fs.readFileSync(file("f2d/new.txt"), "utf8"), "x");
+      });
+    });
+  }
 
   test("outside git: a checkpoint of creations alone restores", async () => {
     await withJournal(async ({ root, toolkit, file }) => {

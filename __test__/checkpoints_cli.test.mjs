@@ -11,7 +11,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { parseArgs } from "../js/cli.cjs";
-import { notUnderWine, tempDir, WINE } from "./helpers.mjs";
+import { notUnderWine, onlyOn, tempDir, WINE } from "./helpers.mjs";
 import { BIN, connectStdio, errorOf, okOf, startHttpServer } from "./mcp_helpers.mjs";
 
 const RUNTIME = process.execPath;
@@ -122,6 +122,19 @@ describe("checkpoints from the command line", () => {
     });
   });
 
+  test("a reader that stops early (| head) ends the output quietly", { ...TIMEOUT, ...onlyOn(["unix"], "a shell pipeline") }, async () => {
+    await withWorkspace(async ({ root, journal, env, cli, file }) => {
+      // a diff of some MiB: far more than a pipe holds
+      fs.writeFileSync(file("big.txt"), Array.from({ length: 200_000 }, (_, i) => `line ${i}\n`).join(""));
+      jsonOf(cli("call", "write_file", JSON.stringify({ path: "big.txt", content: "short\n" }), "--root", root, "--checkpoints-dir", journal));
+      const [cp] = jsonOf(cli("checkpoints", "list", "--json", "--root", root, "--checkpoints-dir", journal));
+      const script = `"$0" "$1" checkpoints diff ${cp.id} --root "$2" --checkpoints-dir "$3" | head -n 1`;
+      const run = spawnSync("sh", ["-c", script, RUNTIME, BIN, root, journal], { encoding: "utf8", env, timeout: 60_000 });
+      assert.equal(run.stdout, `diff --checkpoint a/big.txt b/big.txt\n`);
+      assert.equal(run.stderr, "");
+    });
+  });
+
   test("--syntax-check on call: reject refuses with SYNTAX_ERROR and its diagnostics, file untouched; report adds diagnostics", TIMEOUT, async () => {
     await withWorkspace(async ({ root, journal, cli, file }) => {
       fs.writeFileSync(file("ok.ts"), "export const x = 1;\n");
@@ -174,7 +187,6 @@ describe("checkpoints from the command line", () => {
         ["checkpoints", "diff", "--root", root],
         ["checkpoints", "list", "cp-1", "--root", root],
         ["checkpoints", "list", "--root", root, "--force"],
-        ["checkpoints", "list"],
         ["checkpoints", "list", "--root", file("a.txt")],
       ];
       for (const args of bad) {
@@ -188,6 +200,9 @@ describe("checkpoints from the command line", () => {
       assert.equal(fs.readFileSync(file("a.txt"), "utf8"), "keep\n");
       assert.deepEqual(fs.readdirSync(root), ["a.txt"], "no journal made in the workspace");
       assert.deepEqual(fs.readdirSync(journal), []);
+
+      // without --root: the current directory's journal, as `call` works there
+      assert.deepEqual(jsonOf(cli("checkpoints", "list", "--json", "--checkpoints-dir", journal)), []);
 
       const help = cli("--help");
       for (const option of ["--checkpoints ", "--checkpoints-dir DIR", "--syntax-check MODE", "--force", "--json", "checkpoints list|diff ID|restore ID"]) {
