@@ -951,7 +951,7 @@ export type OptInToolDefinitions = {
     readonly "type": "function";
     readonly "function": {
       readonly "name": "checkpoint_list";
-      readonly "description": "Lists the undo journal of this workspace, oldest first: one checkpoint per call that changed files (write_file, apply_patch, edit_file, apply_patches, checkpoint_restore), with its id, the tool, the time and the files it created, modified or deleted. Changes nothing. Pass an id to checkpoint_restore to undo that call and every later one.";
+      readonly "description": "Lists the undo journal of this workspace, oldest first: one checkpoint per call that changed files (write_file, apply_patch, edit_file, apply_patches, exec_command, the process tools, checkpoint_restore), with its id, the tool, the time and the files it created, modified or deleted. Changes nothing. Pass an id to checkpoint_restore to undo that call and every later one.";
       readonly "parameters": {
         readonly "type": "object";
       };
