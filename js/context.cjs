@@ -59,8 +59,10 @@ function editHooksFor(context, checkpoints, syntaxCheck) {
         return undefined;
     const settings = JSON.stringify([checkpoints, syntaxCheck]);
     let byContext = editHooksByContext.get(context);
-    if (byContext === undefined)
-        editHooksByContext.set(context, (byContext = new Map()));
+    if (byContext === undefined) {
+        byContext = new Map();
+        editHooksByContext.set(context, byContext);
+    }
     let hooks = byContext.get(settings);
     if (hooks === undefined) {
         // The variables that place the user's state directory, as this program sees them.
@@ -91,8 +93,10 @@ function contextHandle(context, edits) {
     const handle = native.contextHandle(context, reads, processes, edits);
     if (key === null)
         return handle;
-    if (byEdits === undefined)
-        contextHandles.set(context, (byEdits = new Map()));
+    if (byEdits === undefined) {
+        byEdits = new Map();
+        contextHandles.set(context, byEdits);
+    }
     byEdits.set(edits, { key, handle, reads, processes });
     return handle;
 }
