@@ -399,14 +399,17 @@ impl Journal {
         if fs::read_to_string(&marker).ok().as_deref() != Some(&*root_text) {
             write_whole(&marker, root_text.as_bytes()).map_err(|e| io_error(e, &marker))?;
         }
-        Ok(Store {
+        let store = Store {
             dir: real_dir,
             root: real_root.to_path_buf(),
             max_bytes: self.options.max_bytes,
             max_checkpoints: self.options.max_checkpoints,
             recorded: self.recorded.clone(),
             index: self.index.clone(),
-        })
+        };
+        // what a process killed between taking a content and committing it left behind
+        store.clean_incoming();
+        Ok(store)
     }
 }
 

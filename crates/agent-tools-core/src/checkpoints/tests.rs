@@ -822,3 +822,23 @@ fn contents_and_journal_directories_keep_the_names_earlier_versions_gave_them() 
         );
     }
 }
+
+#[test]
+fn what_a_killed_process_left_in_incoming_is_removed_when_a_journal_is_opened() {
+    let f = fixture();
+    let incoming = f.journal_dir.join("incoming");
+    fs::create_dir_all(&incoming).unwrap();
+    let (old, fresh) = (incoming.join("old"), incoming.join("fresh"));
+    fs::write(&old, "a content taken two hours ago").unwrap();
+    fs::write(&fresh, "a content another call holds now").unwrap();
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+    f.store();
+    assert!(!old.exists());
+    assert!(fresh.exists());
+}
