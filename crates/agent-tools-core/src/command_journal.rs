@@ -695,11 +695,14 @@ impl GitSnapshot {
             None if e.old_mode == "100755" => 0o755,
             None => 0o644,
         };
-        // the directories that held a file before: a created file's others are new
-        let old_dirs: std::collections::HashSet<&str> = old_modes
-            .keys()
-            .flat_map(|path| path.match_indices('/').map(|(i, _)| &path[..i]))
-            .collect();
+        // the directories that held a file before (only when a file was created): a created
+        // file's others are new
+        let created = entries.iter().any(|e| e.old_mode == "000000");
+        let old_dirs = if created {
+            directories_of(old_modes.keys())
+        } else {
+            Default::default()
+        };
         let mut captured = Vec::new();
         for (i, e) in entries.iter().enumerate() {
             if e.old_mode == "160000" || e.new_mode == "160000" {
@@ -1023,10 +1026,12 @@ fn scanned_changes(
     old: &HashMap<String, Seen>,
     new: &HashMap<String, Seen>,
 ) -> Vec<Captured> {
-    let old_dirs: std::collections::HashSet<&str> = old
-        .keys()
-        .flat_map(|path| path.match_indices('/').map(|(i, _)| &path[..i]))
-        .collect();
+    let created = new.keys().any(|k| !old.contains_key(k));
+    let old_dirs = if created {
+        directories_of(old.keys())
+    } else {
+        Default::default()
+    };
     let mut captured = Vec::new();
     let mut paths: Vec<&String> = old
         .keys()
@@ -1067,6 +1072,15 @@ fn scanned_changes(
         });
     }
     captured
+}
+
+/// Every directory that holds one of `paths` (relative, with `/`), at any depth.
+fn directories_of<'a>(
+    paths: impl Iterator<Item = &'a String>,
+) -> std::collections::HashSet<&'a str> {
+    paths
+        .flat_map(|path| path.match_indices('/').map(|(i, _)| &path[..i]))
+        .collect()
 }
 
 /// The directories of a created file at `path` (relative to `base`, with `/`) that held no file
