@@ -434,6 +434,10 @@ describe("a tampered journal", () => {
       // a checkpoint after it restores as usual
       await toolkit.checkpoints.restore(third.id);
       assert.equal(fs.existsSync(file("c.txt")), false);
+      // a record removed by hand is as unknown
+      fs.rmSync(record(second));
+      await rejectsWith(toolkit.checkpoints.restore(first.id), "CHECKPOINT_CORRUPT");
+      assert.deepEqual(["a", "b"].map((n) => fs.existsSync(file(`${n}.txt`))), [true, true]);
     });
   });
 });
@@ -640,6 +644,55 @@ describe("commands", () => {
       });
     });
   }
+
+  test("outside git: swaps across checkpoints (a directory made a file, then a directory again) restore in one go", async () => {
+    await withJournal(async ({ root, toolkit }) => {
+      await toolkit.invoke("write_file", { path: "d/x.txt", content: "x" });
+      await toolkit.invoke("exec_command", script(root, "fs.unlinkSync(p('d/x.txt')); fs.rmdirSync(p('d')); fs.writeFileSync(p('d'), 'F')"));
+      await toolkit.invoke("exec_command", script(root, "fs.unlinkSync(p('d')); fs.mkdirSync(p('d/e'), { recursive: true }); fs.writeFileSync(p('d/e/z'), 'z')"));
+      const [first, second] = await toolkit.checkpoints.list();
+      // the second replaced x.txt, whose content was not kept outside git
+      await rejectsWith(toolkit.checkpoints.restore(second.id), "CHECKPOINT_NOT_RESTORABLE");
+      // back to before the first, x.txt absent then: no content needed
+      await toolkit.checkpoints.restore(first.id);
+      assert.deepEqual(walk(root), []);
+    });
+  });
+
+  test("in a git work tree: swaps across checkpoints restore in one go; a directory made a link, inside or out, is recorded and restored", { ...notUnderWine(WINE.git), ...onlyOn(["unix"], "symbolic links made without privilege") }, async () => {
+    await withJournal(async ({ dir, root, toolkit, file }) => {
+      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+      const out = path.join(dir, "out");
+      fs.mkdirSync(out);
+      fs.writeFileSync(path.join(out, "o.txt"), "outside");
+      for (const [rel, text] of [["d/x.txt", "x"], ["l/x.txt", "lx"], ["l/y.txt", "ly"], ["real/x.txt", "REAL"], ["m/o.txt", "mo"]]) {
+        fs.mkdirSync(path.dirname(file(rel)), { recursive: true });
+        fs.writeFileSync(file(rel), text);
+      }
+      git("init", "-q", "-b", "main");
+      git("add", "-A");
+      git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init");
+      const tree = () => walk(root).filter((p) => !p.startsWith(".git")).sort().map((p) => [p, fs.lstatSync(file(p)).isSymbolicLink() ? `-> ${fs.readlinkSync(file(p))}` : fs.statSync(file(p)).isFile() ? fs.readFileSync(file(p), "utf8") : "dir"]);
+      const start = tree();
+      const run = async (code) => assert.equal((await toolkit.invoke("exec_command", script(root, code))).content.exit_code, 0);
+      await run("fs.unlinkSync(p('d/x.txt')); fs.rmdirSync(p('d')); fs.writeFileSync(p('d'), 'F')");
+      await run("fs.unlinkSync(p('d')); fs.mkdirSync(p('d/e'), { recursive: true }); fs.writeFileSync(p('d/e/z'), 'z')");
+      // l becomes a link to real/, which holds an x.txt too; m a link outside the workspace, which holds an o.txt
+      await run(`for (const f of ['x.txt', 'y.txt']) fs.unlinkSync(p('l/' + f)); fs.rmdirSync(p('l')); fs.symlinkSync('real', p('l')); fs.unlinkSync(p('m/o.txt')); fs.rmdirSync(p('m')); fs.symlinkSync(${JSON.stringify(out)}, p('m'))`);
+      const [first, second, third] = await toolkit.checkpoints.list();
+      assert.deepEqual(third.files.map((f) => `${f.change} ${f.path}`).sort(), ["created l", "created m", "deleted l/x.txt", "deleted l/y.txt", "deleted m/o.txt"]);
+      const after = tree();
+      const { checkpoint: redo } = await toolkit.checkpoints.restore(third.id);
+      assert.deepEqual(tree().filter(([p]) => p.startsWith("l") || p.startsWith("m")), start.filter(([p]) => p.startsWith("l") || p.startsWith("m")));
+      await toolkit.checkpoints.restore(redo);
+      assert.deepEqual(tree(), after);
+      await toolkit.checkpoints.restore(first.id);
+      assert.deepEqual(tree(), start);
+      assert.deepEqual(fs.readdirSync(out), ["o.txt"]);
+      assert.equal(fs.readFileSync(path.join(out, "o.txt"), "utf8"), "outside");
+      void second;
+    });
+  });
 
   test("outside git: a checkpoint of creations alone restores", async () => {
     await withJournal(async ({ root, toolkit, file }) => {

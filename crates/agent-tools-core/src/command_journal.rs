@@ -1042,7 +1042,12 @@ fn scanned_changes(
         let state = match (old.get(rel), new.get(rel)) {
             (Some(a), Some(b)) if a == b => continue,
             // there, but left out of the scan now (an ignore rule): not a change
-            (Some(_), None) if seen_now(&root.join(rel)).is_some() => continue,
+            (Some(_), None)
+                if crate::checkpoints::link_on_the_way(&root.join(rel), root).is_none()
+                    && seen_now(&root.join(rel)).is_some() =>
+            {
+                continue
+            }
             (None, _) => FileState::Absent,
             (
                 Some(Seen {

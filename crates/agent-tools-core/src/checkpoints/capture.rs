@@ -402,6 +402,25 @@ pub(crate) fn commit_changes(
         .map(Some)
 }
 
+/// The first directory on the way from `root` to `abs` (`root` itself and `abs` not counted)
+/// that is a symbolic link now.
+pub(crate) fn link_on_the_way(abs: &Path, root: &Path) -> Option<PathBuf> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let mut at = root.to_path_buf();
+    let mut parts = rel.components().peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            break;
+        }
+        at.push(part);
+        let meta = std::fs::symlink_metadata(&at).ok()?;
+        if meta.file_type().is_symlink() {
+            return Some(at);
+        }
+    }
+    None
+}
+
 /// The directories of the workspace-relative path `rel` that do not exist, deepest first (the
 /// workspace itself is not one of them).
 pub(crate) fn missing_dirs(rel: &str, root: &Path) -> Vec<String> {
@@ -447,6 +466,11 @@ fn read_state_as(
     keep: Option<u64>,
     retain: bool,
 ) -> std::io::Result<(Option<FileState>, Option<Vec<u8>>)> {
+    // a path beyond a link is not a file of the workspace (the journal, as git, records links,
+    // not what they lead to): a directory replaced by a link took its files away
+    if link_on_the_way(abs, root).is_some() {
+        return Ok((Some(FileState::Absent), None));
+    }
     let meta = match std::fs::symlink_metadata(abs) {
         Ok(meta) => meta,
         // not there, or one of its directories is a file now

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
+pub(crate) use capture::link_on_the_way;
 pub use capture::{commit_captured, CallRecord, Captured};
 pub use restore::RestoreOutcome;
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::capture::{commit_changes, read_state, Captured};
+use super::capture::{commit_changes, link_on_the_way, read_state, Captured};
 use super::{Change, Checkpoint, CheckpointFile, FileState, Store, ERROR_CLASS};
 use crate::error::{ErrorCode, Reason, ToolError};
 use crate::sandbox::Confinement;
@@ -45,9 +45,14 @@ struct Plan {
 /// A file's state now and, for a regular file, its content.
 type StateNow = (FileState, Option<Vec<u8>>);
 
-/// A journalled path that nothing can be restored over: a directory the journal did not create
-/// where its file belongs, or a file where its directory belongs.
-struct Blocked(String);
+/// Why a journalled path cannot be restored whatever `force` says.
+enum Refusal {
+    /// A directory the journal did not create where its file belongs, a file or a link where
+    /// one of its directories belongs.
+    Blocked(String),
+    /// A link on the way leads out of the workspace.
+    Outside,
+}
 
 impl Store {
     /// The files checkpoint `id` and every later one changed, each with the state it had before
@@ -71,6 +76,14 @@ impl Store {
             return Err(super::corrupt(format!(
                 "the record of checkpoint cp-{seq:08}, after {id}, cannot be read: what it changed is unknown, so nothing was restored"
             )));
+        }
+        // a record missing in between (removed by hand): what that call changed is unknown
+        for (expected, cp) in (all[start].seq..).zip(&all[start..]) {
+            if cp.seq != expected {
+                return Err(super::corrupt(format!(
+                    "the record of checkpoint cp-{expected:08}, after {id}, is missing: what it changed is unknown, so nothing was restored"
+                )));
+            }
         }
         if all[start].pruned {
             return Err(ERROR_CLASS.coded(
@@ -129,18 +142,11 @@ impl Store {
         Ok(Plan { targets, dirs })
     }
 
-    /// The place of a journalled path: relative, plain components only, inside the workspace
-    /// (a tampered journal cannot lead a restore outside), and not below a symbolic link that
-    /// leads out of it.
+    /// The place of a journalled path: relative, plain components only, so inside the workspace
+    /// (a tampered journal cannot lead a restore outside; the links on the way are looked at
+    /// with the file's state, [`read_now`]).
     fn resolve(&self, rel: &str) -> Result<PathBuf, ToolError> {
-        let outside = || {
-            ERROR_CLASS
-                .coded(
-                    ErrorCode::SandboxViolation,
-                    format!("[Sandbox Violation] the journal names a path outside the workspace: {rel:?}"),
-                )
-                .refused(Reason::Sandbox)
-        };
+        let outside = || outside_workspace(rel);
         if rel.is_empty() || rel.contains('\0') || rel.contains('\\') {
             return Err(outside());
         }
@@ -159,18 +165,6 @@ impl Store {
         {
             return Err(outside());
         }
-        // the nearest directory there is, through every link: inside the workspace (writing
-        // re-checks each directory it opens)
-        let mut dir = abs.parent();
-        while let Some(d) = dir.filter(|d| *d != self.root) {
-            if std::fs::symlink_metadata(d).is_ok() {
-                match crate::sandbox::real_path(d) {
-                    Ok(real) if crate::sandbox::is_within(&self.root, &real) => break,
-                    _ => return Err(outside()),
-                }
-            }
-            dir = d.parent();
-        }
         Ok(abs)
     }
 
@@ -181,9 +175,10 @@ impl Store {
         let mut now = Vec::with_capacity(plan.targets.len());
         let mut blocked = Vec::new();
         for t in &plan.targets {
-            match read_now(t, &self.root, plan, &plan.targets) {
+            match read_now(t, &self.root, plan) {
                 Ok(state) => now.push(state),
-                Err(Blocked(why)) => blocked.push((t.rel.clone(), why)),
+                Err(Refusal::Blocked(why)) => blocked.push((t.rel.clone(), why)),
+                Err(Refusal::Outside) => return Err(outside_workspace(&t.rel)),
             }
         }
         if !blocked.is_empty() {
@@ -286,12 +281,10 @@ impl Store {
                 }
             }
         }
-        let removals: Vec<usize> = (0..plan.targets.len())
-            .filter(|&i| plan.targets[i].want == FileState::Absent)
-            .collect();
-        let writes: Vec<usize> = (0..plan.targets.len())
-            .filter(|&i| plan.targets[i].want != FileState::Absent)
-            .collect();
+        // the files whose state changes: removed, or written
+        let (removals, writes): (Vec<usize>, Vec<usize>) = (0..plan.targets.len())
+            .filter(|&i| before[i].state != plan.targets[i].want)
+            .partition(|&i| plan.targets[i].want == FileState::Absent);
         let mut writer = StateWriter::new(&self.root);
         let mut done: Vec<usize> = Vec::new();
         let mut removed_dirs: Vec<&String> = Vec::new();
@@ -308,10 +301,17 @@ impl Store {
         }
         if failure.is_none() {
             for dir in &plan.dirs {
-                if writer.remove_dir(&self.root.join(dir)) {
-                    removed_dirs.push(dir);
+                match writer.remove_dir(&self.root, &self.root.join(dir)) {
+                    Ok(true) => removed_dirs.push(dir),
+                    Ok(false) => {}
+                    Err(e) => {
+                        failure = Some((dir.clone(), e));
+                        break;
+                    }
                 }
             }
+        }
+        if failure.is_none() {
             for &i in &writes {
                 let t = &plan.targets[i];
                 before[i].new_dirs = super::capture::missing_dirs(&t.rel, &self.root);
@@ -403,8 +403,30 @@ impl Store {
 /// The file's state now and, for a regular file, its content. A directory where the file
 /// belongs counts as absent when the calls since created it (the restore removes it), else it
 /// blocks the restore; so does a file where one of its directories belongs, unless the restore
-/// removes that file.
-fn read_now(t: &Target, root: &Path, plan: &Plan, targets: &[Target]) -> Result<StateNow, Blocked> {
+/// removes that file, and a link on the way, unless the restore replaces that link (a link
+/// leading outside is refused as such).
+fn read_now(t: &Target, root: &Path, plan: &Plan) -> Result<StateNow, Refusal> {
+    if let Some(link) = link_on_the_way(&t.abs, root) {
+        let rel = link
+            .strip_prefix(root)
+            .map(|r| r.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        let replaced = plan
+            .targets
+            .iter()
+            .any(|o| o.rel == rel && !matches!(o.want, FileState::Symlink { .. }));
+        if replaced {
+            // removed before anything is written: the file is not there now
+            return Ok((FileState::Absent, None));
+        }
+        let inside = crate::sandbox::real_path(&link)
+            .is_ok_and(|real| crate::sandbox::is_within(root, &real));
+        return Err(if inside {
+            Refusal::Blocked(format!("{rel} is a link now"))
+        } else {
+            Refusal::Outside
+        });
+    }
     match read_state(&t.abs, root, Some(u64::MAX)) {
         Ok((Some(state), content)) => {
             if state == FileState::Absent && t.want != FileState::Absent {
@@ -413,11 +435,14 @@ fn read_now(t: &Target, root: &Path, plan: &Plan, targets: &[Target]) -> Result<
                     match std::fs::symlink_metadata(root.join(parent)) {
                         Ok(meta) if meta.is_dir() => break,
                         Ok(_) => {
-                            let removed = targets
+                            let removed = plan
+                                .targets
                                 .iter()
                                 .any(|o| o.rel == parent && o.want == FileState::Absent);
                             if !removed {
-                                return Err(Blocked(format!("{parent} is not a directory now")));
+                                return Err(Refusal::Blocked(format!(
+                                    "{parent} is not a directory now"
+                                )));
                             }
                             break;
                         }
@@ -428,9 +453,19 @@ fn read_now(t: &Target, root: &Path, plan: &Plan, targets: &[Target]) -> Result<
             Ok((state, content))
         }
         Ok((None, _)) if plan.dirs.contains(&t.rel) => Ok((FileState::Absent, None)),
-        Ok((None, _)) => Err(Blocked("a directory now".into())),
-        Err(e) => Err(Blocked(format!("cannot be read: {e}"))),
+        Ok((None, _)) => Err(Refusal::Blocked("a directory now".into())),
+        Err(e) => Err(Refusal::Blocked(format!("cannot be read: {e}"))),
     }
+}
+
+/// The error of a journalled path that leads outside the workspace.
+fn outside_workspace(rel: &str) -> ToolError {
+    ERROR_CLASS
+        .coded(
+            ErrorCode::SandboxViolation,
+            format!("[Sandbox Violation] the journal names a path outside the workspace: {rel:?}"),
+        )
+        .refused(Reason::Sandbox)
 }
 
 /// A directory that lies outside the workspace (what [`StateWriter`] fails with).
@@ -533,15 +568,35 @@ impl StateWriter {
         Ok(())
     }
 
-    /// Removes the directory at `abs` when it is empty (in a parent checked to lie inside the
-    /// workspace); true when it was removed.
-    fn remove_dir(&mut self, abs: &Path) -> bool {
+    /// Removes the directory at `abs` when it is there and empty (not through a link, in a
+    /// parent checked to lie inside the workspace): true when it was removed, false when there
+    /// was nothing to remove (not there, not a directory, not empty: a file of the user's in
+    /// it), an error when it could not be removed.
+    fn remove_dir(&mut self, root: &Path, abs: &Path) -> std::io::Result<bool> {
         self.parent = None;
-        let Ok((dir, name)) = crate::atomic_write::open_parent(abs) else {
-            return false;
-        };
-        self.confinement.contains_fd(&dir)
-            && crate::sys::fs::unlinkat(&dir, name, crate::sys::fs::AtFlags::REMOVEDIR).is_ok()
+        let is_dir = std::fs::symlink_metadata(abs).is_ok_and(|m| m.is_dir());
+        if !is_dir || link_on_the_way(abs, root).is_some() {
+            return Ok(false);
+        }
+        let (dir, name) = crate::atomic_write::open_parent(abs)?;
+        if !self.confinement.contains_fd(&dir) {
+            return Ok(false);
+        }
+        match crate::sys::fs::unlinkat(&dir, name, crate::sys::fs::AtFlags::REMOVEDIR) {
+            Ok(()) => Ok(true),
+            Err(e) => {
+                let e = std::io::Error::from(e);
+                let empty_or_gone = matches!(
+                    e.kind(),
+                    std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::NotFound
+                );
+                if empty_or_gone {
+                    Ok(false)
+                } else {
+                    Err(e)
+                }
+            }
+        }
     }
 
     /// Removes the directories [`StateWriter::put`] created, the last made first (those not
