@@ -561,6 +561,18 @@ const script = (root, code) => ({
   shell_mode: "direct",
 });
 
+/** git in `root`, without the user's global configuration. */
+const gitIn = (root) => (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+
+/** A repository in `root` holding every file there, committed. */
+function commitAllIn(root) {
+  const git = gitIn(root);
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init");
+  return git;
+}
+
 /**
  * A background process that waits for go.txt, then writes late.txt (by a rename, so that it
  * appears whole: a runtime's writeFileSync may touch the file twice) and runs on. `go()` writes
@@ -611,12 +623,7 @@ describe("commands", () => {
         fs.mkdirSync(file("d2f"));
         fs.writeFileSync(file("d2f/inner.txt"), "inner\n");
         fs.writeFileSync(file("f2d"), "important\n");
-        if (where !== "outside git") {
-          const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
-          git("init", "-q", "-b", "main");
-          git("add", "-A");
-          git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init");
-        }
+        if (where !== "outside git") commitAllIn(root);
         const out = await toolkit.invoke(
           "exec_command",
           // (no recursive removal: bun.exe cannot do it under wine)
@@ -661,7 +668,6 @@ describe("commands", () => {
 
   test("in a git work tree: swaps across checkpoints restore in one go; a directory made a link, inside or out, is recorded and restored", { ...notUnderWine(WINE.git), ...onlyOn(["unix"], "symbolic links made without privilege") }, async () => {
     await withJournal(async ({ dir, root, toolkit, file }) => {
-      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
       const out = path.join(dir, "out");
       fs.mkdirSync(out);
       fs.writeFileSync(path.join(out, "o.txt"), "outside");
@@ -669,9 +675,7 @@ describe("commands", () => {
         fs.mkdirSync(path.dirname(file(rel)), { recursive: true });
         fs.writeFileSync(file(rel), text);
       }
-      git("init", "-q", "-b", "main");
-      git("add", "-A");
-      git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "init");
+      commitAllIn(root);
       const tree = () => walk(root).filter((p) => !p.startsWith(".git")).sort().map((p) => [p, fs.lstatSync(file(p)).isSymbolicLink() ? `-> ${fs.readlinkSync(file(p))}` : fs.statSync(file(p)).isFile() ? fs.readFileSync(file(p), "utf8") : "dir"]);
       const start = tree();
       const run = async (code) => assert.equal((await toolkit.invoke("exec_command", script(root, code))).content.exit_code, 0);
@@ -706,7 +710,7 @@ describe("commands", () => {
 
   test("in a git work tree: edits, a deletion and new files undone byte- and mode-exact; the repository untouched", notUnderWine(WINE.git), async () => {
     await withJournal(async ({ root, toolkit, file }) => {
-      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+      const git = gitIn(root);
       git("init", "-q", "-b", "main");
       git("config", "user.name", "t");
       git("config", "user.email", "t@example.com");
@@ -745,7 +749,7 @@ describe("commands", () => {
 
   test("in a git work tree: permission bits a command changed, and a deleted file's, come back exactly", onlyOn(["unix"], "POSIX permission bits"), async () => {
     await withJournal(async ({ root, toolkit, file }) => {
-      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+      const git = gitIn(root);
       git("init", "-q", "-b", "main");
       for (const [name, mode] of [["plain.txt", 0o644], ["secret.txt", 0o600], ["tool.sh", 0o755], ["group.txt", 0o640]]) {
         fs.writeFileSync(file(name), name);
@@ -775,7 +779,7 @@ describe("commands", () => {
 
   test("in a git work tree: commands one after another, with hand edits and a commit between them, each name their own changes and restore", notUnderWine(WINE.git), async () => {
     await withJournal(async ({ root, toolkit, file }) => {
-      const git = (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
+      const git = gitIn(root);
       git("init", "-q", "-b", "main");
       git("config", "user.name", "t");
       git("config", "user.email", "t@example.com");
