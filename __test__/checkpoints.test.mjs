@@ -561,6 +561,16 @@ const script = (root, code) => ({
   shell_mode: "direct",
 });
 
+/** Runs `code` as script() does through exec_command; it must exit 0. */
+async function runScript(toolkit, root, code) {
+  const out = await toolkit.invoke("exec_command", script(root, code));
+  assert.equal(out.content.exit_code, 0, out.content.stderr);
+  return out;
+}
+
+/** A checkpoint's files as sorted `change path` lines. */
+const changesOf = (cp) => cp.files.map((f) => `${f.change} ${f.path}`).sort();
+
 /** git in `root`, without the user's global configuration. */
 const gitIn = (root) => (...args) => execFileSync("git", args, { cwd: root, env: { ...process.env, GIT_CONFIG_GLOBAL: path.join(root, "..", "none") } });
 
@@ -624,15 +634,11 @@ describe("commands", () => {
         fs.writeFileSync(file("d2f/inner.txt"), "inner\n");
         fs.writeFileSync(file("f2d"), "important\n");
         if (where !== "outside git") commitAllIn(root);
-        const out = await toolkit.invoke(
-          "exec_command",
-          // (no recursive removal: bun.exe cannot do it under wine)
-          script(root, "fs.unlinkSync(p('d2f/inner.txt')); fs.rmdirSync(p('d2f')); fs.writeFileSync(p('d2f'), 'now a file'); fs.unlinkSync(p('f2d')); fs.mkdirSync(p('f2d')); fs.writeFileSync(p('f2d/new.txt'), 'x')"),
-        );
-        assert.equal(out.content.exit_code, 0, out.content.stderr);
+        // (no recursive removal: bun.exe cannot do it under wine)
+        await runScript(toolkit, root, "fs.unlinkSync(p('d2f/inner.txt')); fs.rmdirSync(p('d2f')); fs.writeFileSync(p('d2f'), 'now a file'); fs.unlinkSync(p('f2d')); fs.mkdirSync(p('f2d')); fs.writeFileSync(p('f2d/new.txt'), 'x')");
         const [cp] = await toolkit.checkpoints.list();
         assert.deepEqual(
-          cp.files.map((f) => `${f.change} ${f.path}`).sort(),
+          changesOf(cp),
           ["created d2f", "created f2d/new.txt", "deleted d2f/inner.txt", "deleted f2d"],
         );
         if (where === "outside git") {
@@ -678,13 +684,13 @@ describe("commands", () => {
       commitAllIn(root);
       const tree = () => walk(root).filter((p) => !p.startsWith(".git")).sort().map((p) => [p, fs.lstatSync(file(p)).isSymbolicLink() ? `-> ${fs.readlinkSync(file(p))}` : fs.statSync(file(p)).isFile() ? fs.readFileSync(file(p), "utf8") : "dir"]);
       const start = tree();
-      const run = async (code) => assert.equal((await toolkit.invoke("exec_command", script(root, code))).content.exit_code, 0);
+      const run = (code) => runScript(toolkit, root, code);
       await run("fs.unlinkSync(p('d/x.txt')); fs.rmdirSync(p('d')); fs.writeFileSync(p('d'), 'F')");
       await run("fs.unlinkSync(p('d')); fs.mkdirSync(p('d/e'), { recursive: true }); fs.writeFileSync(p('d/e/z'), 'z')");
       // l becomes a link to real/, which holds an x.txt too; m a link outside the workspace, which holds an o.txt
       await run(`for (const f of ['x.txt', 'y.txt']) fs.unlinkSync(p('l/' + f)); fs.rmdirSync(p('l')); fs.symlinkSync('real', p('l')); fs.unlinkSync(p('m/o.txt')); fs.rmdirSync(p('m')); fs.symlinkSync(${JSON.stringify(out)}, p('m'))`);
       const [first, second, third] = await toolkit.checkpoints.list();
-      assert.deepEqual(third.files.map((f) => `${f.change} ${f.path}`).sort(), ["created l", "created m", "deleted l/x.txt", "deleted l/y.txt", "deleted m/o.txt"]);
+      assert.deepEqual(changesOf(third), ["created l", "created m", "deleted l/x.txt", "deleted l/y.txt", "deleted m/o.txt"]);
       const after = tree();
       const { checkpoint: redo } = await toolkit.checkpoints.restore(third.id);
       assert.deepEqual(tree().filter(([p]) => p.startsWith("l") || p.startsWith("m")), start.filter(([p]) => p.startsWith("l") || p.startsWith("m")));
@@ -736,7 +742,7 @@ describe("commands", () => {
       const [cp] = await toolkit.checkpoints.list();
       assert.equal(cp.restorable, true);
       assert.deepEqual(
-        cp.files.map((f) => `${f.change} ${f.path}`).sort(),
+        changesOf(cp),
         ["created new.txt", "deleted tool.sh", "modified a.txt", "modified draft.txt"],
       );
       await toolkit.checkpoints.restore(cp.id);
@@ -761,14 +767,10 @@ describe("commands", () => {
       // a command that changes nothing first: the next one starts from the bits it read
       await toolkit.invoke("exec_command", script(root, "fs.readFileSync(p('plain.txt'))"));
       // bits git does not see (600 -> 604, 644 -> 600), the executable bit, and a removed 0640 file
-      const out = await toolkit.invoke(
-        "exec_command",
-        script(root, "fs.chmodSync(p('secret.txt'), 0o604); fs.chmodSync(p('plain.txt'), 0o600); fs.chmodSync(p('tool.sh'), 0o644); fs.rmSync(p('group.txt'))"),
-      );
-      assert.equal(out.content.exit_code, 0, out.content.stderr);
+      await runScript(toolkit, root, "fs.chmodSync(p('secret.txt'), 0o604); fs.chmodSync(p('plain.txt'), 0o600); fs.chmodSync(p('tool.sh'), 0o644); fs.rmSync(p('group.txt'))");
       const [cp] = await toolkit.checkpoints.list();
       assert.deepEqual(
-        cp.files.map((f) => `${f.change} ${f.path}`).sort(),
+        changesOf(cp),
         ["deleted group.txt", "modified plain.txt", "modified secret.txt", "modified tool.sh"],
       );
       await toolkit.checkpoints.restore(cp.id);
@@ -793,11 +795,7 @@ describe("commands", () => {
           .filter((p) => !p.startsWith(".git") && fs.statSync(path.join(root, p)).isFile())
           .sort()
           .map((p) => [p, fs.readFileSync(path.join(root, p), "latin1")]);
-      const run = async (code) => {
-        const out = await toolkit.invoke("exec_command", script(root, code));
-        assert.equal(out.content.exit_code, 0, out.content.stderr);
-      };
-      const changes = (cp) => cp.files.map((f) => `${f.change} ${f.path}`).sort();
+      const run = (code) => runScript(toolkit, root, code);
       await run("fs.writeFileSync(p('dir/new1.txt'), '1'); fs.writeFileSync(p('a.txt'), 'a2')");
       // by hand, between commands: not the next command's changes
       fs.writeFileSync(file("dir/b.txt"), "b by hand");
@@ -813,7 +811,7 @@ describe("commands", () => {
       await run("fs.writeFileSync(p('a.txt'), 'a3'); fs.rmSync(p('dir/new1.txt')); fs.writeFileSync(p('dir/new3.txt'), '3')");
       const list = await toolkit.checkpoints.list();
       assert.deepEqual(
-        list.map(changes),
+        list.map(changesOf),
         [
           ["created dir/new1.txt", "modified a.txt"],
           ["created deep/e/f.txt", "created dir/new2.txt", "deleted dir/hand.txt", "modified newdir/x.txt"],
@@ -842,7 +840,7 @@ describe("commands", () => {
     process.env.TMPDIR = hostTmp;
     const kept = () => fs.readdirSync(hostTmp).filter((name) => name.startsWith("agent-tools-snapshot-"));
     try {
-      const run = async (code) => assert.equal((await toolkit.invoke("exec_command", script(root, code))).content.exit_code, 0);
+      const run = (code) => runScript(toolkit, root, code);
       await run("fs.writeFileSync(p('a.txt'), 'a2')");
       assert.equal(kept().length, 1, fs.readdirSync(hostTmp).join(", "));
       await toolkit.close();
