@@ -172,9 +172,9 @@ export interface CheckpointOptions {
   /** Checkpoints kept (default 200). */
   maxCheckpoints?: number
   /**
-   * The variables of `process.env` that place the user's state directory (`XDG_STATE_HOME`,
-   * `HOME`, `LOCALAPPDATA`): read there, not from the C environment, which Bun does not
-   * update when a program changes `process.env`.
+   * `process.env`, where the variables that place the user's state directory are read
+   * (`XDG_STATE_HOME`, `HOME`, `LOCALAPPDATA`), not from the C environment, which Bun does
+   * not update when a program changes `process.env`.
    */
   env?: Record<string, string>
 }

@@ -65,14 +65,13 @@ function editHooksFor(context, checkpoints, syntaxCheck) {
     }
     let hooks = byContext.get(settings);
     if (hooks === undefined) {
-        // The variables that place the user's state directory, as this program sees them.
-        const env = Object.fromEntries(stateVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
+        // The user's state directory is placed by the environment as this program sees it.
+        const env = process.env;
         hooks = native.newEditHooks(checkpoints === undefined ? undefined : { ...checkpoints, env }, syntaxCheck);
         byContext.set(settings, hooks);
     }
     return hooks;
 }
-const stateVariables = ["XDG_STATE_HOME", "HOME", "LOCALAPPDATA"];
 /**
  * The native copy of `context` for a call of a toolkit whose journal and syntax check are
  * `edits`. Kept per context while the fields the native side reads are plain values (strings,

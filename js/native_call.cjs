@@ -44,9 +44,10 @@ function packCall(name, doorAndFlags) {
 }
 /**
  * The one native entry of a tool call (binding.d.ts, `callTool`): the request (packed, or an
- * object) says which front door; `edits` are the calling toolkit's journal and syntax check; the context's task list (its `TodoStore`) is read by the
- * session tools only, `process.env` by the tools that start processes (Bun does not mirror
- * run-time changes of `process.env` into the C environment, so inheriting would miss them).
+ * object) says which front door; `edits` are the calling toolkit's journal and syntax check;
+ * the context's task list (its `TodoStore`) is read by the session tools only, `process.env` by
+ * the tools that start processes (Bun does not mirror run-time changes of `process.env` into the
+ * C environment, so inheriting would miss them).
  * Synchronous where the native side finishes at once, as the session tools always do.
  */
 function callNative(request, name, context, args, edits, signal) {

@@ -32,9 +32,10 @@ export declare const APPROVED: number;
 export declare function packCall(name: string, doorAndFlags: number): number | undefined;
 /**
  * The one native entry of a tool call (binding.d.ts, `callTool`): the request (packed, or an
- * object) says which front door; `edits` are the calling toolkit's journal and syntax check; the context's task list (its `TodoStore`) is read by the
- * session tools only, `process.env` by the tools that start processes (Bun does not mirror
- * run-time changes of `process.env` into the C environment, so inheriting would miss them).
+ * object) says which front door; `edits` are the calling toolkit's journal and syntax check;
+ * the context's task list (its `TodoStore`) is read by the session tools only, `process.env` by
+ * the tools that start processes (Bun does not mirror run-time changes of `process.env` into the
+ * C environment, so inheriting would miss them).
  * Synchronous where the native side finishes at once, as the session tools always do.
  */
 export declare function callNative(request: CallRequest | number, name: string, context: ToolContext, args: unknown, edits: EditHooks | undefined, signal?: AbortSignal): Answer | Promise<Answer>;

@@ -76,15 +76,13 @@ export function editHooksFor(context: ToolContext, checkpoints: CheckpointSettin
   }
   let hooks = byContext.get(settings);
   if (hooks === undefined) {
-    // The variables that place the user's state directory, as this program sees them.
-    const env = Object.fromEntries(stateVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name] as string]])));
+    // The user's state directory is placed by the environment as this program sees it.
+    const env = process.env as Record<string, string>;
     hooks = native.newEditHooks(checkpoints === undefined ? undefined : { ...checkpoints, env }, syntaxCheck);
     byContext.set(settings, hooks);
   }
   return hooks;
 }
-
-const stateVariables = ["XDG_STATE_HOME", "HOME", "LOCALAPPDATA"];
 
 /** `createAgentToolkit`'s `checkpoints` option, checked. */
 export type CheckpointSettings = { dir?: string; maxBytes?: number; maxCheckpoints?: number };

@@ -179,7 +179,7 @@ export const createAgentToolkit: {
   const userNames = [...registered.byName.keys()];
   // With opt-in tools, the toolkit also ends what its context's processes left running; with a
   // journal, it also lets go of what the journal keeps between commands.
-  const close = () => closeContext(context, journal === undefined ? undefined : edits);
+  const close = () => closeContext(context, edits);
   const lifecycle = registered.optIns.size > 0 || journal !== undefined ? { close, [Symbol.asyncDispose]: close } : {};
   const toolkit = {
     ...lifecycle,

@@ -23,9 +23,9 @@ pub struct CheckpointOptions {
     pub max_bytes: Option<f64>,
     /// Checkpoints kept (default 200).
     pub max_checkpoints: Option<u32>,
-    /// The variables of `process.env` that place the user's state directory (`XDG_STATE_HOME`,
-    /// `HOME`, `LOCALAPPDATA`): read there, not from the C environment, which Bun does not
-    /// update when a program changes `process.env`.
+    /// `process.env`, where the variables that place the user's state directory are read
+    /// (`XDG_STATE_HOME`, `HOME`, `LOCALAPPDATA`), not from the C environment, which Bun does
+    /// not update when a program changes `process.env`.
     pub env: Option<std::collections::HashMap<String, String>>,
 }
 

@@ -32,7 +32,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::checkpoints::{commit_captured, Captured, FileState, Store};
+use crate::checkpoints::{commit_captured, new_dirs, relative, Captured, FileState, Store};
 use crate::context::RunContext;
 use crate::error::ToolError;
 use crate::git::HardenedGit;
@@ -695,13 +695,13 @@ impl GitSnapshot {
             None if e.old_mode == "100755" => 0o755,
             None => 0o644,
         };
-        // the directories that held a file before (only when a file was created): a created
+        // the directories that held a file before (made once a created file asks): a created
         // file's others are new
-        let created = entries.iter().any(|e| e.old_mode == "000000");
-        let old_dirs = if created {
-            directories_of(old_modes.keys())
-        } else {
-            Default::default()
+        let old_dirs = std::cell::OnceCell::new();
+        let existed = |dir: &str| {
+            old_dirs
+                .get_or_init(|| directories_of(old_modes.keys()))
+                .contains(dir)
         };
         let mut captured = Vec::new();
         for (i, e) in entries.iter().enumerate() {
@@ -739,7 +739,7 @@ impl GitSnapshot {
                 }
             };
             let new_dirs = if e.old_mode == "000000" {
-                new_dirs_of(&e.path, |dir| old_dirs.contains(dir), root, work_tree)
+                new_dirs(&e.path, existed, root, work_tree)
             } else {
                 Vec::new()
             };
@@ -962,16 +962,6 @@ fn file_state(content: &[u8], mode: u32) -> FileState {
     }
 }
 
-/// `abs` relative to `root`, with `/`; `None` outside it.
-fn relative(root: &Path, abs: &Path) -> Option<String> {
-    let rel = abs.strip_prefix(root).ok()?;
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("/"))
-}
-
 /// Every file below `root` that `.gitignore` rules do not exclude (hidden ones too, `.git`
 /// directories not), by workspace-relative path; `None` past [`MAX_SCANNED`] files.
 fn scan(root: &Path) -> Option<HashMap<String, Seen>> {
@@ -1026,11 +1016,11 @@ fn scanned_changes(
     old: &HashMap<String, Seen>,
     new: &HashMap<String, Seen>,
 ) -> Vec<Captured> {
-    let created = new.keys().any(|k| !old.contains_key(k));
-    let old_dirs = if created {
-        directories_of(old.keys())
-    } else {
-        Default::default()
+    let old_dirs = std::cell::OnceCell::new();
+    let existed = |dir: &str| {
+        old_dirs
+            .get_or_init(|| directories_of(old.keys()))
+            .contains(dir)
     };
     let mut captured = Vec::new();
     let mut paths: Vec<&String> = old
@@ -1064,7 +1054,7 @@ fn scanned_changes(
             },
         };
         let new_dirs = match state {
-            FileState::Absent => new_dirs_of(rel, |dir| old_dirs.contains(dir), root, root),
+            FileState::Absent => new_dirs(rel, existed, root, root),
             _ => Vec::new(),
         };
         captured.push(Captured {
@@ -1086,30 +1076,6 @@ fn directories_of<'a>(
     paths
         .flat_map(|path| path.match_indices('/').map(|(i, _)| &path[..i]))
         .collect()
-}
-
-/// The directories of a created file at `path` (relative to `base`, with `/`) that held no file
-/// before (`existed` tells), deepest first, as workspace-relative paths (those outside the
-/// workspace, or the workspace itself, are not named).
-fn new_dirs_of(
-    path: &str,
-    existed: impl Fn(&str) -> bool,
-    root: &Path,
-    base: &Path,
-) -> Vec<String> {
-    let mut dirs = Vec::new();
-    let mut dir = path;
-    while let Some((parent, _)) = dir.rsplit_once('/') {
-        if existed(parent) {
-            break;
-        }
-        match relative(root, &base.join(parent)) {
-            Some(rel) => dirs.push(rel),
-            None => break,
-        }
-        dir = parent;
-    }
-    dirs
 }
 
 #[cfg(all(test, unix))]

@@ -69,12 +69,7 @@ impl CallRecord {
 
     /// The workspace-relative form of `abs`, with `/`; `None` outside the workspace.
     pub fn relative(&self, abs: &Path) -> Option<String> {
-        let rel = abs.strip_prefix(&self.root).ok()?;
-        let parts: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        (!parts.is_empty()).then(|| parts.join("/"))
+        relative(&self.root, abs)
     }
 
     /// Records the state of `abs` (a resolved path inside the workspace) before the call first
@@ -338,7 +333,6 @@ pub(crate) fn commit_changes(
 ) -> Result<Option<String>, ToolError> {
     let mut files = Vec::new();
     let mut dirs: Vec<String> = Vec::new();
-    let mut restorable = true;
     let mut contents = Vec::new();
     let mut linked = Vec::new();
     // links of contents no checkpoint will name are removed whatever happens
@@ -356,9 +350,6 @@ pub(crate) fn commit_changes(
             (_, FileState::Absent) => Change::Deleted,
             _ => Change::Modified,
         };
-        if let FileState::File { hash: None, .. } = c.state {
-            restorable = false;
-        }
         if after != FileState::Absent {
             let root = store.root();
             for dir in &c.new_dirs {
@@ -390,8 +381,8 @@ pub(crate) fn commit_changes(
     store
         .commit(
             tool,
-            (files, dirs),
-            restorable,
+            files,
+            dirs,
             super::Contents {
                 copied: contents,
                 linked,
@@ -424,16 +415,47 @@ pub(crate) fn link_on_the_way(abs: &Path, root: &Path) -> Option<PathBuf> {
 /// The directories of the workspace-relative path `rel` that do not exist, deepest first (the
 /// workspace itself is not one of them).
 pub(crate) fn missing_dirs(rel: &str, root: &Path) -> Vec<String> {
-    let mut missing = Vec::new();
-    let mut dir = rel;
+    new_dirs(
+        rel,
+        |dir| std::fs::symlink_metadata(root.join(dir)).is_ok(),
+        root,
+        root,
+    )
+}
+
+/// The directories of `path` (relative to `base`, with `/`) up to the first that `existed`,
+/// deepest first, as workspace-relative paths (those outside the workspace, or the workspace
+/// itself, are not named).
+pub(crate) fn new_dirs(
+    path: &str,
+    existed: impl Fn(&str) -> bool,
+    root: &Path,
+    base: &Path,
+) -> Vec<String> {
+    let mut dirs = Vec::new();
+    let mut dir = path;
     while let Some((parent, _)) = dir.rsplit_once('/') {
-        if std::fs::symlink_metadata(root.join(parent)).is_ok() {
+        if existed(parent) {
             break;
         }
-        missing.push(parent.to_string());
+        match relative(root, &base.join(parent)) {
+            Some(rel) => dirs.push(rel),
+            None => break,
+        }
         dir = parent;
     }
-    missing
+    dirs
+}
+
+/// `abs` relative to `root`, with `/`: how the journal names a path; `None` outside `root`, or
+/// for `root` itself.
+pub(crate) fn relative(root: &Path, abs: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// Paths removed when this is dropped (those already moved away are gone anyway).

@@ -33,8 +33,8 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-pub(crate) use capture::link_on_the_way;
 pub use capture::{commit_captured, CallRecord, Captured};
+pub(crate) use capture::{link_on_the_way, new_dirs, relative};
 pub use restore::RestoreOutcome;
 
 use crate::error::{ErrorClass, ErrorCode, ToolError};
@@ -469,7 +469,7 @@ impl Store {
     fn checkpoint_path(&self, seq: u64) -> PathBuf {
         self.dir
             .join("checkpoints")
-            .join(format!("cp-{seq:08}.json"))
+            .join(format!("{}.json", checkpoint_id(seq)))
     }
 
     pub(crate) fn object_path(&self, hash: &str) -> PathBuf {
@@ -494,9 +494,7 @@ impl Store {
                 continue; // pruned by another process meanwhile
             };
             match serde_json::from_slice::<Checkpoint>(&text) {
-                Ok(cp)
-                    if cp.format == FORMAT && cp.seq == seq && cp.id == format!("cp-{seq:08}") =>
-                {
+                Ok(cp) if cp.format == FORMAT && cp.seq == seq && cp.id == checkpoint_id(seq) => {
                     all.push(cp)
                 }
                 _ => unreadable.push(seq),
@@ -591,8 +589,8 @@ impl Store {
     pub fn commit(
         &self,
         tool: &str,
-        (files, dirs): (Vec<FileRecord>, Vec<String>),
-        restorable: bool,
+        files: Vec<FileRecord>,
+        dirs: Vec<String>,
         contents: Contents,
         restored: Option<String>,
         locked: bool,
@@ -617,7 +615,11 @@ impl Store {
         let bytes = copied.iter().map(|c| c.len() as u64).sum::<u64>()
             + linked.iter().map(|(_, _, size)| size).sum::<u64>();
         let seq = index.last().map_or(1, |e| e.seq + 1);
-        let id = format!("cp-{seq:08}");
+        let id = checkpoint_id(seq);
+        // restorable while every state from before is kept (a file over the bound is not)
+        let restorable = !files
+            .iter()
+            .any(|f| matches!(f.before, FileState::File { hash: None, .. }));
         let time = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
@@ -808,6 +810,11 @@ impl Store {
         }
         Ok(bytes)
     }
+}
+
+/// The id of checkpoint number `seq` (`cp-00000042`), which also names its record's file.
+pub(crate) fn checkpoint_id(seq: u64) -> String {
+    format!("cp-{seq:08}")
 }
 
 /// A journal that does not hold what it should (a content missing or changed, a record that

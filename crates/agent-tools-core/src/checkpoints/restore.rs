@@ -8,8 +8,10 @@ use serde::Serialize;
 #[cfg(feature = "typegen")]
 use ts_rs::TS;
 
-use super::capture::{commit_changes, link_on_the_way, read_state, Captured};
-use super::{Change, Checkpoint, CheckpointFile, FileState, Store, ERROR_CLASS};
+use super::capture::{
+    commit_changes, link_on_the_way, missing_dirs, read_state, relative, Captured,
+};
+use super::{checkpoint_id, Change, Checkpoint, CheckpointFile, FileState, Store, ERROR_CLASS};
 use crate::error::{ErrorCode, Reason, ToolError};
 use crate::sandbox::Confinement;
 
@@ -62,9 +64,9 @@ impl Store {
     fn plan(&self, id: &str) -> Result<Plan, ToolError> {
         let (all, unreadable) = self.load_all_checked()?;
         let Some(start) = all.iter().position(|c| c.id == id) else {
-            if let Some(seq) = unreadable.iter().find(|seq| id == format!("cp-{seq:08}")) {
+            if unreadable.iter().any(|seq| id == checkpoint_id(*seq)) {
                 return Err(super::corrupt(format!(
-                    "the record of checkpoint cp-{seq:08} cannot be read"
+                    "the record of checkpoint {id} cannot be read"
                 )));
             }
             return Err(ERROR_CLASS.coded(
@@ -72,17 +74,19 @@ impl Store {
                 format!("no checkpoint {id:?} in the journal"),
             ));
         };
+        let unknown = |seq: u64, what: &str| {
+            super::corrupt(format!(
+                "the record of checkpoint {}, after {id}, {what}: what it changed is unknown, so nothing was restored",
+                checkpoint_id(seq)
+            ))
+        };
         if let Some(seq) = unreadable.iter().find(|seq| **seq > all[start].seq) {
-            return Err(super::corrupt(format!(
-                "the record of checkpoint cp-{seq:08}, after {id}, cannot be read: what it changed is unknown, so nothing was restored"
-            )));
+            return Err(unknown(*seq, "cannot be read"));
         }
-        // a record missing in between (removed by hand): what that call changed is unknown
+        // a record missing in between (removed by hand)
         for (expected, cp) in (all[start].seq..).zip(&all[start..]) {
             if cp.seq != expected {
-                return Err(super::corrupt(format!(
-                    "the record of checkpoint cp-{expected:08}, after {id}, is missing: what it changed is unknown, so nothing was restored"
-                )));
+                return Err(unknown(expected, "is missing"));
             }
         }
         if all[start].pruned {
@@ -314,7 +318,7 @@ impl Store {
         if failure.is_none() {
             for &i in &writes {
                 let t = &plan.targets[i];
-                before[i].new_dirs = super::capture::missing_dirs(&t.rel, &self.root);
+                before[i].new_dirs = missing_dirs(&t.rel, &self.root);
                 match writer.put(&t.abs, &t.want, contents[i].as_deref()) {
                     Ok(()) => done.push(i),
                     Err(e) => {
@@ -407,10 +411,7 @@ impl Store {
 /// leading outside is refused as such).
 fn read_now(t: &Target, root: &Path, plan: &Plan) -> Result<StateNow, Refusal> {
     if let Some(link) = link_on_the_way(&t.abs, root) {
-        let rel = link
-            .strip_prefix(root)
-            .map(|r| r.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
+        let rel = relative(root, &link).unwrap_or_default();
         let replaced = plan
             .targets
             .iter()
@@ -430,23 +431,20 @@ fn read_now(t: &Target, root: &Path, plan: &Plan) -> Result<StateNow, Refusal> {
     match read_state(&t.abs, root, Some(u64::MAX)) {
         Ok((Some(state), content)) => {
             if state == FileState::Absent && t.want != FileState::Absent {
-                let mut dir = t.rel.as_str();
-                while let Some((parent, _)) = dir.rsplit_once('/') {
-                    match std::fs::symlink_metadata(root.join(parent)) {
-                        Ok(meta) if meta.is_dir() => break,
-                        Ok(_) => {
-                            let removed = plan
-                                .targets
-                                .iter()
-                                .any(|o| o.rel == parent && o.want == FileState::Absent);
-                            if !removed {
-                                return Err(Refusal::Blocked(format!(
-                                    "{parent} is not a directory now"
-                                )));
-                            }
-                            break;
-                        }
-                        Err(_) => dir = parent,
+                // the nearest of its directories that is there must be one, or go first
+                let missing = missing_dirs(&t.rel, root);
+                let deepest_missing = missing.last().map_or(t.rel.as_str(), String::as_str);
+                if let Some((nearest, _)) = deepest_missing.rsplit_once('/') {
+                    let is_dir =
+                        std::fs::symlink_metadata(root.join(nearest)).is_ok_and(|m| m.is_dir());
+                    let removed = plan
+                        .targets
+                        .iter()
+                        .any(|o| o.rel == nearest && o.want == FileState::Absent);
+                    if !is_dir && !removed {
+                        return Err(Refusal::Blocked(format!(
+                            "{nearest} is not a directory now"
+                        )));
                     }
                 }
             }
