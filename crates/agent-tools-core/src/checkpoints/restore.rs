@@ -478,6 +478,26 @@ impl std::fmt::Display for Outside {
 
 impl std::error::Error for Outside {}
 
+#[cfg(test)]
+thread_local! {
+    /// Test hook: a file state put, or a directory removed, at a path for which this returns
+    /// true fails with `EIO`, to provoke a restore that fails halfway.
+    pub(super) static FAIL_AT: std::cell::RefCell<Option<Box<dyn Fn(&Path) -> bool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `EIO` when the test hook asks for a failure at `abs`.
+fn fault_at(abs: &Path) -> std::io::Result<()> {
+    #[cfg(test)]
+    if FAIL_AT.with(|hook| hook.borrow().as_ref().is_some_and(|fail| fail(abs))) {
+        return Err(std::io::Error::from_raw_os_error(
+            crate::sys::Errno::IO.raw_os_error(),
+        ));
+    }
+    let _ = abs;
+    Ok(())
+}
+
 /// Gives files the states a restore wants, inside the workspace only. The directory of the last
 /// file is kept open for the next one in it (a restore's files mostly share a few directories);
 /// that it lies inside the workspace is checked again for every file. The directories it
@@ -526,6 +546,7 @@ impl StateWriter {
         if !self.confinement.contains_fd(dir) {
             return Err(outside());
         }
+        fault_at(abs)?;
         match want {
             FileState::Absent => {
                 if let Err(e) =
@@ -576,6 +597,7 @@ impl StateWriter {
         if !is_dir || link_on_the_way(abs, root).is_some() {
             return Ok(false);
         }
+        fault_at(abs)?;
         let (dir, name) = crate::atomic_write::open_parent(abs)?;
         if !self.confinement.contains_fd(&dir) {
             return Ok(false);

@@ -842,3 +842,99 @@ fn what_a_killed_process_left_in_incoming_is_removed_when_a_journal_is_opened() 
     assert!(!old.exists());
     assert!(fresh.exists());
 }
+
+/// Every path below `root` with what it is: a directory, a file's bytes and permission bits, a
+/// link's target.
+fn snapshot(root: &Path) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            let what = if meta.file_type().is_symlink() {
+                format!("-> {}", fs::read_link(&path).unwrap().display())
+            } else if meta.is_dir() {
+                stack.push(path.clone());
+                "dir".to_string()
+            } else {
+                format!("{:o} {:?}", mode_of(&path), fs::read(&path).unwrap())
+            };
+            all.push((rel, what));
+        }
+    }
+    all.sort();
+    all
+}
+
+#[test]
+fn a_restore_that_fails_at_any_step_leaves_everything_as_it_was() {
+    let f = fixture();
+    fs::create_dir_all(f.path("old/dir")).unwrap();
+    fs::write(f.path("old/dir/kept.txt"), "kept").unwrap();
+    fs::write(f.path("m.txt"), "before").unwrap();
+    fs::write(f.path("gone.txt"), "deleted by the call").unwrap();
+    let mut tk = f.toolkit();
+    let patch = "*** Begin Patch\n*** Update File: m.txt\n@@\n-before\n+after\n*** Delete File: gone.txt\n*** Delete File: old/dir/kept.txt\n*** Add File: new/deep/n.txt\n+n\n*** Add File: e/x.txt\n+x\n*** End Patch";
+    tk.invoke("apply_patches", &json!({ "patch": patch }))
+        .unwrap();
+    // a file where a directory was: the restore removes it, then writes into a directory
+    fs::remove_dir_all(f.path("old")).unwrap();
+    // a directory the first call created, left empty by a later one
+    let patch = "*** Begin Patch\n*** Delete File: e/x.txt\n*** End Patch";
+    tk.invoke("apply_patches", &json!({ "patch": patch }))
+        .unwrap();
+    tk.invoke(
+        "write_file",
+        &json!({"path": "old", "content": "a file now"}),
+    )
+    .unwrap();
+    let store = f.store();
+    let first = store.list().unwrap()[0].id.clone();
+    let before = snapshot(&f.root);
+    let count = store.list().unwrap().len();
+    // one failure per step: a removal, a directory the calls created, a write (the one into
+    // the directories the restore makes, after it made them; the last of all)
+    for at in [
+        "old",
+        "new/deep/n.txt",
+        "new/deep",
+        "old/dir/kept.txt",
+        "m.txt",
+        "gone.txt",
+    ] {
+        let target = f.path(at);
+        restore_hook(Some(Box::new(move |p: &Path| p == target)));
+        let e = store.restore(&first, true).unwrap_err();
+        restore_hook(None);
+        assert!(
+            e.message.contains("nothing was restored"),
+            "{at}: {}",
+            e.message
+        );
+        assert_eq!(snapshot(&f.root), before, "failing at {at}");
+        assert_eq!(
+            store.list().unwrap().len(),
+            count,
+            "failing at {at}: no checkpoint"
+        );
+    }
+    let incoming = f.journal_dir.join("incoming");
+    assert!(!incoming.exists() || fs::read_dir(&incoming).unwrap().next().is_none());
+    // without the failure the same restore goes through
+    store.restore(&first, true).unwrap();
+    assert_eq!(f.bytes("m.txt").unwrap(), b"before");
+    assert_eq!(f.bytes("gone.txt").unwrap(), b"deleted by the call");
+    assert_eq!(f.bytes("old/dir/kept.txt").unwrap(), b"kept");
+    assert!(!f.path("new").exists());
+    assert!(!f.path("e").exists());
+}
+
+fn restore_hook(hook: Option<Box<dyn Fn(&Path) -> bool>>) {
+    super::restore::FAIL_AT.with(|h| *h.borrow_mut() = hook);
+}
