@@ -478,11 +478,15 @@ impl std::fmt::Display for Outside {
 
 impl std::error::Error for Outside {}
 
+/// Which paths the test hook fails at.
+#[cfg(test)]
+pub(super) type FaultAt = Box<dyn Fn(&Path) -> bool>;
+
 #[cfg(test)]
 thread_local! {
     /// Test hook: a file state put, or a directory removed, at a path for which this returns
     /// true fails with `EIO`, to provoke a restore that fails halfway.
-    pub(super) static FAIL_AT: std::cell::RefCell<Option<Box<dyn Fn(&Path) -> bool>>> =
+    pub(super) static FAIL_AT: std::cell::RefCell<Option<FaultAt>> =
         const { std::cell::RefCell::new(None) };
 }
 

@@ -935,6 +935,6 @@ fn a_restore_that_fails_at_any_step_leaves_everything_as_it_was() {
     assert!(!f.path("e").exists());
 }
 
-fn restore_hook(hook: Option<Box<dyn Fn(&Path) -> bool>>) {
+fn restore_hook(hook: Option<super::restore::FaultAt>) {
     super::restore::FAIL_AT.with(|h| *h.borrow_mut() = hook);
 }
