@@ -5,10 +5,11 @@
 #   side_by_side LOGS BUN_COMMAND... ::: NODE_COMMAND...
 #
 # Bun's output is shown as it comes and kept in LOGS/bun.out; Node's is kept in LOGS/node.out
-# and shown once both have ended. Returns non-zero when either run failed; a Node run still going
+# and shown once both have ended. When either run failed, what failed is repeated last, so that
+# the end of a long log names it. Returns non-zero when either run failed; a Node run still going
 # when the caller is interrupted (Ctrl-C) is ended.
 side_by_side() {
-  local logs="$1" arg rc=0 into=bun
+  local logs="$1" arg into=bun
   shift
   local -a bun_command=() node_command=()
   for arg in "$@"; do
@@ -23,10 +24,22 @@ side_by_side() {
   "${node_command[@]}" >"$logs/node.out" 2>&1 &
   SIDE_BY_SIDE_NODE=$!
   trap 'kill "$SIDE_BY_SIDE_NODE" 2>/dev/null || true' INT TERM
-  "${bun_command[@]}" 2>&1 | tee "$logs/bun.out" || rc=$?
+  local bun_rc=0 node_rc=0
+  "${bun_command[@]}" 2>&1 | tee "$logs/bun.out" || bun_rc=$?
   echo "== node --test (it ran beside bun test; its output follows)"
-  wait "$SIDE_BY_SIDE_NODE" || rc=$?
+  wait "$SIDE_BY_SIDE_NODE" || node_rc=$?
   trap - INT TERM
   cat "$logs/node.out"
-  return "$rc"
+  [ "$bun_rc" = 0 ] || side_by_side_failures bun "$bun_rc" "$logs/bun.out" '^\(fail\)|^error:'
+  [ "$node_rc" = 0 ] || side_by_side_failures node "$node_rc" "$logs/node.out" '^ *not ok|^ *(error|code|failureType):'
+  [ "$bun_rc" = 0 ] && [ "$node_rc" = 0 ]
+}
+
+# side_by_side_failures NAME EXIT_CODE LOG PATTERN: the log's lines that name a failure, or its
+# last lines when none does (a runner that crashed).
+side_by_side_failures() {
+  echo "== $1 failed (exit code $2); what failed:"
+  if ! grep -m 60 -E "$4" "$3"; then
+    tail -n 40 "$3"
+  fi
 }
