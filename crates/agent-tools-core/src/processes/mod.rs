@@ -912,7 +912,59 @@ mod platform {
         if let Some(mut child) = lock(&process.tree.child).take() {
             let _ = child.wait();
         }
+        wait_until_group_empty(group);
         process.set_finished();
+    }
+
+    /// How long the rest of a killed group may take to go once its leader is reaped.
+    const GROUP_EXIT_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+    /// Waits until nothing but zombies is left in `group`, which was sent SIGKILL. A member
+    /// that did not hold the output (redirected elsewhere) may still be exiting when the output
+    /// ends and the leader is reaped: a large one takes a while to give its memory back (and
+    /// its ports). Init reaps the members, in its own time, hence the limit.
+    fn wait_until_group_empty(group: Pid) {
+        let until = Instant::now() + GROUP_EXIT_LIMIT;
+        while group_has_living(group) && Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// Whether a process of `group` is still there: on Linux, one that is not a zombie (its
+    /// state in /proc); elsewhere any, zombies included.
+    fn group_has_living(group: Pid) -> bool {
+        if rustix::process::test_kill_process_group(group).is_err() {
+            return false;
+        }
+        #[cfg(target_os = "linux")]
+        return living_in_group(group.as_raw_nonzero().get());
+        #[cfg(not(target_os = "linux"))]
+        true
+    }
+
+    #[cfg(target_os = "linux")]
+    fn living_in_group(group: i32) -> bool {
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return true;
+        };
+        let group = group.to_string();
+        entries.flatten().any(|entry| {
+            let is_pid = entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()));
+            is_pid
+                && std::fs::read_to_string(entry.path().join("stat")).is_ok_and(|stat| {
+                    // after the name in parentheses: the state, the parent, the group
+                    let mut fields = stat
+                        .rsplit_once(')')
+                        .map_or("", |(_, rest)| rest)
+                        .split_whitespace();
+                    let state = fields.next();
+                    fields.next();
+                    fields.next() == Some(group.as_str()) && state != Some("Z")
+                })
+        })
     }
 }
 

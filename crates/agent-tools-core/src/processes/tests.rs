@@ -199,6 +199,41 @@ fn closing_the_table_ends_everything() {
     assert!(q.wait_gone(Some(Duration::ZERO)));
 }
 
+/// Resident memory of `pid` in KiB (0 when it cannot be read).
+fn resident_kib(pid: i32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn close_returns_once_a_member_that_let_go_of_the_output_is_gone_too() {
+    // dd holds 512 MiB, which its exit takes a while to give back; it does not hold the
+    // output, so the output ends as soon as the shell is gone.
+    let (dir, t) = table(Limits::default());
+    let p = t
+        .start(spec(
+            "dd if=/dev/zero of=/dev/null bs=512M count=100000 </dev/null >/dev/null 2>&1 & echo $!; wait",
+            dir.path(),
+        ))
+        .unwrap();
+    let dd: i32 = read_until(&p, "\n").text.trim().parse().unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while resident_kib(dd) < 256 * 1024 {
+        assert!(Instant::now() < until, "dd never held its buffer");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    t.close();
+    assert!(
+        !alive(dd),
+        "close() returned while a member of the group ran on"
+    );
+}
+
 #[test]
 fn the_maximum_lifetime_ends_a_process() {
     let (dir, t) = table(Limits {
