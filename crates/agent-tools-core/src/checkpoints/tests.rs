@@ -651,27 +651,10 @@ mod commands {
         assert_eq!(out["exit_code"], 0, "{out}");
     }
 
-    fn tree_of(root: &Path) -> Vec<(String, Vec<u8>, u32)> {
-        let mut all = Vec::new();
-        for entry in ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .ignore(false)
-            .git_ignore(false)
-            .filter_entry(|e| e.file_name() != ".git")
-            .build()
-            .flatten()
-        {
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                let rel = entry
-                    .path()
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                all.push((rel, fs::read(entry.path()).unwrap(), mode_of(entry.path())));
-            }
-        }
-        all.sort();
+    /// The work tree as [`super::snapshot`] sees it, the repository left out.
+    fn tree_of(root: &Path) -> Vec<(String, String)> {
+        let mut all = super::snapshot(root);
+        all.retain(|(rel, _)| rel != ".git" && !rel.starts_with(".git/"));
         all
     }
 
