@@ -29,17 +29,22 @@ fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
-/// Whether `pid` is gone within 10 s (a killed process takes a moment to become a zombie after
-/// it closed its descriptors).
-fn dies_soon(pid: i32) -> bool {
-    let until = Instant::now() + Duration::from_secs(10);
-    while alive(pid) {
+/// Whether `holds` becomes true within `limit` (looked at every 10 ms).
+fn within(limit: Duration, mut holds: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + limit;
+    while !holds() {
         if Instant::now() >= until {
             return false;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
     true
+}
+
+/// Whether `pid` is gone within 10 s (a killed process takes a moment to become a zombie after
+/// it closed its descriptors).
+fn dies_soon(pid: i32) -> bool {
+    within(Duration::from_secs(10), || !alive(pid))
 }
 
 #[test]
@@ -222,11 +227,10 @@ fn close_returns_once_a_member_that_let_go_of_the_output_is_gone_too() {
         ))
         .unwrap();
     let dd: i32 = read_until(&p, "\n").text.trim().parse().unwrap();
-    let until = Instant::now() + Duration::from_secs(30);
-    while resident_kib(dd) < 256 * 1024 {
-        assert!(Instant::now() < until, "dd never held its buffer");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    assert!(
+        within(Duration::from_secs(30), || resident_kib(dd) >= 256 * 1024),
+        "dd never held its buffer"
+    );
     t.close();
     assert!(
         !alive(dd),
