@@ -30,16 +30,18 @@ side_by_side() {
   wait "$SIDE_BY_SIDE_NODE" || node_rc=$?
   trap - INT TERM
   cat "$logs/node.out"
-  [ "$bun_rc" = 0 ] || side_by_side_failures bun "$bun_rc" "$logs/bun.out" '^\(fail\)|^error:'
-  [ "$node_rc" = 0 ] || side_by_side_failures node "$node_rc" "$logs/node.out" '^ *not ok|^ *(error|code|failureType):'
+  # Bun prints a failure's message before its "(fail)" line, Node's TAP after its "not ok" line.
+  [ "$bun_rc" = 0 ] || side_by_side_failures bun "$bun_rc" "$logs/bun.out" -B12 '^\(fail\)|^error:'
+  [ "$node_rc" = 0 ] || side_by_side_failures node "$node_rc" "$logs/node.out" -A14 '^ *not ok'
   [ "$bun_rc" = 0 ] && [ "$node_rc" = 0 ]
 }
 
-# side_by_side_failures NAME EXIT_CODE LOG PATTERN: the log's lines that name a failure, or its
-# last lines when none does (a runner that crashed).
+# side_by_side_failures NAME EXIT_CODE LOG CONTEXT PATTERN: the log's lines that name a failure
+# with CONTEXT (a grep option: where the runner prints the message), or its last lines when none
+# does (a runner that crashed).
 side_by_side_failures() {
   echo "== $1 failed (exit code $2); what failed:"
-  if ! grep -m 60 -E "$4" "$3"; then
+  if ! grep -m 10 "$4" -E "$5" "$3"; then
     tail -n 40 "$3"
   fi
 }
